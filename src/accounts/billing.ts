@@ -1,0 +1,61 @@
+// The payment provider's webhook (Stripe's signing scheme). A checkout.session.completed event adds
+// metadata.credits to metadata.account_id exactly once per event id; anything unverifiable changes nothing.
+import Stripe from 'stripe'
+import type { Database } from '../store/database.js'
+import { invalidParameter, unavailable } from '../errors.js'
+
+export interface WebhookOutcome {
+  eventId: string
+  type: string
+  /** applied: credits added now; duplicate: this event id was already applied; ignored: not a credit event */
+  outcome: 'applied' | 'duplicate' | 'ignored'
+  accountId: string | null
+  creditsAdded: number
+  balance: number | null
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+/** the most one event may add, so a typo cannot mint an absurd balance (Int column range) */
+export const MAX_CREDITS_PER_EVENT = 100_000_000
+
+export function verifyWebhook(rawBody: Buffer | string, signature: string | undefined, secret: string | undefined, toleranceSeconds: number, nowSeconds?: number) {
+  if (!secret) throw unavailable('Webhooks are refused: STRIPE_WEBHOOK_SECRET is not configured on this service.')
+  if (!signature) throw invalidParameter('Stripe-Signature', 'The Stripe-Signature header is missing.')
+  try {
+    // the library's own verification: HMAC-SHA256 over "<t>.<body>", constant-time compare, timestamp tolerance
+    return Stripe.webhooks.constructEvent(rawBody, signature, secret, toleranceSeconds, undefined, nowSeconds) as unknown as { id: string; type: string; data: { object: Record<string, unknown> } }
+  } catch (e) {
+    throw invalidParameter('Stripe-Signature', `Webhook signature verification failed: ${(e as Error).message.split('\n')[0]}`)
+  }
+}
+
+export async function applyWebhookEvent(db: Database, event: { id: string; type: string; data: { object: Record<string, unknown> } }): Promise<WebhookOutcome> {
+  const base = { eventId: event.id, type: event.type }
+  if (event.type !== 'checkout.session.completed') return { ...base, outcome: 'ignored', accountId: null, creditsAdded: 0, balance: null }
+  const metadata = (event.data?.object?.metadata ?? {}) as Record<string, unknown>
+  const accountId = typeof metadata.account_id === 'string' ? metadata.account_id : ''
+  const rawCredits = metadata.credits
+  // Stripe metadata values are strings; accept a plain positive integer only
+  const credits = typeof rawCredits === 'string' && /^[0-9]{1,9}$/.test(rawCredits) ? Number(rawCredits) : typeof rawCredits === 'number' ? rawCredits : NaN
+  if (!UUID.test(accountId)) throw invalidParameter('metadata.account_id', 'metadata.account_id must be the id of an existing account.')
+  if (!Number.isInteger(credits) || credits <= 0 || credits > MAX_CREDITS_PER_EVENT)
+    throw invalidParameter('metadata.credits', `metadata.credits must be a positive integer of at most ${MAX_CREDITS_PER_EVENT}.`)
+  return db.sql.transaction(async (tx) => {
+    const acct = await tx.query<{ id: string }>('SELECT id FROM account WHERE id = $1 FOR UPDATE', [accountId])
+    if (!acct.length) throw invalidParameter('metadata.account_id', `No account with id "${accountId}".`)
+    const inserted = await tx.query('INSERT INTO payment_event (id, account_id, type, credits) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING RETURNING id', [
+      event.id,
+      accountId,
+      event.type,
+      credits,
+    ])
+    if (!inserted.length) {
+      const [b] = await tx.query<{ credits: number }>('SELECT credits FROM account WHERE id = $1', [accountId])
+      return { ...base, outcome: 'duplicate' as const, accountId, creditsAdded: 0, balance: Number(b!.credits) }
+    }
+    const [row] = await tx.query<{ credits: number }>('UPDATE account SET credits = credits + $2 WHERE id = $1 RETURNING credits', [accountId, credits])
+    await tx.query(`INSERT INTO credit_ledger (account_id, delta, balance_after, kind, request_id) VALUES ($1, $2, $3, 'purchase', $4)`, [accountId, credits, row!.credits, event.id])
+    return { ...base, outcome: 'applied' as const, accountId, creditsAdded: credits, balance: Number(row!.credits) }
+  })
+}
+

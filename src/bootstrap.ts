@@ -1,0 +1,37 @@
+// Building the services from configuration, shared by `npm start`, the CLIs and the tests.
+import fs from 'node:fs/promises'
+import path from 'node:path'
+import { pino, type Logger } from 'pino'
+import { signup } from './accounts/accounts.js'
+import type { Config } from './config.js'
+import { MarketState } from './market/state.js'
+import type { Services } from './services.js'
+import { openDatabase } from './store/database.js'
+
+export async function createServices(config: Config, opts: { logger?: Logger; clock?: () => number } = {}): Promise<Services> {
+  const logger = opts.logger ?? pino({ level: config.LOG_LEVEL })
+  const db = await openDatabase(config.store)
+  const market = new MarketState(db)
+  await market.load()
+  return { config, db, logger, market, clock: opts.clock ?? Date.now }
+}
+
+export const DEMO_EMAIL = 'demo@example.com'
+
+/**
+ * When the store has no account yet, create the demo account and keep its key in DATA_DIR/demo-api-key
+ * (the embedded store's own directory, never committed) so later starts can print it again.
+ */
+export async function ensureDemoAccount(services: Services): Promise<{ apiKey: string | null; created: boolean }> {
+  const file = path.resolve(services.config.DATA_DIR, 'demo-api-key')
+  if ((await services.db.prisma.account.count()) === 0) {
+    const demo = await signup(services.db, DEMO_EMAIL, services.config.DEMO_CREDITS)
+    if (services.db.kind === 'pglite' && services.config.store.kind === 'pglite' && services.config.store.dir) {
+      await fs.mkdir(path.dirname(file), { recursive: true })
+      await fs.writeFile(file, `${demo.apiKey}\n`, { mode: 0o600 })
+    }
+    return { apiKey: demo.apiKey, created: true }
+  }
+  const saved = await fs.readFile(file, 'utf8').catch(() => null)
+  return { apiKey: saved?.trim() || null, created: false }
+}

@@ -1,0 +1,59 @@
+// The environment, validated once. Every setting the service reads is here, with its default (see .env.example).
+import path from 'node:path'
+import { z } from 'zod'
+
+const intFrom = (def: number, min = 0) => z.coerce.number().int().min(min).default(def)
+
+const EnvSchema = z.object({
+  PORT: intFrom(8080),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: z
+    .string()
+    .optional()
+    .transform((v) => (v === '' ? undefined : v))
+    .refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v) || v.startsWith('pglite:'), {
+      message: 'DATABASE_URL must be a postgres:// URL (or pglite:<dir>|pglite:memory); leave it unset for the embedded store',
+    }),
+  MARKET_SOURCE: z.string().min(1).default('simulator'),
+  BACKFILL_DAYS: z.coerce.number().min(0).max(365).default(30),
+  SIM_SEED: intFrom(42),
+  TRIAL_CREDITS: intFrom(1000),
+  STRIPE_WEBHOOK_SECRET: z
+    .string()
+    .optional()
+    .transform((v) => (v === '' ? undefined : v)),
+  /** tolerance for the Stripe-Signature timestamp, seconds */
+  STRIPE_WEBHOOK_TOLERANCE: intFrom(300, 1),
+  RATE_LIMIT_RPS: z.coerce.number().min(0).default(50),
+  /** failed authentications per client IP per minute before 429 (key brute-force guard) */
+  AUTH_FAILURE_LIMIT: intFrom(30),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** credits the demo account starts with (only created when the store has no account) */
+  DEMO_CREDITS: intFrom(100_000),
+})
+
+export type Env = z.infer<typeof EnvSchema>
+
+export interface Config extends Env {
+  /** where the store lives: an embedded PGlite directory, in-memory PGlite, or a PostgreSQL URL */
+  store: { kind: 'pglite'; dir: string | null } | { kind: 'postgres'; url: string }
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = EnvSchema.safeParse(env)
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`)
+    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`)
+  }
+  const e = parsed.data
+  let store: Config['store']
+  if (e.DATABASE_URL?.startsWith('pglite:')) {
+    const where = e.DATABASE_URL.slice('pglite:'.length)
+    store = { kind: 'pglite', dir: where === 'memory' ? null : path.resolve(where) }
+  } else if (e.DATABASE_URL) store = { kind: 'postgres', url: e.DATABASE_URL }
+  else store = { kind: 'pglite', dir: path.resolve(e.DATA_DIR, 'pglite') }
+  return { ...e, store }
+}

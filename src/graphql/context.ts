@@ -1,0 +1,33 @@
+// The per-request context, built in exactly one place for REST and GraphQL alike.
+import type { Principal } from '../accounts/authenticate.js'
+import { authenticate } from '../accounts/authenticate.js'
+import type { Services } from '../services.js'
+
+export interface RequestContext {
+  services: Services
+  requestId: string
+  /** the Authorization header as received (authentication is lazy: introspection needs no key) */
+  authorization: string | undefined
+  /** the authenticated caller, once requirePrincipal() has run */
+  principal: Principal | null
+  requirePrincipal(): Promise<Principal>
+  /** time the request started, Unix ms: every analytic in one request sees the same "now" */
+  now: number
+}
+
+export function createContext(services: Services, req: { requestId: string; authorization: string | undefined; principal?: Principal | null }): RequestContext {
+  let pending: Promise<Principal> | null = null
+  const ctx: RequestContext = {
+    services,
+    requestId: req.requestId,
+    authorization: req.authorization,
+    principal: req.principal ?? null,
+    now: services.clock(),
+    requirePrincipal() {
+      if (ctx.principal) return Promise.resolve(ctx.principal)
+      pending ??= authenticate(services.db.sql, req.authorization).then((p) => (ctx.principal = p))
+      return pending
+    },
+  }
+  return ctx
+}

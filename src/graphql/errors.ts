@@ -1,0 +1,27 @@
+// ApiError ↔ GraphQLError: the same code, status and extra fields in extensions; nothing else leaks.
+import { GraphQLError } from 'graphql'
+import { ApiError, toApiError } from '../errors.js'
+
+/** httpStatus: put the status in extensions.http (yoga then answers with it) — for whole-operation refusals only */
+export function toGraphQLError(e: unknown, opts: { path?: readonly (string | number)[]; httpStatus?: boolean } = {}): GraphQLError {
+  const original = e instanceof GraphQLError && e.originalError ? e.originalError : e
+  if (original instanceof GraphQLError && !(original.originalError instanceof ApiError) && original.extensions?.code) return original
+  const api = original instanceof GraphQLError && !original.originalError ? null : toApiError(original)
+  if (!api) return original as GraphQLError // a GraphQL validation/parse error: already safe to show
+  return new GraphQLError(api.detail, {
+    path: opts.path ?? (e instanceof GraphQLError ? e.path : undefined),
+    extensions: { code: api.code, ...(opts.httpStatus ? { http: { status: api.status } } : {}), status: api.status, ...api.extra },
+  })
+}
+
+/** the ApiError behind a GraphQL error (REST maps it back to problem+json) */
+export function apiErrorOf(e: GraphQLError): ApiError {
+  if (e.originalError instanceof ApiError) return e.originalError
+  const code = e.extensions?.code
+  if (typeof code === 'string' && typeof e.extensions?.status === 'number') {
+    const { http: _h, code: _c, status: _s, ...extra } = e.extensions as Record<string, unknown>
+    return new ApiError(code as ApiError['code'], e.message, extra)
+  }
+  if (e.originalError) return toApiError(e.originalError)
+  return new ApiError('invalid_request', e.message)
+}

@@ -1,0 +1,38 @@
+import { EXCHANGES } from '../../market/exchanges.js'
+import type { ExchangeId } from '../../market/events.js'
+import { builder } from '../builder.js'
+
+export const ExchangeTypeEnum = builder.enumType('ExchangeType', { values: ['CEX', 'DEX'] as const })
+export const ExchangeStatusEnum = builder.enumType('ExchangeStatus', {
+  description: 'Derived from the freshness of the exchange feed (docs/data.md)',
+  values: ['operational', 'degraded', 'down'] as const,
+})
+
+builder.prismaObject('Exchange', {
+  description: 'A supported venue',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    type: t.field({ type: ExchangeTypeEnum, resolve: (e) => e.type as 'CEX' | 'DEX' }),
+    status: t.field({ type: ExchangeStatusEnum, resolve: (e, _a, ctx) => ctx.services.market.status(e.id as ExchangeId, ctx.now) }),
+    lastUpdate: t.field({
+      type: 'Timestamp',
+      nullable: true,
+      description: 'time of the newest market event seen from this exchange',
+      resolve: (e, _a, ctx) => ctx.services.market.lastEventAt(e.id as ExchangeId) ?? e.lastEventAt?.getTime() ?? null,
+    }),
+  }),
+})
+
+const ORDER = new Map(EXCHANGES.map((e, i) => [e.id as string, i]))
+
+builder.queryField('exchanges', (t) =>
+  t.prismaField({
+    type: ['Exchange'],
+    description: 'All five supported exchanges with their type and feed status. Costs 1 credit (GET /v1/markets/exchanges).',
+    resolve: async (query, _root, _args, ctx) => {
+      const rows = await ctx.services.db.prisma.exchange.findMany({ ...query })
+      return rows.sort((a, b) => (ORDER.get(a.id) ?? 99) - (ORDER.get(b.id) ?? 99))
+    },
+  }),
+)

@@ -1,0 +1,72 @@
+// graphql-yoga at /graphql: the same key and the same credit rules as REST, graphql-armor limits,
+// masked errors with stable codes, and the GraphiQL explorer rendered from npm assets (no CDN).
+import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor'
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql'
+import type { GraphQLSchema } from 'graphql'
+import { createYoga, type Plugin } from 'graphql-yoga'
+import type { ServerResponse } from 'node:http'
+import { COST_TABLE } from '../rest/shim.js'
+import type { Services } from '../services.js'
+import { createContext, type RequestContext } from './context.js'
+import { toGraphQLError } from './errors.js'
+import { executeMetered } from './metering.js'
+import { graphiqlDefaultQuery } from './explorer.js'
+
+interface ServerContext {
+  req: { headers: Record<string, string | string[] | undefined> }
+  res: ServerResponse & { locals?: Record<string, unknown> }
+}
+
+const meteringPlugin: Plugin<RequestContext> = {
+  onExecute({ executeFn, setExecuteFn }) {
+    setExecuteFn(async (args) => {
+      const ctx = args.contextValue as RequestContext & { res?: ServerResponse }
+      const metered = await executeMetered(ctx, args, COST_TABLE, executeFn as never)
+      if (ctx.res && !ctx.res.headersSent) {
+        ctx.res.setHeader('X-Credits-Charged', String(metered.charged))
+        if (metered.remaining !== null) ctx.res.setHeader('X-Credits-Remaining', String(metered.remaining))
+      }
+      const credits = metered.remaining === null ? undefined : { charged: metered.charged, remaining: metered.remaining }
+      return credits ? { ...metered.result, extensions: { ...metered.result.extensions, credits } } : metered.result
+    })
+  },
+}
+
+export function createGraphQL(services: Services, schema: GraphQLSchema) {
+  return createYoga<ServerContext, RequestContext>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    landingPage: false,
+    renderGraphiQL,
+    graphiql: {
+      title: 'Perp analytics — GraphQL explorer',
+      defaultQuery: graphiqlDefaultQuery(),
+      headers: JSON.stringify({ Authorization: 'Bearer <your API key>' }, null, 2),
+      shouldPersistHeaders: true,
+    },
+    context: ({ req, res }) => {
+      const requestId = (res.locals?.requestId as string | undefined) ?? globalThis.crypto.randomUUID()
+      const auth = req.headers.authorization
+      return Object.assign(createContext(services, { requestId, authorization: Array.isArray(auth) ? auth[0] : auth }), { res })
+    },
+    maskedErrors: {
+      maskError(error) {
+        const masked = toGraphQLError(error)
+        if (masked.extensions?.code === 'internal') services.logger.error({ err: error }, 'graphql resolver failed')
+        return masked
+      },
+    },
+    plugins: [
+      EnvelopArmorPlugin({
+        maxDepth: { n: 10 },
+        maxAliases: { n: 20 },
+        maxDirectives: { n: 20 },
+        maxTokens: { n: 3000 },
+        costLimit: { maxCost: 5000 },
+        blockFieldSuggestion: { enabled: true },
+      }),
+      meteringPlugin,
+    ],
+    logging: false,
+  })
+}

@@ -1,0 +1,48 @@
+// `npm start`: migrate the store, start the market data source, serve HTTP, print the URL and a demo key.
+import type { AddressInfo } from 'node:net'
+import { createServer } from 'node:http'
+import { createServices, ensureDemoAccount } from './bootstrap.js'
+import { ConfigError, loadConfig } from './config.js'
+import { createApp } from './server.js'
+
+async function main() {
+  const config = loadConfig()
+  const services = await createServices(config)
+  const { logger } = services
+  const demo = await ensureDemoAccount(services)
+  const app = createApp(services)
+  const server = createServer(app)
+  server.keepAliveTimeout = 65_000
+  await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve))
+  const { port } = server.address() as AddressInfo
+  const url = `http://${config.HOST}:${port}`
+  const lines = [
+    '',
+    `  Perp analytics is running at ${url}`,
+    `  store:      ${services.db.kind === 'pglite' ? `embedded PGlite (${config.store.kind === 'pglite' ? (config.store.dir ?? 'memory') : ''})` : 'PostgreSQL'}`,
+    `  dashboard:  ${url}/dashboard      GraphQL explorer: ${url}/graphql      OpenAPI: ${url}/openapi.json`,
+    demo.apiKey ? `  demo key:   ${demo.apiKey}` : '  demo key:   (the store already had accounts; sign up at /v1/auth/signup or use your key)',
+    demo.apiKey ? `  try:        curl -H "Authorization: Bearer ${demo.apiKey}" ${url}/v1/markets/exchanges` : '',
+    '',
+  ]
+  process.stdout.write(lines.join('\n') + '\n')
+
+  let stopping = false
+  const shutdown = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    logger.info({ signal }, 'shutting down: draining requests')
+    server.closeIdleConnections()
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+    await services.db.close()
+    logger.info('stopped')
+    process.exit(0)
+  }
+  process.on('SIGTERM', () => void shutdown('SIGTERM'))
+  process.on('SIGINT', () => void shutdown('SIGINT'))
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`${e instanceof ConfigError ? e.message : e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`)
+  process.exit(1)
+})

@@ -1,0 +1,71 @@
+// Normalized market events: every source (live connector, simulator, historical import) emits exactly these,
+// so nothing downstream knows where data came from (after tardis-node's normalized types).
+
+export const EXCHANGE_IDS = ['binance', 'bybit', 'okx', 'hyperliquid', 'dydx'] as const
+export type ExchangeId = (typeof EXCHANGE_IDS)[number]
+export type MarketType = 'perp' | 'spot'
+export type TakerSide = 'buy' | 'sell'
+
+interface EventBase {
+  exchange: ExchangeId
+  /** base-asset symbol, upper case: BTC, ETH, ... */
+  coin: string
+  marketType: MarketType
+  /** exchange timestamp, Unix epoch milliseconds */
+  ts: number
+}
+
+export interface TradeEvent extends EventBase {
+  type: 'trade'
+  /** exchange trade id, unique per (exchange, coin, marketType); the aggregator dedupes on it */
+  id: string
+  price: number
+  /** size in coin units (contracts already converted) */
+  size: number
+  side: TakerSide
+}
+
+export interface BookLevel {
+  price: number
+  /** size in coin units */
+  size: number
+}
+
+export interface BookSnapshotEvent extends EventBase {
+  type: 'book'
+  /** best first: bids descending, asks ascending */
+  bids: BookLevel[]
+  asks: BookLevel[]
+}
+
+export interface TickerEvent extends EventBase {
+  type: 'ticker'
+  markPrice: number | null
+  indexPrice: number | null
+  lastPrice: number | null
+  /** funding rate per funding interval (not annualized), null for spot */
+  fundingRate: number | null
+  fundingIntervalHours: number | null
+  /** Unix ms of the next funding settlement, null when unknown */
+  nextFundingTime: number | null
+}
+
+export interface OpenInterestEvent extends EventBase {
+  type: 'open_interest'
+  /** one-sided open interest in coin units (venue conventions already normalized: contracts -> coins, two-sided halved) */
+  openInterest: number
+}
+
+export interface FundingEvent extends EventBase {
+  type: 'funding'
+  /** a settled (historical) funding rate per interval */
+  rate: number
+  intervalHours: number
+}
+
+export type MarketEvent = TradeEvent | BookSnapshotEvent | TickerEvent | OpenInterestEvent | FundingEvent
+
+/** Where events go: the ingest pipeline implements this; sources only ever call it. */
+export interface EventSink {
+  emit(event: MarketEvent): void
+}

@@ -1,0 +1,30 @@
+import type { ExchangeId, MarketType } from './events.js'
+
+export type ExchangeType = 'CEX' | 'DEX'
+
+export interface ExchangeInfo {
+  id: ExchangeId
+  name: string
+  type: ExchangeType
+  /** market types this venue lists */
+  marketTypes: readonly MarketType[]
+  /** typical taker fee as a fraction (0.0005 = 5 bps), used net of fees in arbitrage */
+  takerFee: number
+  /** default funding interval of its perps, hours */
+  fundingIntervalHours: number
+}
+
+// Taker fees are each venue's base (VIP 0 / lowest tier) perp taker fee as published in 2025.
+export const EXCHANGES: readonly ExchangeInfo[] = [
+  { id: 'binance', name: 'Binance', type: 'CEX', marketTypes: ['perp', 'spot'], takerFee: 0.0005, fundingIntervalHours: 8 },
+  { id: 'bybit', name: 'Bybit', type: 'CEX', marketTypes: ['perp', 'spot'], takerFee: 0.00055, fundingIntervalHours: 8 },
+  { id: 'okx', name: 'OKX', type: 'CEX', marketTypes: ['perp', 'spot'], takerFee: 0.0005, fundingIntervalHours: 8 },
+  { id: 'hyperliquid', name: 'Hyperliquid', type: 'DEX', marketTypes: ['perp'], takerFee: 0.00045, fundingIntervalHours: 1 },
+  { id: 'dydx', name: 'dYdX', type: 'DEX', marketTypes: ['perp'], takerFee: 0.0005, fundingIntervalHours: 1 },
+]
+
+export const exchangeById = new Map(EXCHANGES.map((e) => [e.id, e]))
+
+export function hasMarket(exchange: ExchangeId, marketType: MarketType): boolean {
+  return exchangeById.get(exchange)!.marketTypes.includes(marketType)
+}

@@ -1,0 +1,51 @@
+// What the running service knows about its markets right now: the coin universe and each feed's freshness.
+import type { Database } from '../store/database.js'
+import { EXCHANGES } from './exchanges.js'
+import type { ExchangeId } from './events.js'
+import { DEFAULT_COINS } from './coins.js'
+import { feedStatus, type FeedStatus } from './connectors/feed-status.js'
+
+export class MarketState {
+  private coinList: string[] = [...DEFAULT_COINS]
+  private readonly lastEvent = new Map<ExchangeId, number>()
+  /** exchanges whose feed is configured (the simulator feeds all five) */
+  readonly enabled = new Set<ExchangeId>()
+
+  constructor(private readonly db: Database) {}
+
+  coins(): readonly string[] {
+    return this.coinList
+  }
+
+  /** make sure every default coin and exchange row exists, then load the coin universe from the store */
+  async load(): Promise<void> {
+    const { prisma } = this.db
+    await prisma.coin.createMany({ data: DEFAULT_COINS.map((symbol) => ({ symbol, source: 'default' })), skipDuplicates: true })
+    await prisma.exchange.createMany({ data: EXCHANGES.map((e) => ({ id: e.id, name: e.name, type: e.type })), skipDuplicates: true })
+    await this.refreshCoins()
+    for (const e of await prisma.exchange.findMany()) if (e.lastEventAt) this.lastEvent.set(e.id as ExchangeId, e.lastEventAt.getTime())
+  }
+
+  async refreshCoins(): Promise<void> {
+    const rows = await this.db.prisma.coin.findMany({ orderBy: { symbol: 'asc' } })
+    this.coinList = rows.map((r) => r.symbol)
+  }
+
+  /** a source saw data from this exchange at ts */
+  touch(exchange: ExchangeId, ts: number): void {
+    if ((this.lastEvent.get(exchange) ?? 0) < ts) this.lastEvent.set(exchange, ts)
+  }
+
+  lastEventAt(exchange: ExchangeId): number | null {
+    return this.lastEvent.get(exchange) ?? null
+  }
+
+  status(exchange: ExchangeId, now: number): FeedStatus {
+    return feedStatus(this.lastEventAt(exchange), now)
+  }
+
+  /** persist feed freshness so other API nodes (and restarts) see it */
+  async persist(): Promise<void> {
+    for (const [id, ts] of this.lastEvent) await this.db.prisma.exchange.update({ where: { id }, data: { lastEventAt: new Date(ts) } })
+  }
+}

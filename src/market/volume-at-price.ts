@@ -1,0 +1,89 @@
+// Volume at price: taker buy and sell volume per price level, kept per 1-minute aggregate.
+// Levels sit on a geometric grid of 1 basis point, so one rule serves every coin at every price
+// (no per-coin tick table) and a level's relative width is the same for a $0.10 coin and for BTC.
+//   level(p) = floor(ln(p) / ln(1 + STEP)),  level k covers [G^k, G^(k+1)),  G = 1 + STEP
+// Stored packed: int32 base level, then per level int16 offset, float32 buy, float32 sell (10 bytes).
+
+export const VAP_STEP = 1e-4
+const LN_G = Math.log1p(VAP_STEP)
+const HEADER = 4
+const ENTRY = 10
+
+export interface VapLevel {
+  level: number
+  buy: number
+  sell: number
+}
+
+/** level -> [buy, sell] */
+export type Vap = Map<number, [number, number]>
+
+export function vapLevel(price: number): number {
+  return Math.floor(Math.log(price) / LN_G)
+}
+
+export function vapLevelLow(level: number): number {
+  return Math.exp(level * LN_G)
+}
+
+export function vapLevelHigh(level: number): number {
+  return Math.exp((level + 1) * LN_G)
+}
+
+/** the level's geometric mid price, where its volume is placed when binning */
+export function vapLevelMid(level: number): number {
+  return Math.exp((level + 0.5) * LN_G)
+}
+
+export function vapAdd(vap: Vap, price: number, size: number, side: 'buy' | 'sell'): void {
+  const k = vapLevel(price)
+  let cell = vap.get(k)
+  if (!cell) vap.set(k, (cell = [0, 0]))
+  cell[side === 'buy' ? 0 : 1] += size
+}
+
+export function vapMerge(into: Vap, from: Vap): Vap {
+  for (const [k, [b, s]] of from) {
+    const cell = into.get(k)
+    if (cell) {
+      cell[0] += b
+      cell[1] += s
+    } else into.set(k, [b, s])
+  }
+  return into
+}
+
+export function encodeVap(vap: Vap): Uint8Array {
+  if (vap.size === 0) return new Uint8Array(0)
+  const levels = [...vap.keys()].sort((a, b) => a - b)
+  const base = levels[0]!
+  if (levels[levels.length - 1]! - base > 0xffff) throw new RangeError('volume-at-price spans more than 65535 levels in one aggregate')
+  const buf = new Uint8Array(HEADER + ENTRY * levels.length)
+  const view = new DataView(buf.buffer)
+  view.setInt32(0, base, true)
+  levels.forEach((k, i) => {
+    const [b, s] = vap.get(k)!
+    const o = HEADER + ENTRY * i
+    view.setUint16(o, k - base, true)
+    view.setFloat32(o + 2, b, true)
+    view.setFloat32(o + 6, s, true)
+  })
+  return buf
+}
+
+export function decodeVap(buf: Uint8Array, into: Vap = new Map()): Vap {
+  if (buf.byteLength < HEADER) return into
+  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength)
+  const base = view.getInt32(0, true)
+  for (let o = HEADER; o + ENTRY <= buf.byteLength; o += ENTRY) {
+    const k = base + view.getUint16(o, true)
+    const b = view.getFloat32(o + 2, true)
+    const s = view.getFloat32(o + 6, true)
+    const cell = into.get(k)
+    if (cell) {
+      cell[0] += b
+      cell[1] += s
+    } else into.set(k, [b, s])
+  }
+  return into
+}

@@ -1,0 +1,38 @@
+// The REST response envelope (decisions.md): {data, meta{request_id, credits_charged, credits_remaining, as_of}}.
+import type { Response } from 'express'
+import type { ApiError } from '../errors.js'
+import { camelToSnake } from './params.js'
+
+/** GraphQL camelCase → REST snake_case, deeply; arrays and primitives as they are */
+export function snakeKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(snakeKeys)
+  if (value && typeof value === 'object' && !(value instanceof Date)) {
+    const out: Record<string, unknown> = {}
+    for (const [k, v] of Object.entries(value)) out[camelToSnake(k)] = snakeKeys(v)
+    return out
+  }
+  return value instanceof Date ? value.getTime() : value
+}
+
+export interface Meta {
+  requestId: string
+  creditsCharged: number
+  creditsRemaining: number | null
+  asOf: number
+}
+
+export function sendData(res: Response, status: number, data: unknown, meta: Meta, alreadySnake = false): void {
+  const body = JSON.stringify({
+    data: alreadySnake ? data : snakeKeys(data),
+    meta: { request_id: meta.requestId, credits_charged: meta.creditsCharged, credits_remaining: meta.creditsRemaining, as_of: meta.asOf },
+  })
+  res.status(status).set('Content-Type', 'application/json; charset=utf-8').end(body)
+}
+
+export function sendProblem(res: Response, err: ApiError, requestId: string): void {
+  if (err.code === 'rate_limited' && typeof err.extra.retry_after === 'number') res.set('Retry-After', String(err.extra.retry_after))
+  res
+    .status(err.status)
+    .set('Content-Type', 'application/problem+json; charset=utf-8')
+    .end(JSON.stringify({ ...err.toProblem(), request_id: requestId }))
+}

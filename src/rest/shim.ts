@@ -1,0 +1,72 @@
+// The REST shim: each /v1 analytics GET path runs its stored GraphQL operation against the same schema,
+// under the same credit rules (executeMetered), so REST and GraphQL cannot disagree.
+import fs from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import express, { type Request, type Response } from 'express'
+import { execute, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql'
+import { authenticate } from '../accounts/authenticate.js'
+import { toApiError, unavailable } from '../errors.js'
+import { createContext } from '../graphql/context.js'
+import { apiErrorOf } from '../graphql/errors.js'
+import { executeMetered, type CostTable } from '../graphql/metering.js'
+import type { Services } from '../services.js'
+import { sendData, sendProblem } from './envelope.js'
+import { parseParams, snakeToCamel } from './params.js'
+import { ROUTES, type AnalyticsRoute } from './routes.js'
+
+const OPERATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'schema', 'operations', 'v1')
+
+export const COST_TABLE: CostTable = {
+  cost: new Map(ROUTES.map((r) => [r.field, r.cost])),
+  label: new Map(ROUTES.map((r) => [r.field, r.path])),
+}
+
+export function operationPath(route: AnalyticsRoute): string {
+  return path.join(OPERATIONS_DIR, `${route.operation}.graphql`)
+}
+
+/** The stored operation of a route, parsed and validated once; null while the schema has no such field yet. */
+export function loadOperation(route: AnalyticsRoute, schema: GraphQLSchema): DocumentNode | null {
+  if (!schema.getQueryType()?.getFields()[route.field]) return null
+  const document = parse(fs.readFileSync(operationPath(route), 'utf8'))
+  const errors = validate(schema, document)
+  if (errors.length) throw new Error(`stored operation ${route.operation}.graphql is invalid: ${errors.map((e) => e.message).join('; ')}`)
+  return document
+}
+
+export function analyticsRouter(services: Services, schema: GraphQLSchema): express.Router {
+  const router = express.Router()
+  for (const route of ROUTES) {
+    const document = loadOperation(route, schema)
+    router.get(route.path, (req, res) => void handle(route, document, req, res))
+  }
+
+  async function handle(route: AnalyticsRoute, document: DocumentNode | null, req: Request, res: Response) {
+    const requestId = res.locals.requestId as string
+    res.set('X-Credits-Charged', '0')
+    try {
+      const principal = await authenticate(services.db.sql, req.headers.authorization, services.clock())
+      res.set('X-Credits-Remaining', String(principal.credits))
+      const ctx = createContext(services, { requestId, authorization: req.headers.authorization, principal })
+      const values = parseParams(route.params, req.query as Record<string, unknown>, { coins: services.market.coins(), now: ctx.now })
+      route.check?.(values)
+      if (!document) throw unavailable(`${route.path} is not available yet: its market data is not being collected by this deployment. Nothing was charged.`)
+      const variableValues: Record<string, unknown> = {}
+      for (const [k, v] of Object.entries(values)) if (v !== undefined) variableValues[snakeToCamel(k)] = v
+      const metered = await executeMetered(ctx, { schema, document, variableValues, contextValue: ctx }, COST_TABLE, execute as never)
+      if (metered.remaining !== null) res.set('X-Credits-Remaining', String(metered.remaining))
+      const errors = metered.result.errors
+      if (errors?.length) throw apiErrorOf(errors[0]!)
+      const data = (metered.result.data as Record<string, unknown>)[route.field]
+      res.set('X-Credits-Charged', String(metered.charged))
+      const asOf = data && typeof data === 'object' && 'asOf' in data && typeof data.asOf === 'number' ? data.asOf : ctx.now
+      sendData(res, 200, data, { requestId, creditsCharged: metered.charged, creditsRemaining: metered.remaining, asOf })
+    } catch (e) {
+      const err = toApiError(e)
+      if (err.status >= 500) services.logger.error({ err: e, requestId, path: route.path }, 'analytics request failed')
+      sendProblem(res, err, requestId)
+    }
+  }
+  return router
+}

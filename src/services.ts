@@ -1,0 +1,14 @@
+// The composition of long-lived services every request can reach (through its context).
+import type { Logger } from 'pino'
+import type { Config } from './config.js'
+import type { Database } from './store/database.js'
+import type { MarketState } from './market/state.js'
+
+export interface Services {
+  config: Config
+  db: Database
+  logger: Logger
+  market: MarketState
+  /** Unix ms; injectable so tests can pin time */
+  clock: () => number
+}

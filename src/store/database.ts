@@ -1,0 +1,91 @@
+// The store: one Prisma client on a driver adapter (PGlite in process, or PostgreSQL), plus a raw SQL
+// channel on the same database for bulk writes and hot reads (Prisma's per-row cost is too high there).
+import fs from 'node:fs/promises'
+import type { PGlite } from '@electric-sql/pglite'
+import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils'
+import type { Config } from '../config.js'
+import { PrismaClient } from '../generated/prisma/client.js'
+import { pgConfigFromUrl, pgliteMigrationFactory, pgMigrationFactory } from './migration-adapters.js'
+import { applyMigrations } from './migrations.js'
+
+export interface Sql {
+  /** rows as objects; $1.. placeholders */
+  query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>
+  /** run statements in one transaction on one connection */
+  transaction<T>(fn: (tx: Pick<Sql, 'query'>) => Promise<T>): Promise<T>
+}
+
+export interface Database {
+  kind: 'pglite' | 'postgres'
+  prisma: PrismaClient
+  sql: Sql
+  migrationFactory(): Promise<SqlMigrationAwareDriverAdapterFactory>
+  close(): Promise<void>
+}
+
+export async function openDatabase(store: Config['store'], opts: { migrate?: boolean } = {}): Promise<Database> {
+  const db = store.kind === 'pglite' ? await openPglite(store.dir) : await openPostgres(store.url)
+  if (opts.migrate !== false) await applyMigrations(await db.migrationFactory())
+  return db
+}
+
+async function openPglite(dir: string | null): Promise<Database> {
+  const { PGlite } = await import('@electric-sql/pglite')
+  const { PrismaPGlite } = await import('pglite-prisma-adapter')
+  if (dir) await fs.mkdir(dir, { recursive: true })
+  const pg: PGlite = new PGlite(dir ?? undefined)
+  await pg.waitReady
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pg) })
+  const sql: Sql = {
+    query: async <T>(text: string, params?: unknown[]) => (await pg.query<T>(text, params)).rows,
+    transaction: (fn) => pg.transaction((tx) => fn({ query: async <T>(text: string, params?: unknown[]) => (await tx.query<T>(text, params)).rows })),
+  }
+  return {
+    kind: 'pglite',
+    prisma,
+    sql,
+    migrationFactory: () => pgliteMigrationFactory(pg),
+    async close() {
+      await prisma.$disconnect()
+      await pg.close()
+    },
+  }
+}
+
+async function openPostgres(url: string): Promise<Database> {
+  const { default: pg } = await import('pg')
+  const { PrismaPg } = await import('@prisma/adapter-pg')
+  // bigint (int8) and numeric come back as JS numbers on the raw channel: epoch ms and credits fit exactly
+  pg.types.setTypeParser(20, (v) => Number(v))
+  const { config, schema } = pgConfigFromUrl(url)
+  const pool = new pg.Pool({ ...config, max: 10 })
+  pool.on('error', () => {}) // a dropped idle connection is re-made on the next query; queries report their own errors
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool, schema ? { schema } : undefined) })
+  const sql: Sql = {
+    query: async <T>(text: string, params?: unknown[]) => (await pool.query(text, params)).rows as T[],
+    async transaction(fn) {
+      const client = await pool.connect()
+      try {
+        await client.query('BEGIN')
+        const out = await fn({ query: async <T>(text: string, params?: unknown[]) => (await client.query(text, params)).rows as T[] })
+        await client.query('COMMIT')
+        return out
+      } catch (e) {
+        await client.query('ROLLBACK').catch(() => {})
+        throw e
+      } finally {
+        client.release()
+      }
+    },
+  }
+  return {
+    kind: 'postgres',
+    prisma,
+    sql,
+    migrationFactory: () => pgMigrationFactory(url),
+    async close() {
+      await prisma.$disconnect()
+      await pool.end()
+    },
+  }
+}
