@@ -18,12 +18,12 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 /** the most one event may add, so a typo cannot mint an absurd balance (Int column range) */
 export const MAX_CREDITS_PER_EVENT = 100_000_000
 
-export function verifyWebhook(rawBody: Buffer | string, signature: string | undefined, secret: string | undefined, toleranceSeconds: number, nowSeconds?: number) {
+export function verifyWebhook(rawBody: Buffer | string, signature: string | undefined, secret: string | undefined, toleranceSeconds: number, nowMs?: number) {
   if (!secret) throw unavailable('Webhooks are refused: STRIPE_WEBHOOK_SECRET is not configured on this service.')
   if (!signature) throw invalidParameter('Stripe-Signature', 'The Stripe-Signature header is missing.')
   try {
     // the library's own verification: HMAC-SHA256 over "<t>.<body>", constant-time compare, timestamp tolerance
-    return Stripe.webhooks.constructEvent(rawBody, signature, secret, toleranceSeconds, undefined, nowSeconds) as unknown as { id: string; type: string; data: { object: Record<string, unknown> } }
+    return Stripe.webhooks.constructEvent(rawBody, signature, secret, toleranceSeconds, undefined, nowMs) as unknown as { id: string; type: string; data: { object: Record<string, unknown> } }
   } catch (e) {
     throw invalidParameter('Stripe-Signature', `Webhook signature verification failed: ${(e as Error).message.split('\n')[0]}`)
   }

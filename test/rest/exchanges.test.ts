@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expectProblem, startTestService, type TestService } from '../helpers/service.js'
+
+describe('GET /v1/markets/exchanges', () => {
+  let t: TestService
+  beforeAll(async () => {
+    t = await startTestService()
+  })
+  afterAll(() => t.close())
+
+  it('answers all five exchanges with type and status, charging 1 credit', async () => {
+    const { apiKey } = await t.signup()
+    const res = await t.get('/v1/markets/exchanges', apiKey)
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/)
+    expect(res.headers.get('x-credits-charged')).toBe('1')
+    expect(res.headers.get('x-credits-remaining')).toBe('999')
+    const body = (await res.json()) as { data: Record<string, unknown>[]; meta: Record<string, unknown> }
+    expect(body.data.map((e) => [e.id, e.name, e.type])).toEqual([
+      ['binance', 'Binance', 'CEX'],
+      ['bybit', 'Bybit', 'CEX'],
+      ['okx', 'OKX', 'CEX'],
+      ['hyperliquid', 'Hyperliquid', 'DEX'],
+      ['dydx', 'dYdX', 'DEX'],
+    ])
+    for (const e of body.data) {
+      expect(Object.keys(e).sort()).toEqual(['id', 'last_update', 'name', 'status', 'type'])
+      expect(['operational', 'degraded', 'down']).toContain(e.status)
+    }
+    expect(body.meta).toEqual({ request_id: res.headers.get('x-request-id'), credits_charged: 1, credits_remaining: 999, as_of: expect.any(Number) })
+  })
+
+  it('derives status from feed freshness', async () => {
+    const { apiKey } = await t.signup()
+    const now = Date.now()
+    t.services.market.touch('binance', now)
+    t.services.market.touch('okx', now - 60_000)
+    const { data } = (await (await t.get('/v1/markets/exchanges', apiKey)).json()) as { data: { id: string; status: string; last_update: number | null }[] }
+    const by = Object.fromEntries(data.map((e) => [e.id, e]))
+    expect(by.binance!.status).toBe('operational')
+    expect(by.binance!.last_update).toBe(now)
+    expect(by.okx!.status).toBe('degraded')
+  })
+
+  it('402 with credits_required and credits_remaining when the balance is short, charging nothing', async () => {
+    const { apiKey, accountId } = await t.signup()
+    await t.setCredits(accountId, 0)
+    const res = await t.get('/v1/markets/exchanges', apiKey)
+    const body = await expectProblem(res, 402, 'insufficient_credits')
+    expect(body).toMatchObject({ status: 402, credits_required: 1, credits_remaining: 0 })
+    expect(res.headers.get('x-credits-charged')).toBe('0')
+  })
+
+  it('400 for any query parameter (the endpoint takes none)', async () => {
+    const { apiKey } = await t.signup()
+    const body = await expectProblem(await t.get('/v1/markets/exchanges?coin=BTC', apiKey), 400, 'invalid_parameter')
+    expect(body.parameter).toBe('coin')
+  })
+
+  it('a failed call charges nothing and the ledger matches the balance', async () => {
+    const { apiKey, accountId } = await t.signup()
+    await t.get('/v1/markets/exchanges?x=1', apiKey)
+    await t.get('/v1/markets/exchanges', apiKey)
+    await t.get('/v1/markets/exchanges', apiKey)
+    const [acct] = await t.services.db.sql.query<{ credits: number }>('SELECT credits FROM account WHERE id = $1', [accountId])
+    const [sum] = await t.services.db.sql.query<{ s: number }>('SELECT sum(delta)::int AS s FROM credit_ledger WHERE account_id = $1', [accountId])
+    expect(acct!.credits).toBe(998)
+    expect(sum!.s).toBe(998)
+  })
+
+  it('404 and 405 answer as problem+json', async () => {
+    await expectProblem(await t.get('/v1/nope'), 404, 'not_found')
+    const res = await fetch(`${t.url}/v1/markets/exchanges`, { method: 'POST' })
+    await expectProblem(res, 405, 'method_not_allowed')
+    expect(res.headers.get('allow')).toBe('GET')
+  })
+})
