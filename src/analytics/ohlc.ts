@@ -1,0 +1,240 @@
+// Candles for /v1/markets/ohlc: stored 1-minute trade aggregates resampled into UTC-aligned buckets,
+// for one exchange or as one volume-weighted composite across exchanges. Plain arrays in, plain objects out.
+import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo, type Bar } from '../market/bars.js'
+import { EXCHANGE_IDS, type ExchangeId, type MarketType } from '../market/events.js'
+
+export const OHLC_INTERVALS = ['1m', '5m', '15m', '1h', '4h', '1d'] as const
+export type OhlcInterval = (typeof OHLC_INTERVALS)[number]
+
+export const INTERVAL_MS: Readonly<Record<OhlcInterval, number>> = {
+  '1m': MINUTE_MS,
+  '5m': 5 * MINUTE_MS,
+  '15m': 15 * MINUTE_MS,
+  '1h': HOUR_MS,
+  '4h': 4 * HOUR_MS,
+  '1d': DAY_MS,
+}
+
+export const LOOKBACKS = ['1h', '4h', '24h', '7d', '30d'] as const
+export type Lookback = (typeof LOOKBACKS)[number]
+
+export const LOOKBACK_MS: Readonly<Record<Lookback, number>> = {
+  '1h': HOUR_MS,
+  '4h': 4 * HOUR_MS,
+  '24h': DAY_MS,
+  '7d': 7 * DAY_MS,
+  '30d': 30 * DAY_MS,
+}
+
+export const DEFAULT_OHLC_INTERVAL: OhlcInterval = '1h'
+export const DEFAULT_OHLC_LOOKBACK: Lookback = '24h'
+
+export const isOhlcInterval = (s: string): s is OhlcInterval => (OHLC_INTERVALS as readonly string[]).includes(s)
+export const isLookback = (s: string): s is Lookback => (LOOKBACKS as readonly string[]).includes(s)
+
+/** decisions.md: an interval longer than the lookback is an invalid parameter */
+export const intervalFitsLookback = (interval: OhlcInterval, lookback: Lookback): boolean =>
+  INTERVAL_MS[interval] <= LOOKBACK_MS[lookback]
+
+/** half-open time range [start, end), Unix ms */
+export interface TimeWindow {
+  start: number
+  end: number
+}
+
+export function lookbackWindow(lookback: Lookback, end: number): TimeWindow {
+  return { start: end - LOOKBACK_MS[lookback], end }
+}
+
+/** one candle as the payload carries it (quoteVolume is internal: it is not in the contract) */
+export interface Candle {
+  ts: number
+  open: number
+  high: number
+  low: number
+  close: number
+  volume: number
+  buyVolume: number
+  sellVolume: number
+  trades: number
+  /** composite only: the exchanges whose prices entered this candle */
+  exchanges?: ExchangeId[]
+}
+
+export interface CompositeBar extends Bar {
+  /** exchanges whose prices entered this bucket (volume > 0, or all present when none traded) */
+  exchanges: ExchangeId[]
+}
+
+export interface CompositeSeries {
+  /** every exchange that entered at least one bucket, canonical order */
+  exchanges: ExchangeId[]
+  bars: CompositeBar[]
+}
+
+export interface OhlcPayload {
+  coin: string
+  /** the exchange, or 'composite' when the request named none */
+  exchange: ExchangeId | 'composite'
+  /** exchanges the candles include: [exchange] for one exchange (empty when it had no data), contributors for composite */
+  exchanges: ExchangeId[]
+  interval: OhlcInterval
+  lookback: Lookback
+  marketType: MarketType
+  /** oldest first; empty buckets are omitted */
+  candles: Candle[]
+}
+
+const finite = Number.isFinite
+const nonNeg = (x: number) => finite(x) && x >= 0
+
+/** a bar with a non-finite or non-positive price, or a negative/non-finite count, is dropped so NaN never propagates */
+export function isUsableBar(b: Bar): boolean {
+  return (
+    finite(b.ts) &&
+    finite(b.open) && b.open > 0 &&
+    finite(b.high) && b.high > 0 &&
+    finite(b.low) && b.low > 0 &&
+    finite(b.close) && b.close > 0 &&
+    nonNeg(b.volume) && nonNeg(b.buyVolume) && nonNeg(b.sellVolume) && nonNeg(b.quoteVolume) && nonNeg(b.trades)
+  )
+}
+
+function foldInto(acc: Bar, b: Bar): void {
+  if (b.high > acc.high) acc.high = b.high
+  if (b.low < acc.low) acc.low = b.low
+  acc.close = b.close
+  acc.volume += b.volume
+  acc.buyVolume += b.buyVolume
+  acc.sellVolume += b.sellVolume
+  acc.quoteVolume += b.quoteVolume
+  acc.trades += b.trades
+}
+
+/**
+ * Resample one market's bars (1-minute, or any size dividing intervalMs) into buckets floorTo(ts, intervalMs).
+ * A bucket belongs to the window when its open time is in [start, end); it folds the input bars with ts in
+ * [bucket, min(bucket + interval, end)). So the first candle is never partial and the last may be (in progress).
+ * Buckets with no bars are omitted. Output oldest first.
+ */
+export function resample(bars: readonly Bar[], intervalMs: number, window: TimeWindow = { start: -Infinity, end: Infinity }): Bar[] {
+  if (!(intervalMs > 0) || !finite(intervalMs)) throw new RangeError(`intervalMs must be a positive number, got ${intervalMs}`)
+  // stable sort: bars sharing a ts keep input order
+  const sorted = bars.filter((b) => isUsableBar(b) && b.ts < window.end).sort((a, b) => a.ts - b.ts)
+  const out: Bar[] = []
+  let cur: Bar | null = null
+  for (const b of sorted) {
+    const t = floorTo(b.ts, intervalMs)
+    if (t < window.start) continue
+    if (cur !== null && cur.ts === t) {
+      foldInto(cur, b)
+    } else {
+      if (cur !== null) out.push(cur)
+      cur = { ts: t, open: b.open, high: b.high, low: b.low, close: b.close, volume: b.volume, buyVolume: b.buyVolume, sellVolume: b.sellVolume, quoteVolume: b.quoteVolume, trades: b.trades }
+    }
+  }
+  if (cur !== null) out.push(cur)
+  return out
+}
+
+/**
+ * One series across exchanges, bucket by bucket (inputs already resampled to the same interval).
+ * Volumes, quote volume and trades are summed over every exchange present; open/high/low/close are
+ * Σ(price_e × volume_e) / Σ volume_e over exchanges with volume > 0, or a plain mean over those present when none traded.
+ */
+export function composite(seriesByExchange: Partial<Record<ExchangeId, readonly Bar[]>>): CompositeSeries {
+  const buckets = new Map<number, { exchange: ExchangeId; bar: Bar }[]>()
+  for (const exchange of EXCHANGE_IDS) {
+    const series = seriesByExchange[exchange]
+    if (!series) continue
+    // one bar per ts and exchange: duplicates are folded first so an exchange is never counted twice
+    const own = new Map<number, Bar>()
+    for (const b of [...series].filter(isUsableBar).sort((a, c) => a.ts - c.ts)) {
+      const prev = own.get(b.ts)
+      if (prev) foldInto(prev, b)
+      else own.set(b.ts, { ...b })
+    }
+    for (const [ts, bar] of own) {
+      let list = buckets.get(ts)
+      if (!list) buckets.set(ts, (list = []))
+      list.push({ exchange, bar })
+    }
+  }
+
+  const used = new Set<ExchangeId>()
+  const bars: CompositeBar[] = []
+  for (const ts of [...buckets.keys()].sort((a, b) => a - b)) {
+    const entries = buckets.get(ts)!
+    const traded = entries.filter((e) => e.bar.volume > 0)
+    const priced = traded.length > 0 ? traded : entries
+    const weight = (b: Bar) => (traded.length > 0 ? b.volume : 1)
+    let w = 0
+    let o = 0
+    let h = 0
+    let l = 0
+    let c = 0
+    for (const { bar } of priced) {
+      const k = weight(bar)
+      w += k
+      o += bar.open * k
+      h += bar.high * k
+      l += bar.low * k
+      c += bar.close * k
+    }
+    let volume = 0
+    let buyVolume = 0
+    let sellVolume = 0
+    let quoteVolume = 0
+    let trades = 0
+    for (const { bar } of entries) {
+      volume += bar.volume
+      buyVolume += bar.buyVolume
+      sellVolume += bar.sellVolume
+      quoteVolume += bar.quoteVolume
+      trades += bar.trades
+    }
+    const exchanges = priced.map((e) => e.exchange)
+    for (const e of exchanges) used.add(e)
+    bars.push({ ts, open: o / w, high: h / w, low: l / w, close: c / w, volume, buyVolume, sellVolume, quoteVolume, trades, exchanges })
+  }
+  return { exchanges: EXCHANGE_IDS.filter((e) => used.has(e)), bars }
+}
+
+function toCandle(b: Bar, exchanges?: ExchangeId[]): Candle {
+  const c: Candle = { ts: b.ts, open: b.open, high: b.high, low: b.low, close: b.close, volume: b.volume, buyVolume: b.buyVolume, sellVolume: b.sellVolume, trades: b.trades }
+  if (exchanges) c.exchanges = exchanges
+  return c
+}
+
+export interface OhlcRequest {
+  coin: string
+  marketType: MarketType
+  interval: OhlcInterval
+  lookback: Lookback
+  /** window end, Unix ms (default now at the caller) */
+  end: number
+  /** omitted = composite across every exchange in minutesByExchange */
+  exchange?: ExchangeId
+  /** 1-minute bars (candle_1m) per exchange for this coin and market type */
+  minutesByExchange: Partial<Record<ExchangeId, readonly Bar[]>>
+}
+
+/** the /v1/markets/ohlc payload: resample each exchange over [end - lookback, end), then composite when no exchange is named */
+export function buildOhlc(req: OhlcRequest): OhlcPayload {
+  if (!intervalFitsLookback(req.interval, req.lookback))
+    throw new RangeError(`interval ${req.interval} is longer than lookback ${req.lookback}`)
+  const intervalMs = INTERVAL_MS[req.interval]
+  const window = lookbackWindow(req.lookback, req.end)
+  const head = { coin: req.coin, interval: req.interval, lookback: req.lookback, marketType: req.marketType }
+  if (req.exchange !== undefined) {
+    const candles = resample(req.minutesByExchange[req.exchange] ?? [], intervalMs, window).map((b) => toCandle(b))
+    return { ...head, exchange: req.exchange, exchanges: candles.length > 0 ? [req.exchange] : [], candles }
+  }
+  const perExchange: Partial<Record<ExchangeId, Bar[]>> = {}
+  for (const e of EXCHANGE_IDS) {
+    const minutes = req.minutesByExchange[e]
+    if (minutes) perExchange[e] = resample(minutes, intervalMs, window)
+  }
+  const comp = composite(perExchange)
+  return { ...head, exchange: 'composite', exchanges: comp.exchanges, candles: comp.bars.map((b) => toCandle(b, b.exchanges)) }
+}

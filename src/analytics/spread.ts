@@ -1,0 +1,123 @@
+// Cross-exchange price spread for /v1/structure/spread: (max - min) in bps of the min/max mid,
+// cheapest and dearest venue, and a z-score of the current spread against its own 1-minute history.
+import { DAY_MS, MINUTE_MS, floorTo } from '../market/bars.js'
+import { EXCHANGE_IDS, type ExchangeId } from '../market/events.js'
+import { zScore, type Stat } from './stats.js'
+import { latestPerExchange } from './ticker.js'
+
+/** one exchange's price at ts (last trade price: a candle_1m close, or a fresher last price) */
+export interface PriceRow {
+  exchange: ExchangeId
+  ts: number
+  price: number | null
+}
+
+/** a venue whose latest price is older than this is treated as missing, so a dead feed cannot fake a spread */
+export const SPREAD_MAX_PRICE_AGE_MS = 5 * MINUTE_MS
+/** a spread needs at least this many venues with a price */
+export const SPREAD_MIN_EXCHANGES = 2
+/** z-score history: 1-minute spreads of the 24 h before the current minute; at least 720 of them (12 h) */
+export const SPREAD_Z_WINDOW = { lookbackMs: DAY_MS, stepMs: MINUTE_MS, minPoints: 720 } as const
+
+export interface Spread {
+  /** (max - min) / ((max + min) / 2) × 10 000 */
+  spreadBps: number | null
+  reason: string | null
+  cheapest: ExchangeId | null
+  dearest: ExchangeId | null
+  /** venues that had a usable price */
+  exchanges: ExchangeId[]
+}
+
+const usablePrice = (p: number | null | undefined): p is number => p != null && Number.isFinite(p) && p > 0
+const rank = (e: ExchangeId) => EXCHANGE_IDS.indexOf(e)
+
+/** spread across venues (one price each; a repeated venue keeps its last price); ties go to the first venue in canonical order */
+export function computeSpread(prices: readonly { exchange: ExchangeId; price: number | null }[]): Spread {
+  const byExchange = new Map<ExchangeId, number>()
+  for (const p of prices) if (usablePrice(p.price)) byExchange.set(p.exchange, p.price)
+  const venues = [...byExchange.keys()].sort((a, b) => rank(a) - rank(b))
+  if (venues.length < SPREAD_MIN_EXCHANGES)
+    return { spreadBps: null, reason: `fewer than ${SPREAD_MIN_EXCHANGES} exchanges with a price (${venues.length})`, cheapest: null, dearest: null, exchanges: venues }
+  let cheapest = venues[0]!
+  let dearest = venues[0]!
+  for (const e of venues) {
+    if (byExchange.get(e)! < byExchange.get(cheapest)!) cheapest = e
+    if (byExchange.get(e)! > byExchange.get(dearest)!) dearest = e
+  }
+  const min = byExchange.get(cheapest)!
+  const max = byExchange.get(dearest)!
+  return { spreadBps: ((max - min) / ((max + min) / 2)) * 10_000, reason: null, cheapest, dearest, exchanges: venues }
+}
+
+export interface SpreadPoint {
+  /** minute open time */
+  ts: number
+  spreadBps: number
+}
+
+/** per-minute spread series: in each minute, each venue's last price; minutes with fewer than 2 venues are skipped */
+export function spreadHistory(rows: readonly PriceRow[]): SpreadPoint[] {
+  const minutes = new Map<number, PriceRow[]>()
+  for (const r of rows) {
+    if (!Number.isFinite(r.ts) || !usablePrice(r.price)) continue
+    const m = floorTo(r.ts, MINUTE_MS)
+    let list = minutes.get(m)
+    if (!list) minutes.set(m, (list = []))
+    list.push(r)
+  }
+  const out: SpreadPoint[] = []
+  for (const m of [...minutes.keys()].sort((a, b) => a - b)) {
+    const s = computeSpread(latestPerExchange(minutes.get(m)!))
+    if (s.spreadBps !== null) out.push({ ts: m, spreadBps: s.spreadBps })
+  }
+  return out
+}
+
+/** z-score of the current spread against the SPREAD_Z_WINDOW minutes before the current minute (current minute excluded) */
+export function spreadZScore(current: number | null, history: readonly SpreadPoint[], now: number): Stat {
+  const to = floorTo(now, MINUTE_MS)
+  const from = to - SPREAD_Z_WINDOW.lookbackMs
+  const values = history.filter((p) => p.ts >= from && p.ts < to).map((p) => p.spreadBps)
+  return zScore(current, values, SPREAD_Z_WINDOW.minPoints)
+}
+
+export interface ExchangePrice {
+  exchange: ExchangeId
+  /** null when the venue has no price within SPREAD_MAX_PRICE_AGE_MS */
+  price: number | null
+  /** ts of the price used, or of the stale one that was set aside */
+  ts: number | null
+}
+
+/** one coin's entry of the /v1/structure/spread payload */
+export interface CoinSpread {
+  coin: string
+  ts: number
+  /** all five exchanges, canonical order */
+  prices: ExchangePrice[]
+  spreadBps: number | null
+  reason: string | null
+  cheapest: ExchangeId | null
+  dearest: ExchangeId | null
+  zScore: Stat
+}
+
+/**
+ * rows: price rows of one coin's perps covering at least the z-score window plus the latest prices (any order).
+ * The current spread uses each venue's latest price no older than SPREAD_MAX_PRICE_AGE_MS at now.
+ */
+export function buildSpread(input: { coin: string; rows: readonly PriceRow[]; now: number }): CoinSpread {
+  const { coin, rows, now } = input
+  const valid = rows.filter((r) => usablePrice(r.price))
+  const fresh = latestPerExchange(valid, { at: now, maxAgeMs: SPREAD_MAX_PRICE_AGE_MS })
+  const any = latestPerExchange(valid, { at: now })
+  const prices: ExchangePrice[] = EXCHANGE_IDS.map((exchange) => {
+    const f = fresh.find((r) => r.exchange === exchange)
+    if (f) return { exchange, price: f.price, ts: f.ts }
+    return { exchange, price: null, ts: any.find((r) => r.exchange === exchange)?.ts ?? null }
+  })
+  const s = computeSpread(prices)
+  const history = spreadHistory(valid.filter((r) => r.ts <= now))
+  return { coin, ts: now, prices, spreadBps: s.spreadBps, reason: s.reason, cheapest: s.cheapest, dearest: s.dearest, zScore: spreadZScore(s.spreadBps, history, now) }
+}

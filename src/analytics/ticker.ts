@@ -1,0 +1,98 @@
+// Latest values per exchange for /v1/markets/ticker, and the latest-row picker the other market metrics share.
+import { EXCHANGE_IDS, type ExchangeId } from '../market/events.js'
+
+/** a ticker row older than this is flagged stale (the feed refreshes about every TICKER_REFRESH_MS) */
+export const TICKER_STALE_MS = 15_000
+/** how often the ticker feed refreshes while it runs (interface.md: "about every 5 seconds"); documentation only */
+export const TICKER_REFRESH_MS = 5_000
+
+export interface LatestOptions {
+  /** only rows with ts <= at count (for "as of" reads: history, reference points) */
+  at?: number
+  /** with at: only rows with at - ts <= maxAgeMs count */
+  maxAgeMs?: number
+}
+
+/**
+ * The latest row per exchange (one coin's rows), canonical exchange order; rows with a non-finite ts are ignored.
+ * Ties on ts go to the row that comes later in the input.
+ */
+export function latestPerExchange<T extends { exchange: ExchangeId; ts: number }>(rows: readonly T[], opts: LatestOptions = {}): T[] {
+  const { at, maxAgeMs } = opts
+  const best = new Map<ExchangeId, T>()
+  for (const r of rows) {
+    if (!Number.isFinite(r.ts)) continue
+    if (at !== undefined && r.ts > at) continue
+    if (at !== undefined && maxAgeMs !== undefined && at - r.ts > maxAgeMs) continue
+    const prev = best.get(r.exchange)
+    if (!prev || r.ts >= prev.ts) best.set(r.exchange, r)
+  }
+  return EXCHANGE_IDS.flatMap((e) => {
+    const r = best.get(e)
+    return r ? [r] : []
+  })
+}
+
+export const isStale = (ts: number, now: number, staleMs: number = TICKER_STALE_MS): boolean =>
+  !Number.isFinite(ts) || now - ts > staleMs
+
+export interface TickerInput {
+  coin: string
+  exchange: ExchangeId
+  ts: number
+  markPrice: number | null
+  indexPrice: number | null
+  /** per funding interval, not annualized */
+  fundingRate: number | null
+  fundingIntervalHours: number | null
+  nextFundingTime: number | null
+}
+
+/** one ticker payload entry; a funding rate always travels with its interval */
+export interface TickerRow {
+  coin: string
+  exchange: ExchangeId
+  markPrice: number | null
+  indexPrice: number | null
+  fundingRate: number | null
+  fundingIntervalHours: number | null
+  nextFundingTime: number | null
+  ts: number
+  /** now - ts, ms, never negative (exchange clocks can run slightly ahead) */
+  ageMs: number
+  stale: boolean
+}
+
+const finiteOrNull = (x: number | null | undefined): number | null => (x != null && Number.isFinite(x) ? x : null)
+
+/** latest row per (coin, exchange), sorted by coin then canonical exchange order, each flagged stale or not */
+export function buildTicker(rows: readonly TickerInput[], now: number, staleMs: number = TICKER_STALE_MS): TickerRow[] {
+  const byCoin = new Map<string, TickerInput[]>()
+  for (const r of rows) {
+    let list = byCoin.get(r.coin)
+    if (!list) byCoin.set(r.coin, (list = []))
+    list.push(r)
+  }
+  const out: TickerRow[] = []
+  for (const coin of [...byCoin.keys()].sort()) {
+    for (const r of latestPerExchange(byCoin.get(coin)!)) {
+      const iv = finiteOrNull(r.fundingIntervalHours)
+      const interval = iv !== null && iv > 0 ? iv : null
+      // a rate is never reported without the interval it is per
+      const rate = interval !== null ? finiteOrNull(r.fundingRate) : null
+      out.push({
+        coin,
+        exchange: r.exchange,
+        markPrice: finiteOrNull(r.markPrice),
+        indexPrice: finiteOrNull(r.indexPrice),
+        fundingRate: rate,
+        fundingIntervalHours: interval,
+        nextFundingTime: finiteOrNull(r.nextFundingTime),
+        ts: r.ts,
+        ageMs: Math.max(0, now - r.ts),
+        stale: isStale(r.ts, now, staleMs),
+      })
+    }
+  }
+  return out
+}
