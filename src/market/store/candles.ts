@@ -1,0 +1,160 @@
+// candle_1m and candle_1h: bulk writes through one unnest statement (Prisma's per-row cost is too high for
+// market data), hourly rollups recomputed from the minute rows they summarize, and windowed reads.
+import type { Sql } from '../../store/database.js'
+import { HOUR_MS, floorTo, type MarketKey, type MinuteBar } from '../bars.js'
+import type { ExchangeId, MarketType } from '../events.js'
+import { decodeVap, encodeVap } from '../volume-at-price.js'
+import { foldBars } from '../aggregate/rollup.js'
+
+export type CandleTable = 'candle_1m' | 'candle_1h'
+
+const COLUMNS = 'exchange, coin, market_type, ts, open, high, low, close, volume, buy_volume, sell_volume, quote_volume, trades, vap'
+
+/** upsert bars (a later write of the same minute replaces it: re-imports are idempotent) */
+export async function writeBars(sql: Pick<Sql, 'query'>, table: CandleTable, bars: readonly MinuteBar[], chunk = 20_000): Promise<void> {
+  for (let i = 0; i < bars.length; i += chunk) {
+    const part = bars.slice(i, i + chunk)
+    const cols: unknown[][] = Array.from({ length: 14 }, () => new Array(part.length))
+    part.forEach((b, j) => {
+      cols[0]![j] = b.exchange
+      cols[1]![j] = b.coin
+      cols[2]![j] = b.marketType
+      cols[3]![j] = b.ts
+      cols[4]![j] = b.open
+      cols[5]![j] = b.high
+      cols[6]![j] = b.low
+      cols[7]![j] = b.close
+      cols[8]![j] = b.volume
+      cols[9]![j] = b.buyVolume
+      cols[10]![j] = b.sellVolume
+      cols[11]![j] = b.quoteVolume
+      cols[12]![j] = b.trades
+      cols[13]![j] = encodeVap(b.vap)
+    })
+    await sql.query(
+      `INSERT INTO ${table} (${COLUMNS})
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::float8[], $6::float8[], $7::float8[], $8::float8[],
+                            $9::float8[], $10::float8[], $11::float8[], $12::float8[], $13::int[], $14::bytea[])
+       ON CONFLICT (exchange, coin, market_type, ts) DO UPDATE SET
+         open = EXCLUDED.open, high = EXCLUDED.high, low = EXCLUDED.low, close = EXCLUDED.close, volume = EXCLUDED.volume,
+         buy_volume = EXCLUDED.buy_volume, sell_volume = EXCLUDED.sell_volume, quote_volume = EXCLUDED.quote_volume,
+         trades = EXCLUDED.trades, vap = EXCLUDED.vap`,
+      cols,
+    )
+  }
+}
+
+interface CandleRow {
+  exchange: string
+  coin: string
+  market_type: string
+  ts: number | string
+  open: number
+  high: number
+  low: number
+  close: number
+  volume: number
+  buy_volume: number
+  sell_volume: number
+  quote_volume: number
+  trades: number
+  vap?: Uint8Array
+}
+
+export function rowToBar(r: CandleRow, withVap = true): MinuteBar {
+  return {
+    exchange: r.exchange as ExchangeId,
+    coin: r.coin,
+    marketType: r.market_type as MarketType,
+    ts: Number(r.ts),
+    open: r.open,
+    high: r.high,
+    low: r.low,
+    close: r.close,
+    volume: r.volume,
+    buyVolume: r.buy_volume,
+    sellVolume: r.sell_volume,
+    quoteVolume: r.quote_volume,
+    trades: Number(r.trades),
+    vap: withVap && r.vap ? decodeVap(r.vap) : new Map(),
+  }
+}
+
+const hourKey = (k: MarketKey, hour: number) => `${k.exchange}|${k.coin}|${k.marketType}|${hour}`
+
+/**
+ * Write minute bars and bring the hourly rollups of every hour they touch up to date.
+ * `fresh`: the caller knows no other minute of those hours is in the store (a backfill of new history),
+ * so the rollups are folded from the bars in hand instead of being read back.
+ */
+export async function writeMinuteBars(sql: Pick<Sql, 'query'>, bars: readonly MinuteBar[], opts: { fresh?: boolean } = {}): Promise<void> {
+  if (!bars.length) return
+  await writeBars(sql, 'candle_1m', bars)
+  const hours = new Map<string, { key: MarketKey; hour: number; bars: MinuteBar[] }>()
+  for (const b of bars) {
+    const hour = floorTo(b.ts, HOUR_MS)
+    const k = hourKey(b, hour)
+    let h = hours.get(k)
+    if (!h) hours.set(k, (h = { key: b, hour, bars: [] }))
+    h.bars.push(b)
+  }
+  let groups = [...hours.values()]
+  if (!opts.fresh) groups = await readHoursBack(sql, groups)
+  await writeBars(
+    sql,
+    'candle_1h',
+    groups.map((g) => ({ ...foldBars(g.bars, g.hour), exchange: g.key.exchange, coin: g.key.coin, marketType: g.key.marketType })),
+  )
+}
+
+/** the complete minute rows of each touched hour, from the store (the source of truth) */
+async function readHoursBack(sql: Pick<Sql, 'query'>, groups: { key: MarketKey; hour: number; bars: MinuteBar[] }[]) {
+  const ex = groups.map((g) => g.key.exchange)
+  const coin = groups.map((g) => g.key.coin)
+  const mt = groups.map((g) => g.key.marketType)
+  const hour = groups.map((g) => g.hour)
+  const rows = await sql.query<CandleRow>(
+    `SELECT c.* FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) AS h(exchange, coin, market_type, hour)
+     JOIN candle_1m c ON c.exchange = h.exchange AND c.coin = h.coin AND c.market_type = h.market_type
+      AND c.ts >= h.hour AND c.ts < h.hour + ${HOUR_MS}`,
+    [ex, coin, mt, hour],
+  )
+  const byKey = new Map(groups.map((g) => [hourKey(g.key, g.hour), { ...g, bars: [] as MinuteBar[] }]))
+  for (const r of rows) {
+    const bar = rowToBar(r)
+    byKey.get(hourKey(bar, floorTo(bar.ts, HOUR_MS)))!.bars.push(bar)
+  }
+  for (const g of byKey.values()) g.bars.sort((a, b) => a.ts - b.ts)
+  return [...byKey.values()].filter((g) => g.bars.length > 0)
+}
+
+/** the newest minute already stored per market (resume cursor after a restart) */
+export async function lastStoredMinutes(sql: Pick<Sql, 'query'>): Promise<Map<string, number>> {
+  const rows = await sql.query<{ exchange: string; coin: string; market_type: string; ts: number | string }>(
+    'SELECT exchange, coin, market_type, max(ts) AS ts FROM candle_1m GROUP BY exchange, coin, market_type',
+  )
+  return new Map(rows.map((r) => [`${r.exchange}:${r.coin}:${r.market_type}`, Number(r.ts)]))
+}
+
+export interface CandleQuery {
+  coins: readonly string[]
+  marketType: MarketType
+  /** [start, end) in Unix ms */
+  start: number
+  end: number
+  exchange?: ExchangeId
+  withVap?: boolean
+}
+
+/** one query for a whole coin set (the dataloaders batch per table and window) */
+export async function readCandles(sql: Pick<Sql, 'query'>, table: CandleTable, q: CandleQuery): Promise<MinuteBar[]> {
+  const params: unknown[] = [q.coins, q.marketType, q.start, q.end]
+  if (q.exchange) params.push(q.exchange)
+  const rows = await sql.query<CandleRow>(
+    `SELECT exchange, coin, market_type, ts, open, high, low, close, volume, buy_volume, sell_volume, quote_volume, trades${q.withVap ? ', vap' : ''}
+     FROM ${table} WHERE coin = ANY($1::text[]) AND market_type = $2 AND ts >= $3 AND ts < $4${q.exchange ? ' AND exchange = $5' : ''}
+     ORDER BY coin, exchange, ts`,
+    params,
+  )
+  return rows.map((r) => rowToBar(r, q.withVap))
+}
