@@ -7,7 +7,7 @@ const config: CodegenConfig = {
   documents: ['schema/operations/**/*.graphql'],
   generates: {
     'src/graphql/operations.generated.ts': {
-      plugins: ['typescript', 'typescript-operations', 'typed-document-node'],
+      plugins: ['typescript-operations', 'typed-document-node'],
       config: {
         scalars: { Timestamp: 'number', JSON: 'unknown' },
         enumsAsTypes: true,

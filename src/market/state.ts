@@ -4,12 +4,15 @@ import { EXCHANGES } from './exchanges.js'
 import type { ExchangeId } from './events.js'
 import { DEFAULT_COINS } from './coins.js'
 import { feedStatus, type FeedStatus } from './connectors/feed-status.js'
+import { LiveMarket } from './live.js'
 
 export class MarketState {
   private coinList: string[] = [...DEFAULT_COINS]
   private readonly lastEvent = new Map<ExchangeId, number>()
   /** exchanges whose feed is configured (the simulator feeds all five) */
   readonly enabled = new Set<ExchangeId>()
+  /** latest ticker, OI and book per market */
+  readonly live = new LiveMarket()
 
   constructor(private readonly db: Database) {}
 

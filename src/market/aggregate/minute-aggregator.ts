@@ -1,0 +1,382 @@
+// The 1-minute aggregator: folds normalized TradeEvents into MinuteBars per (exchange, coin, marketType).
+// Pure and in memory (no I/O, no timers); the ingest pipeline feeds trades, calls advance(now) on its clock and
+// drains closed bars into the store.
+//
+// Conventions (the exchanges' kline rules):
+// - a trade belongs to the minute floor(ts / 60000) * 60000 by its exchange timestamp; a trade at exactly
+//   hh:mm:00.000 opens the later minute;
+// - open = the first trade by (ts, then arrival order), close = the last by (ts, then arrival order), so trades
+//   that arrive out of order within an open minute still give the right open/close;
+// - volume / buy / sell volume in coin units by taker side, quoteVolume = Σ price × size, trades = count,
+//   volume at price via vapAdd.
+// Finalization: a market's watermark is the max trade ts seen for it (or an explicit advance(now)); minute m is
+// closed (final, immutable) once watermark >= m + 60 s + grace. Closed bars wait in an outbox until drainClosed().
+// Dedupe: per (market, trade id). A trade's ts is part of its identity (a replay carries the same ts), so ids are
+// kept per minute: for open minutes and, after a minute closes, for a short retention
+// (dedupeRetentionMs, default 60 s) so that a replayed trade (REST backfill overlapping the stream after a
+// reconnect) counts as a duplicate, not as a late drop. After that the ids are forgotten (bounded memory) and a
+// trade for a closed minute counts as late_dropped.
+// Minutes without trades produce no bar.
+
+import type { MarketType, TradeEvent, MarketEvent, EventSink } from '../events.js'
+import { MINUTE_MS, type MarketKey, type MinuteBar } from '../bars.js'
+import { vapAdd } from '../volume-at-price.js'
+
+export interface AggregatorOptions {
+  /** how long after a minute's end trades for it are still accepted, ms (default 2000) */
+  graceMs?: number
+  /** how long after a minute closes its trade ids are kept to recognize replayed duplicates, ms (default 60000) */
+  dedupeRetentionMs?: number
+  /** called for every trade dropped because its minute was already finalized (for logging) */
+  onLateDrop?: (trade: TradeEvent) => void
+}
+
+/** what happened to one trade */
+export type FoldResult = 'accepted' | 'duplicate' | 'late_dropped' | 'resume_skipped' | 'invalid'
+
+export interface AggregatorStats {
+  /** trades folded into a bar */
+  accepted: number
+  /** trades ignored because their id was already folded */
+  duplicates: number
+  /** trades whose minute was already finalized (closed) and that were not known duplicates */
+  lateDropped: number
+  /** trades at or before a market's resume cursor (their minute is already in the store) */
+  resumeSkipped: number
+  /** trades with a non-finite or non-positive price or size, or a non-finite ts */
+  invalid: number
+  /** bars finalized so far (drained or waiting in the outbox) */
+  closedBars: number
+  /** bars currently open (still accepting trades) */
+  openBars: number
+  /** closed bars waiting for drainClosed() */
+  pendingBars: number
+  markets: number
+}
+
+interface MinuteState {
+  bar: MinuteBar
+  /** ts of the trade that set open / close */
+  openTs: number
+  closeTs: number
+  ids: Set<string>
+}
+
+interface RetainedIds {
+  minute: number
+  ids: Set<string>
+}
+
+class MarketState {
+  readonly key: MarketKey
+  /** max trade ts seen, or the last advance() */
+  watermark = -Infinity
+  /** every minute with start < closedBefore is final */
+  closedBefore = -Infinity
+  /** the watermark at which closedBefore moves on: closedBefore + 60 s + grace */
+  nextCloseAt = -Infinity
+  /** trades with ts < cursorEnd are already in the store (resume) */
+  cursorEnd = -Infinity
+  /** open minutes, ascending by minute (usually one or two) */
+  open: MinuteState[] = []
+  /** the minute the last trade went to (fast path) */
+  cur: MinuteState | null = null
+  /** ids of recently closed minutes, ascending by minute */
+  retained: RetainedIds[] = []
+
+  constructor(key: MarketKey) {
+    this.key = key
+  }
+}
+
+const emptyStats = (): Omit<AggregatorStats, 'openBars' | 'pendingBars' | 'markets'> => ({
+  accepted: 0,
+  duplicates: 0,
+  lateDropped: 0,
+  resumeSkipped: 0,
+  invalid: 0,
+  closedBars: 0,
+})
+
+export class MinuteAggregator implements EventSink {
+  readonly graceMs: number
+  readonly dedupeRetentionMs: number
+  private readonly onLateDrop: ((trade: TradeEvent) => void) | undefined
+  /** marketType -> exchange -> coin -> state */
+  private readonly perp = new Map<string, Map<string, MarketState>>()
+  private readonly spot = new Map<string, Map<string, MarketState>>()
+  private readonly all: MarketState[] = []
+  private last: MarketState | null = null
+  private outbox: MinuteBar[] = []
+  private counters = emptyStats()
+  private openCount = 0
+
+  constructor(options: AggregatorOptions = {}) {
+    this.graceMs = options.graceMs ?? 2000
+    this.dedupeRetentionMs = options.dedupeRetentionMs ?? 60_000
+    this.onLateDrop = options.onLateDrop
+    if (!(this.graceMs >= 0) || !(this.dedupeRetentionMs >= 0)) throw new RangeError('graceMs and dedupeRetentionMs must be >= 0')
+  }
+
+  /** EventSink: folds trades, ignores every other event type */
+  emit(event: MarketEvent): void {
+    if (event.type === 'trade') this.add(event)
+  }
+
+  addMany(trades: Iterable<TradeEvent>): void {
+    for (const t of trades) this.add(t)
+  }
+
+  /** fold one trade */
+  add(t: TradeEvent): FoldResult {
+    const price = t.price
+    const size = t.size
+    const ts = t.ts
+    // the negated comparisons also reject NaN
+    if (!(price > 0) || !(size > 0) || price === Infinity || size === Infinity || !Number.isFinite(ts)) {
+      this.counters.invalid++
+      return 'invalid'
+    }
+    let st = this.last
+    if (st === null || st.key.coin !== t.coin || st.key.exchange !== t.exchange || st.key.marketType !== t.marketType) {
+      st = this.state(t.exchange, t.coin, t.marketType)
+      this.last = st
+    }
+    if (ts < st.cursorEnd) {
+      this.counters.resumeSkipped++
+      return 'resume_skipped'
+    }
+    const minute = Math.floor(ts / MINUTE_MS) * MINUTE_MS
+    if (minute < st.closedBefore) return this.late(st, t, minute)
+
+    let ms = st.cur
+    if (ms === null || ms.bar.ts !== minute) {
+      ms = this.minuteState(st, minute)
+      st.cur = ms
+    }
+    const ids = ms.ids
+    if (ids.has(t.id)) {
+      this.counters.duplicates++
+      return 'duplicate'
+    }
+    ids.add(t.id)
+
+    const bar = ms.bar
+    if (bar.trades === 0) {
+      bar.open = bar.high = bar.low = bar.close = price
+      ms.openTs = ms.closeTs = ts
+    } else {
+      if (ts < ms.openTs) {
+        ms.openTs = ts
+        bar.open = price
+      }
+      if (ts >= ms.closeTs) {
+        ms.closeTs = ts
+        bar.close = price
+      }
+      if (price > bar.high) bar.high = price
+      if (price < bar.low) bar.low = price
+    }
+    bar.volume += size
+    if (t.side === 'buy') bar.buyVolume += size
+    else bar.sellVolume += size
+    bar.quoteVolume += price * size
+    bar.trades++
+    vapAdd(bar.vap, price, size, t.side)
+    this.counters.accepted++
+
+    if (ts > st.watermark) {
+      st.watermark = ts
+      if (ts >= st.nextCloseAt) this.close(st)
+    }
+    return 'accepted'
+  }
+
+  /**
+   * Move the watermark to `now` (wall clock or a source's event time) for one market, or for every market seen so
+   * far, closing the minutes that ended more than the grace before it. The watermark never moves back.
+   */
+  advance(now: number, market?: MarketKey): void {
+    if (market) {
+      const st = this.state(market.exchange, market.coin, market.marketType)
+      if (now > st.watermark) {
+        st.watermark = now
+        if (now >= st.nextCloseAt) this.close(st)
+      }
+      return
+    }
+    for (const st of this.all) {
+      if (now > st.watermark) {
+        st.watermark = now
+        if (now >= st.nextCloseAt) this.close(st)
+      }
+    }
+  }
+
+  /**
+   * Ignore trades at or before the minute `lastFinalizedMinuteTs` (the last minute already in the store), so a
+   * restarted source replaying history adds no duplicates. Open minutes at or before it are discarded; the minutes
+   * up to it count as finalized. The cursor never moves back.
+   */
+  setResumeCursor(market: MarketKey, lastFinalizedMinuteTs: number): void {
+    const st = this.state(market.exchange, market.coin, market.marketType)
+    const end = Math.floor(lastFinalizedMinuteTs / MINUTE_MS) * MINUTE_MS + MINUTE_MS
+    if (end <= st.cursorEnd) return
+    st.cursorEnd = end
+    if (st.open.length && st.open[0]!.bar.ts < end) {
+      const keep = st.open.filter((m) => m.bar.ts >= end)
+      this.openCount -= st.open.length - keep.length
+      st.open = keep
+      st.cur = null
+    }
+    if (end > st.closedBefore) {
+      st.closedBefore = end
+      st.nextCloseAt = end + MINUTE_MS + this.graceMs
+      st.retained = st.retained.filter((r) => r.minute >= end)
+    }
+    if (st.watermark >= st.nextCloseAt) this.close(st)
+  }
+
+  /** the bars finalized since the last call, per market in minute order; they are forgotten here */
+  drainClosed(): MinuteBar[] {
+    const out = this.outbox
+    this.outbox = []
+    return out
+  }
+
+  /**
+   * For shutdown: every closed bar plus the open (partial) minutes, which are finalized by this call — a later
+   * trade for one of them counts as late_dropped.
+   */
+  drainAll(): MinuteBar[] {
+    const out = this.outbox
+    this.outbox = []
+    for (const st of this.all) {
+      if (!st.open.length) continue
+      for (const ms of st.open) {
+        out.push(ms.bar)
+        this.counters.closedBars++
+        this.retain(st, ms)
+      }
+      const end = st.open[st.open.length - 1]!.bar.ts + MINUTE_MS
+      this.openCount -= st.open.length
+      st.open = []
+      st.cur = null
+      if (end > st.closedBefore) {
+        st.closedBefore = end
+        st.nextCloseAt = end + MINUTE_MS + this.graceMs
+      }
+    }
+    return out
+  }
+
+  get stats(): AggregatorStats {
+    return { ...this.counters, openBars: this.openCount, pendingBars: this.outbox.length, markets: this.all.length }
+  }
+
+  /** the market's watermark (max trade ts seen or advanced to), undefined for an unseen market */
+  watermark(market: MarketKey): number | undefined {
+    const st = this.find(market.exchange, market.coin, market.marketType)
+    return st && st.watermark > -Infinity ? st.watermark : undefined
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+
+  private find(exchange: string, coin: string, marketType: MarketType): MarketState | undefined {
+    return (marketType === 'perp' ? this.perp : this.spot).get(exchange)?.get(coin)
+  }
+
+  private state(exchange: TradeEvent['exchange'], coin: string, marketType: MarketType): MarketState {
+    const top = marketType === 'perp' ? this.perp : marketType === 'spot' ? this.spot : undefined
+    if (!top) throw new TypeError(`unknown marketType ${String(marketType)}`)
+    let byCoin = top.get(exchange)
+    if (!byCoin) top.set(exchange, (byCoin = new Map()))
+    let st = byCoin.get(coin)
+    if (!st) {
+      st = new MarketState({ exchange, coin, marketType })
+      byCoin.set(coin, st)
+      this.all.push(st)
+    }
+    return st
+  }
+
+  private minuteState(st: MarketState, minute: number): MinuteState {
+    const open = st.open
+    let i = open.length
+    // search from the newest: live trades almost always go to the last minute
+    while (i > 0 && open[i - 1]!.bar.ts > minute) i--
+    if (i > 0 && open[i - 1]!.bar.ts === minute) return open[i - 1]!
+    const k = st.key
+    const ms: MinuteState = {
+      bar: {
+        exchange: k.exchange,
+        coin: k.coin,
+        marketType: k.marketType,
+        ts: minute,
+        open: 0,
+        high: 0,
+        low: 0,
+        close: 0,
+        volume: 0,
+        buyVolume: 0,
+        sellVolume: 0,
+        quoteVolume: 0,
+        trades: 0,
+        vap: new Map(),
+      },
+      openTs: 0,
+      closeTs: 0,
+      ids: new Set(),
+    }
+    open.splice(i, 0, ms)
+    this.openCount++
+    return ms
+  }
+
+  /** finalize the minutes that ended more than the grace before the watermark */
+  private close(st: MarketState): void {
+    const boundary = Math.floor((st.watermark - this.graceMs) / MINUTE_MS) * MINUTE_MS
+    if (boundary <= st.closedBefore) return
+    st.closedBefore = boundary
+    st.nextCloseAt = boundary + MINUTE_MS + this.graceMs
+    const open = st.open
+    let n = 0
+    while (n < open.length && open[n]!.bar.ts < boundary) {
+      const ms = open[n]!
+      this.outbox.push(ms.bar)
+      this.counters.closedBars++
+      this.retain(st, ms)
+      n++
+    }
+    if (n > 0) {
+      open.splice(0, n)
+      this.openCount -= n
+      if (st.cur !== null && st.cur.bar.ts < boundary) st.cur = null
+    }
+    // forget ids of minutes closed longer than the retention ago
+    const r = st.retained
+    let drop = 0
+    const forgetBefore = st.watermark - this.graceMs - this.dedupeRetentionMs - MINUTE_MS
+    while (drop < r.length && r[drop]!.minute < forgetBefore) drop++
+    if (drop > 0) r.splice(0, drop)
+  }
+
+  private retain(st: MarketState, ms: MinuteState): void {
+    if (this.dedupeRetentionMs > 0) st.retained.push({ minute: ms.bar.ts, ids: ms.ids })
+  }
+
+  private late(st: MarketState, t: TradeEvent, minute: number): FoldResult {
+    for (const r of st.retained) {
+      if (r.minute === minute) {
+        if (r.ids.has(t.id)) {
+          this.counters.duplicates++
+          return 'duplicate'
+        }
+        break
+      }
+    }
+    this.counters.lateDropped++
+    this.onLateDrop?.(t)
+    return 'late_dropped'
+  }
+}

@@ -1,0 +1,89 @@
+// History backfill from a deterministic source (the simulator): newest day first, so a fresh start has
+// recent data within seconds while older days fill in behind. Each day goes through its own ingest
+// pipeline (its own aggregator: history never interleaves with live trades) and is recorded in
+// backfill_day once complete, so a restart only fills what is missing.
+import type { Logger } from 'pino'
+import type { Database } from '../store/database.js'
+import { DAY_MS, MINUTE_MS, floorTo } from './bars.js'
+import type { EventSink } from './events.js'
+import { Ingest } from './ingest.js'
+import type { MarketState } from './state.js'
+
+export interface HistorySource {
+  /** emit every event of [fromTs, toTs) into sink, deterministically */
+  simulateRange(fromTs: number, toTs: number, sink: EventSink): unknown
+}
+
+export interface BackfillChunk {
+  from: number
+  to: number
+  /** a whole UTC day: recorded as complete when written */
+  wholeDay: boolean
+  /** nothing is stored in its range yet: hourly rollups are folded in memory */
+  fresh: boolean
+  /** skip minutes already stored (the chunk reaches into data a live run wrote) */
+  resume: boolean
+}
+
+/** history samples are coarser than live ones: 5 minutes is plenty for 1h/4h/24h changes and keeps the backfill fast */
+export const HISTORY_SAMPLE_MS = 5 * MINUTE_MS
+
+export async function planBackfill(db: Database, source: string, now: number, days: number): Promise<BackfillChunk[]> {
+  const end = floorTo(now, MINUTE_MS)
+  const start = end - Math.round(days * DAY_MS)
+  if (!(end > start)) return []
+  const done = new Set(
+    (await db.sql.query<{ day: number | string }>('SELECT day FROM backfill_day WHERE source = $1 AND day >= $2', [source, floorTo(start, DAY_MS)])).map((r) => Number(r.day)),
+  )
+  const [bounds] = await db.sql.query<{ lo: number | string | null; hi: number | string | null }>('SELECT min(ts) AS lo, max(ts) AS hi FROM candle_1m')
+  const lo = bounds?.lo == null ? null : Number(bounds.lo)
+  const hi = bounds?.hi == null ? null : Number(bounds.hi)
+  const chunks: BackfillChunk[] = []
+  for (let to = end; to > start; ) {
+    const dayStart = floorTo(to - 1, DAY_MS)
+    const from = Math.max(dayStart, start)
+    const wholeDay = from === dayStart && to === dayStart + DAY_MS
+    if (!(wholeDay && done.has(dayStart))) {
+      const overlaps = lo !== null && hi !== null && from <= hi && to > lo
+      chunks.push({ from, to, wholeDay, fresh: !overlaps, resume: hi !== null && to > floorTo(hi, DAY_MS) })
+    }
+    to = from
+  }
+  return chunks
+}
+
+export interface BackfillProgress {
+  chunk: number
+  chunks: number
+  from: number
+  to: number
+  bars: number
+}
+
+export async function runBackfill(opts: {
+  db: Database
+  market: MarketState
+  source: HistorySource
+  sourceName: string
+  now: number
+  days: number
+  logger?: Logger
+  onProgress?: (p: BackfillProgress) => void
+  /** checked between chunks: return true to stop early (shutdown) */
+  aborted?: () => boolean
+}): Promise<{ chunks: number; bars: number }> {
+  const chunks = await planBackfill(opts.db, opts.sourceName, opts.now, opts.days)
+  let bars = 0
+  for (const [i, c] of chunks.entries()) {
+    if (opts.aborted?.()) break
+    const ingest = new Ingest({ db: opts.db, market: opts.market, logger: opts.logger, sampleEveryMs: HISTORY_SAMPLE_MS, trackLive: false })
+    if (c.resume) await ingest.resume()
+    opts.source.simulateRange(c.from, c.to, ingest)
+    await ingest.flush({ final: true, fresh: c.fresh })
+    if (c.wholeDay)
+      await opts.db.sql.query('INSERT INTO backfill_day (source, day) VALUES ($1, $2) ON CONFLICT DO NOTHING', [opts.sourceName, c.from])
+    bars += ingest.stats.barsWritten
+    opts.onProgress?.({ chunk: i + 1, chunks: chunks.length, from: c.from, to: c.to, bars })
+  }
+  return { chunks: chunks.length, bars }
+}
