@@ -11,9 +11,10 @@ import { openDatabase } from './store/database.js'
 export async function createServices(config: Config, opts: { logger?: Logger; clock?: () => number } = {}): Promise<Services> {
   const logger = opts.logger ?? pino({ level: config.LOG_LEVEL })
   const db = await openDatabase(config.store)
-  const market = new MarketState(db)
+  const clock = opts.clock ?? Date.now
+  const market = new MarketState(db, clock)
   await market.load()
-  return { config, db, logger, market, clock: opts.clock ?? Date.now }
+  return { config, db, logger, market, clock }
 }
 
 export const DEMO_EMAIL = 'demo@example.com'

@@ -2,6 +2,7 @@
 import type { Principal } from '../accounts/authenticate.js'
 import { authenticate } from '../accounts/authenticate.js'
 import type { Services } from '../services.js'
+import { createMarketLoaders, type MarketLoaders } from './market-data.js'
 
 export interface RequestContext {
   services: Services
@@ -13,16 +14,22 @@ export interface RequestContext {
   requirePrincipal(): Promise<Principal>
   /** time the request started, Unix ms: every analytic in one request sees the same "now" */
   now: number
+  /** per-request dataloaders over market data (created on first use) */
+  readonly loaders: MarketLoaders
 }
 
 export function createContext(services: Services, req: { requestId: string; authorization: string | undefined; principal?: Principal | null }): RequestContext {
   let pending: Promise<Principal> | null = null
+  let loaders: MarketLoaders | undefined
   const ctx: RequestContext = {
     services,
     requestId: req.requestId,
     authorization: req.authorization,
     principal: req.principal ?? null,
     now: services.clock(),
+    get loaders() {
+      return (loaders ??= createMarketLoaders(services.market, ctx.now))
+    },
     requirePrincipal() {
       if (ctx.principal) return Promise.resolve(ctx.principal)
       pending ??= authenticate(services.db.sql, req.authorization).then((p) => (ctx.principal = p))

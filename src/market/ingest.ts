@@ -150,8 +150,9 @@ export class Ingest implements EventSink {
     this.pendingFunding = []
     const books = [...this.live.dirtyBooks].map((id) => this.live.books.get(id)!).filter(Boolean)
     this.live.dirtyBooks.clear()
+    let hourBars: MinuteBar[] = []
     try {
-      await writeMinuteBars(sql, bars, { fresh: fresh && !this.retried })
+      hourBars = await writeMinuteBars(sql, bars, { fresh: fresh && !this.retried })
       await writeSamples(sql, samples)
       await writeFunding(sql, funding)
       await writeBooks(sql, books)
@@ -165,6 +166,13 @@ export class Ingest implements EventSink {
       throw e
     }
     this.retried = false
+    // only what the store now holds goes into the in-memory series
+    this.opts.market.series.apply({ minuteBars: bars, hourBars, samples }, this.opts.market.clock())
+    const reader = this.opts.market.reader
+    if (bars.length) reader.bump('candles')
+    if (samples.length) reader.bump('samples')
+    if (funding.length) reader.bump('funding')
+    if (books.length) reader.bump('books')
     this.stats.barsWritten += bars.length
     this.stats.samplesWritten += samples.length
     this.stats.fundingWritten += funding.length

@@ -5,6 +5,8 @@ import type { ExchangeId } from './events.js'
 import { DEFAULT_COINS } from './coins.js'
 import { feedStatus, type FeedStatus } from './connectors/feed-status.js'
 import { LiveMarket } from './live.js'
+import { MarketReader } from './reader.js'
+import { CoinSeries } from './series.js'
 
 export class MarketState {
   private coinList: string[] = [...DEFAULT_COINS]
@@ -13,8 +15,17 @@ export class MarketState {
   readonly enabled = new Set<ExchangeId>()
   /** latest ticker, OI and book per market */
   readonly live = new LiveMarket()
+  /** memoized reads of stored market data */
+  readonly reader: MarketReader
+  /** hot hourly/minute series per coin, mirroring the store */
+  readonly series = new CoinSeries()
 
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    readonly clock: () => number = Date.now,
+  ) {
+    this.reader = new MarketReader(db)
+  }
 
   coins(): readonly string[] {
     return this.coinList
@@ -26,6 +37,7 @@ export class MarketState {
     await prisma.coin.createMany({ data: DEFAULT_COINS.map((symbol) => ({ symbol, source: 'default' })), skipDuplicates: true })
     await prisma.exchange.createMany({ data: EXCHANGES.map((e) => ({ id: e.id, name: e.name, type: e.type })), skipDuplicates: true })
     await this.refreshCoins()
+    await this.series.load(this.db, this.clock())
     for (const e of await prisma.exchange.findMany()) if (e.lastEventAt) this.lastEvent.set(e.id as ExchangeId, e.lastEventAt.getTime())
   }
 

@@ -2,7 +2,7 @@
 // for response bodies, from each stored operation's selection on the GraphQL schema (snake_cased).
 import {
   getNamedType, isEnumType, isListType, isNonNullType, isObjectType, isScalarType, Kind,
-  type DocumentNode, type GraphQLOutputType, type SelectionSetNode,
+  type DocumentNode, type FieldNode, type FragmentDefinitionNode, type GraphQLOutputType, type SelectionSetNode,
 } from 'graphql'
 import { schema } from '../graphql/schema/index.js'
 import { operationOf } from '../graphql/metering.js'
@@ -23,21 +23,30 @@ const SCALARS: Record<string, JsonSchema> = {
   JSON: {},
 }
 
-function outputSchema(type: GraphQLOutputType, selection: SelectionSetNode | undefined, nullable = true): JsonSchema {
-  if (isNonNullType(type)) return outputSchema(type.ofType, selection, false)
+type Fragments = Map<string, SelectionSetNode>
+
+/** the fields a selection picks, through fragment spreads and inline fragments */
+function selectedFields(selection: SelectionSetNode, fragments: Fragments): FieldNode[] {
+  return selection.selections.flatMap((sel) =>
+    sel.kind === Kind.FIELD ? [sel] : sel.kind === Kind.INLINE_FRAGMENT ? selectedFields(sel.selectionSet, fragments) : selectedFields(fragments.get(sel.name.value)!, fragments),
+  )
+}
+
+function outputSchema(type: GraphQLOutputType, selection: SelectionSetNode | undefined, fragments: Fragments, nullable = true): JsonSchema {
+  if (isNonNullType(type)) return outputSchema(type.ofType, selection, fragments, false)
   const wrap = (s: JsonSchema): JsonSchema => (nullable ? { oneOf: [s, { type: 'null' }] } : s)
-  if (isListType(type)) return wrap({ type: 'array', items: outputSchema(type.ofType, selection) })
+  if (isListType(type)) return wrap({ type: 'array', items: outputSchema(type.ofType, selection, fragments) })
   if (isScalarType(type)) return wrap(SCALARS[type.name] ?? {})
   if (isEnumType(type)) return wrap({ type: 'string', enum: type.getValues().map((v) => v.value as string) })
   if (isObjectType(type) && selection) {
     const fields = type.getFields()
     const properties: Record<string, JsonSchema> = {}
     const required: string[] = []
-    for (const sel of selection.selections) {
-      if (sel.kind !== Kind.FIELD || sel.name.value.startsWith('__')) continue
+    for (const sel of selectedFields(selection, fragments)) {
+      if (sel.name.value.startsWith('__')) continue
       const f = fields[sel.name.value]!
       const key = camelToSnake(sel.alias?.value ?? sel.name.value)
-      properties[key] = { ...outputSchema(f.type, sel.selectionSet), ...(f.description ? { description: f.description } : {}) }
+      properties[key] = { ...outputSchema(f.type, sel.selectionSet, fragments), ...(f.description ? { description: f.description } : {}) }
       required.push(key)
     }
     return wrap({ type: 'object', properties, required, additionalProperties: false })
@@ -49,7 +58,10 @@ function responseSchema(document: DocumentNode, field: string): JsonSchema {
   const op = operationOf(document)!
   const sel = op.selectionSet.selections.find((s) => s.kind === Kind.FIELD && s.name.value === field)
   const f = schema.getQueryType()!.getFields()[field]!
-  return outputSchema(f.type, sel?.kind === Kind.FIELD ? sel.selectionSet : undefined)
+  const fragments: Fragments = new Map(
+    document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d.selectionSet]),
+  )
+  return outputSchema(f.type, sel?.kind === Kind.FIELD ? sel.selectionSet : undefined, fragments)
 }
 
 function paramSchema(p: ParamSpec, coins: readonly string[]): JsonSchema {

@@ -2,5 +2,12 @@
 import { builder } from '../builder.js'
 import './accounts.js'
 import './exchanges.js'
+import './flow.js'
+import './funding.js'
+import './markets.js'
+import './open-interest.js'
+import './profile.js'
+import './signals.js'
+import './structure.js'
 
 export const schema = builder.toSchema({ sortSchema: true })

@@ -87,8 +87,8 @@ const hourKey = (k: MarketKey, hour: number) => `${k.exchange}|${k.coin}|${k.mar
  * `fresh`: the caller knows no other minute of those hours is in the store (a backfill of new history),
  * so the rollups are folded from the bars in hand instead of being read back.
  */
-export async function writeMinuteBars(sql: Pick<Sql, 'query'>, bars: readonly MinuteBar[], opts: { fresh?: boolean } = {}): Promise<void> {
-  if (!bars.length) return
+export async function writeMinuteBars(sql: Pick<Sql, 'query'>, bars: readonly MinuteBar[], opts: { fresh?: boolean } = {}): Promise<MinuteBar[]> {
+  if (!bars.length) return []
   await writeBars(sql, 'candle_1m', bars)
   const hours = new Map<string, { key: MarketKey; hour: number; bars: MinuteBar[] }>()
   for (const b of bars) {
@@ -100,11 +100,10 @@ export async function writeMinuteBars(sql: Pick<Sql, 'query'>, bars: readonly Mi
   }
   let groups = [...hours.values()]
   if (!opts.fresh) groups = await readHoursBack(sql, groups)
-  await writeBars(
-    sql,
-    'candle_1h',
-    groups.map((g) => ({ ...foldBars(g.bars, g.hour), exchange: g.key.exchange, coin: g.key.coin, marketType: g.key.marketType })),
-  )
+  const hourBars = groups.map((g) => ({ ...foldBars(g.bars, g.hour), exchange: g.key.exchange, coin: g.key.coin, marketType: g.key.marketType }))
+  await writeBars(sql, 'candle_1h', hourBars)
+  /** the hourly rollups as now stored */
+  return hourBars
 }
 
 /** the complete minute rows of each touched hour, from the store (the source of truth) */

@@ -1,0 +1,109 @@
+// Per-request dataloaders over the market store: every loader is keyed by coin and batches the coins a
+// request asks for into ONE reader call per table (and window), so "all coins" is one query, not twelve.
+import DataLoader from 'dataloader'
+import type { FundingSample } from '../analytics/funding.js'
+import type { BookInput } from '../analytics/imbalance.js'
+import type { OiSample } from '../analytics/oi-changes.js'
+import type { PriceRow } from '../analytics/spread.js'
+import type { TickerInput } from '../analytics/ticker.js'
+import { DAY_MS, HOUR_MS, MINUTE_MS, type MinuteBar } from '../market/bars.js'
+import type { ExchangeId, MarketType } from '../market/events.js'
+import type { MarketState } from '../market/state.js'
+import type { MarketSample } from '../market/store/samples.js'
+
+const groupBy = <T extends { coin: string }>(coins: readonly string[], rows: readonly T[]): T[][] => {
+  const by = new Map<string, T[]>(coins.map((c) => [c, []]))
+  for (const r of rows) by.get(r.coin)?.push(r)
+  return coins.map((c) => by.get(c)!)
+}
+
+/** the live cache as sample rows (the newest values, fresher than anything stored) */
+function liveSamples(market: MarketState, coins: ReadonlySet<string>): MarketSample[] {
+  const out: MarketSample[] = []
+  for (const t of market.live.tickers.values()) {
+    if (t.marketType !== 'perp' || !coins.has(t.coin)) continue
+    const oi = market.live.openInterest.get(`${t.exchange}:${t.coin}:perp`)
+    out.push({
+      exchange: t.exchange, coin: t.coin, marketType: 'perp', ts: t.ts,
+      markPrice: t.markPrice, indexPrice: t.indexPrice, lastPrice: t.lastPrice,
+      fundingRate: t.fundingRate, fundingIntervalHours: t.fundingIntervalHours, nextFundingTime: t.nextFundingTime,
+      openInterest: oi?.openInterest ?? null,
+    })
+  }
+  return out
+}
+
+export function createMarketLoaders(market: MarketState, now: number) {
+  const reader = market.reader
+  const opts = { cache: true }
+  return {
+    /** 1-minute bars of perps over the spread's z-score window, as price rows, plus live last prices */
+    spreadRows: new DataLoader<string, PriceRow[]>(async (coins) => {
+      const bars = await reader.candles('candle_1m', coins, 'perp', now - DAY_MS - 2 * MINUTE_MS, now)
+      const rows: (PriceRow & { coin: string })[] = bars.map((b) => ({ coin: b.coin, exchange: b.exchange, ts: b.ts + MINUTE_MS - 1, price: b.close }))
+      const set = new Set(coins)
+      for (const t of market.live.tickers.values())
+        if (t.marketType === 'perp' && set.has(t.coin) && t.lastPrice != null) rows.push({ coin: t.coin, exchange: t.exchange, ts: t.ts, price: t.lastPrice })
+      return groupBy(coins, rows)
+    }, opts),
+
+    /** perp samples of the funding statistics window (7 days) plus the live values */
+    fundingSamples: new DataLoader<string, FundingSample[]>(async (coins) => {
+      const stored = await reader.samples(coins, 'perp', now - 7 * DAY_MS - HOUR_MS, now)
+      return groupBy(coins, [...stored, ...liveSamples(market, new Set(coins))])
+    }, opts),
+
+    /** perp samples of the last 24 h (+ tolerance) plus the live values */
+    oiSamples: new DataLoader<string, OiSample[]>(async (coins) => {
+      const stored = await reader.samples(coins, 'perp', now - DAY_MS - 10 * MINUTE_MS, now)
+      return groupBy(coins, [...stored, ...liveSamples(market, new Set(coins))])
+    }, opts),
+
+    /** the latest book per exchange: the live cache, else the stored snapshot */
+    books: new DataLoader<string, (BookInput & { coin: string })[]>(async (coins) => {
+      const set = new Set(coins)
+      const live = market.live.bookList().filter((b) => b.marketType === 'perp' && set.has(b.coin))
+      const have = new Set(live.map((b) => `${b.exchange}:${b.coin}`))
+      const missing = coins.filter((c) => ['binance', 'bybit', 'okx', 'hyperliquid', 'dydx'].some((e) => !have.has(`${e}:${c}`)))
+      const stored = missing.length ? (await reader.books(missing, 'perp')).filter((b) => !have.has(`${b.exchange}:${b.coin}`)) : []
+      return groupBy(coins, [...live, ...stored])
+    }, opts),
+
+    /** the latest ticker per exchange: the live cache, else the newest stored sample of the last 10 minutes */
+    tickers: new DataLoader<string, TickerInput[]>(async (coins) => {
+      const set = new Set(coins)
+      const live: TickerInput[] = market.live.tickerList().filter((t) => t.marketType === 'perp' && set.has(t.coin))
+      const have = new Set(live.map((t) => `${t.exchange}:${t.coin}`))
+      const stored = (await reader.samples(coins, 'perp', now - 10 * MINUTE_MS, now)).filter((s) => !have.has(`${s.exchange}:${s.coin}`))
+      return groupBy(coins, [...live, ...stored])
+    }, opts),
+  }
+}
+
+export type MarketLoaders = ReturnType<typeof createMarketLoaders>
+
+/** candles of one coin over [start, end): hourly rollups for whole hours, minutes for the edges */
+export async function loadBars(
+  market: MarketState,
+  q: { coin: string; marketType: MarketType; start: number; end: number; exchange?: ExchangeId; withVap?: boolean; hourly: boolean },
+): Promise<MinuteBar[]> {
+  const { reader } = market
+  const filter = (bars: MinuteBar[]) => (q.exchange ? bars.filter((b) => b.exchange === q.exchange) : bars)
+  if (!q.hourly) return filter(await reader.candles('candle_1m', [q.coin], q.marketType, q.start, q.end, q.withVap))
+  const h0 = Math.ceil(q.start / HOUR_MS) * HOUR_MS
+  const h1 = Math.floor(q.end / HOUR_MS) * HOUR_MS
+  if (h1 <= h0) return filter(await reader.candles('candle_1m', [q.coin], q.marketType, q.start, q.end, q.withVap))
+  const [head, hours, tail] = await Promise.all([
+    h0 > q.start ? reader.candles('candle_1m', [q.coin], q.marketType, q.start, h0, q.withVap) : Promise.resolve([]),
+    reader.candles('candle_1h', [q.coin], q.marketType, h0, h1, q.withVap),
+    h1 < q.end ? reader.candles('candle_1m', [q.coin], q.marketType, h1, q.end, q.withVap) : Promise.resolve([]),
+  ])
+  return filter([...head, ...hours, ...tail])
+}
+
+/** loadMany that fails when any key failed (a store outage must surface as 503, never as an empty answer) */
+export async function loadAll<V>(loader: DataLoader<string, V>, keys: readonly string[]): Promise<V[]> {
+  const out = await loader.loadMany(keys)
+  for (const v of out) if (v instanceof Error) throw v
+  return out as V[]
+}

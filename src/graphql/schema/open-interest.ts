@@ -1,0 +1,74 @@
+// /v1/oi/changes
+import { buildOiChanges, OI_CHANGE_HORIZONS, type AggregateOi, type CoinOiChanges, type ExchangeOi, type OiChange } from '../../analytics/oi-changes.js'
+import { coinsOf, parseRouteArgs, routeArgs } from '../args.js'
+import { builder } from '../builder.js'
+import { loadAll } from '../market-data.js'
+import { ExchangeNoteRef, missingExchanges, type ExchangeNote } from './common.js'
+
+type Changes = Record<(typeof OI_CHANGE_HORIZONS)[number], OiChange>
+
+const ChangeRef = builder.objectRef<OiChange & { exchanges?: string[] }>('OiChange').implement({
+  fields: (t) => ({
+    pct: t.exposeFloat('pct', { nullable: true, description: 'change in % of open interest in coin units' }),
+    referenceTs: t.field({ type: 'Timestamp', nullable: true, resolve: (c) => c.referenceTs }),
+    note: t.exposeString('reason', { nullable: true }),
+  }),
+})
+
+const ChangesRef = builder.objectRef<Changes>('OiChanges').implement({
+  fields: (t) => ({
+    h1: t.field({ type: ChangeRef, resolve: (c) => c['1h'] }),
+    h4: t.field({ type: ChangeRef, resolve: (c) => c['4h'] }),
+    h24: t.field({ type: ChangeRef, resolve: (c) => c['24h'] }),
+  }),
+})
+
+const ExchangeOiRef = builder.objectRef<ExchangeOi>('ExchangeOi').implement({
+  fields: (t) => ({
+    exchange: t.exposeString('exchange'),
+    ts: t.field({ type: 'Timestamp', nullable: true, resolve: (e) => e.ts }),
+    oi: t.exposeFloat('oi', { nullable: true, description: 'open interest in coins (one side)' }),
+    oiUsd: t.exposeFloat('oiUsd', { nullable: true }),
+    changes: t.field({ type: ChangesRef, resolve: (e) => e.changes }),
+    note: t.exposeString('reason', { nullable: true }),
+  }),
+})
+
+const AggregateOiRef = builder.objectRef<AggregateOi>('AggregateOi').implement({
+  fields: (t) => ({
+    oi: t.exposeFloat('oi', { nullable: true }),
+    oiUsd: t.exposeFloat('oiUsd', { nullable: true }),
+    exchanges: t.stringList({ resolve: (a) => a.exchanges }),
+    changes: t.field({ type: ChangesRef, description: 'over the exchanges present at both ends of each horizon', resolve: (a) => a.changes }),
+    note: t.exposeString('reason', { nullable: true }),
+  }),
+})
+
+type Out = CoinOiChanges & { missing: ExchangeNote[] }
+
+const CoinOiRef = builder.objectRef<Out>('CoinOiChanges').implement({
+  description: 'Open interest and its change over 1h, 4h, 24h (docs/methodology.md#oi-changes)',
+  fields: (t) => ({
+    coin: t.exposeString('coin'),
+    ts: t.field({ type: 'Timestamp', resolve: (o) => o.ts }),
+    aggregate: t.field({ type: AggregateOiRef, resolve: (o) => o.aggregate }),
+    exchanges: t.field({ type: [ExchangeOiRef], resolve: (o) => o.exchanges.filter((e) => e.ts !== null) }),
+    missing: t.field({ type: [ExchangeNoteRef], resolve: (o) => o.missing }),
+  }),
+})
+
+builder.queryField('oiChanges', (t) =>
+  t.field({
+    type: [CoinOiRef],
+    description: 'Open interest per exchange and aggregated, in coins and USD, with change % over 1h, 4h, 24h. Costs 3 credits (GET /v1/oi/changes).',
+    args: routeArgs(t.arg, 'oiChanges'),
+    resolve: async (_r, args, ctx) => {
+      const coins = coinsOf(parseRouteArgs('oiChanges', args, ctx), ctx)
+      const samples = await loadAll(ctx.loaders.oiSamples, coins)
+      return coins.map((coin, i) => {
+        const o = buildOiChanges({ coin, samples: samples[i]!, now: ctx.now })
+        return { ...o, missing: missingExchanges('perp', o.exchanges.filter((e) => e.ts !== null).map((e) => e.exchange), () => `no ${coin} perp open interest`) }
+      })
+    },
+  }),
+)

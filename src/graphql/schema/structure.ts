@@ -1,0 +1,50 @@
+// /v1/structure/spread (volume profile lives in signals.ts with the other signature models).
+import { buildSpread, SPREAD_Z_WINDOW, type CoinSpread, type ExchangePrice } from '../../analytics/spread.js'
+import { coinsOf, parseRouteArgs, routeArgs } from '../args.js'
+import { builder } from '../builder.js'
+import { loadAll } from '../market-data.js'
+import { ExchangeNoteRef, missingExchanges, type ExchangeNote } from './common.js'
+
+const ExchangePriceRef = builder.objectRef<ExchangePrice>('ExchangePrice').implement({
+  fields: (t) => ({
+    exchange: t.exposeString('exchange'),
+    price: t.exposeFloat('price', { nullable: true, description: 'last trade price; null when older than 5 minutes' }),
+    ts: t.field({ type: 'Timestamp', nullable: true, resolve: (p) => p.ts }),
+  }),
+})
+
+type SpreadOut = CoinSpread & { missing: ExchangeNote[] }
+
+const SpreadRef = builder.objectRef<SpreadOut>('CoinSpread').implement({
+  description: 'Cross-exchange perp price spread of one coin (docs/methodology.md#spread)',
+  fields: (t) => ({
+    coin: t.exposeString('coin'),
+    ts: t.field({ type: 'Timestamp', resolve: (s) => s.ts }),
+    prices: t.field({ type: [ExchangePriceRef], description: 'each exchange with data for the coin', resolve: (s) => s.prices.filter((p) => p.ts !== null) }),
+    spreadBps: t.exposeFloat('spreadBps', { nullable: true, description: '(max - min) / ((max + min) / 2) × 10 000' }),
+    cheapest: t.exposeString('cheapest', { nullable: true }),
+    dearest: t.exposeString('dearest', { nullable: true }),
+    zScore: t.float({ nullable: true, description: `z-score of the spread against its 1-minute history of the last 24 h (at least ${SPREAD_Z_WINDOW.minPoints} points)`, resolve: (s) => s.zScore.value }),
+    historyPoints: t.int({ resolve: (s) => s.zScore.points }),
+    note: t.string({ nullable: true, description: 'why spreadBps or zScore is null', resolve: (s) => s.reason ?? s.zScore.reason }),
+    missing: t.field({ type: [ExchangeNoteRef], resolve: (s) => s.missing }),
+  }),
+})
+
+builder.queryField('spread', (t) =>
+  t.field({
+    type: [SpreadRef],
+    description: 'Cross-exchange price spread in bps with the cheapest and dearest venue and a z-score. Costs 3 credits (GET /v1/structure/spread).',
+    args: routeArgs(t.arg, 'spread'),
+    resolve: async (_r, args, ctx) => {
+      const coins = coinsOf(parseRouteArgs('spread', args, ctx), ctx)
+      const rows = await loadAll(ctx.loaders.spreadRows, coins)
+      return coins.map((coin, i) => {
+        const s = buildSpread({ coin, rows: rows[i]!, now: ctx.now })
+        const missing = missingExchanges('perp', s.prices.filter((p) => p.ts !== null).map((p) => p.exchange), () => `no ${coin} perp data`)
+        for (const p of s.prices) if (p.ts !== null && p.price === null) missing.push({ exchange: p.exchange, reason: 'latest price older than 5 minutes (stale feed)' })
+        return { ...s, missing }
+      })
+    },
+  }),
+)

@@ -1,0 +1,87 @@
+// The market snapshot is expensive (every model over every coin), so it is computed once per refresh of the
+// underlying data and served from memory; a request after a refresh gets the previous result at once while
+// the new one is computed (stale-while-revalidate), and the payload says when it was computed.
+import { buildOiChanges } from '../analytics/oi-changes.js'
+import { buildSnapshot, type Snapshot, type SnapshotCoinInput, type VenueQuote } from '../analytics/snapshot.js'
+import { buildSpread } from '../analytics/spread.js'
+import { buildWeightedFunding } from '../analytics/funding.js'
+import type { Services } from '../services.js'
+import { createMarketLoaders, loadAll } from './market-data.js'
+import { coinDivergence, coinRegime, priceChange24h } from './signal-inputs.js'
+
+export interface SnapshotResult extends Snapshot {
+  /** when this snapshot was computed, Unix ms */
+  computedAt: number
+  /** the newest data it includes */
+  asOf: number
+  /** series version it was computed from */
+  version: number
+}
+
+interface Slot {
+  current: SnapshotResult | null
+  pending: Promise<SnapshotResult> | null
+}
+const slots = new WeakMap<Services, Slot>()
+
+export async function computeSnapshot(services: Services, now: number): Promise<SnapshotResult> {
+  const { market } = services
+  const version = market.series.version
+  const coins = [...market.coins()]
+  const loaders = createMarketLoaders(market, now)
+  const [spreadRows, fundingSamples, oiSamples, tickers, books] = await Promise.all([
+    loadAll(loaders.spreadRows, coins),
+    loadAll(loaders.fundingSamples, coins),
+    loadAll(loaders.oiSamples, coins),
+    loadAll(loaders.tickers, coins),
+    loadAll(loaders.books, coins),
+  ])
+  const inputs: SnapshotCoinInput[] = coins.map((coin, i) => {
+    const spread = buildSpread({ coin, rows: spreadRows[i]!, now })
+    const funding = buildWeightedFunding({ coin, samples: fundingSamples[i]!, now })
+    const oi = buildOiChanges({ coin, samples: oiSamples[i]!, now })
+    const { price, changePct } = priceChange24h(market, coin, now)
+    const venues: VenueQuote[] = tickers[i]!.filter((t) => now - t.ts <= 60_000).map((t) => {
+      const book = books[i]!.find((b) => b.exchange === t.exchange && now - b.ts <= 60_000)
+      return {
+        exchange: t.exchange,
+        price: t.markPrice,
+        bid: book?.bids[0]?.price ?? null,
+        ask: book?.asks[0]?.price ?? null,
+        fundingRate: t.fundingRate,
+        fundingIntervalHours: t.fundingIntervalHours,
+      }
+    })
+    return {
+      coin,
+      price,
+      fundingZ: funding.zScore.value,
+      spreadZ: spread.zScore.value,
+      oiChange24hPct: oi.aggregate.changes['24h'].pct,
+      priceChange24hPct: changePct,
+      regime: coinRegime(market, coin, now).regime,
+      divergence: coinDivergence(market, coin, now),
+      venues,
+    }
+  })
+  return { ...buildSnapshot(inputs), computedAt: services.clock(), asOf: now, version }
+}
+
+export function getSnapshot(services: Services): Promise<SnapshotResult> {
+  let slot = slots.get(services)
+  if (!slot) slots.set(services, (slot = { current: null, pending: null }))
+  const s = slot
+  const fresh = s.current && s.current.version === services.market.series.version
+  if (!fresh && !s.pending) {
+    s.pending = computeSnapshot(services, services.clock()).then(
+      (r) => ((s.current = r), (s.pending = null), r),
+      (e: unknown) => {
+        s.pending = null
+        throw e
+      },
+    )
+    // keep the rejection of a background refresh from going unhandled
+    s.pending.catch((err: unknown) => services.logger.warn({ err }, 'snapshot refresh failed'))
+  }
+  return s.current ? Promise.resolve(s.current) : s.pending!
+}

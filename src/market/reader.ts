@@ -1,0 +1,75 @@
+// Reads of market data for the analytics: one SQL query per (table, coin set, window), memoized until the
+// store's market data changes (every write bumps `version`), so repeated calls between flushes cost nothing.
+// Windows are widened to whole minutes first: stored rows sit on minute boundaries, so the rows are the same.
+import type { Database } from '../store/database.js'
+import { MINUTE_MS } from './bars.js'
+import type { MarketType } from './events.js'
+import type { MinuteBar } from './bars.js'
+import { readCandles, type CandleTable } from './store/candles.js'
+import { readBooks, readFunding, readSamples, type FundingRow, type MarketSample, type StoredBook } from './store/samples.js'
+
+export type DataKind = 'candles' | 'samples' | 'funding' | 'books'
+
+const ceilMinute = (t: number) => Math.ceil(t / MINUTE_MS) * MINUTE_MS
+
+export class MarketReader {
+  /** per kind of data, bumped by every write of it */
+  private readonly versions: Record<DataKind, number> = { candles: 0, samples: 0, funding: 0, books: 0 }
+  private memo = new Map<string, { version: number; value: Promise<unknown> }>()
+  private readonly maxEntries: number
+
+  constructor(
+    private readonly db: Database,
+    opts: { maxEntries?: number } = {},
+  ) {
+    this.maxEntries = opts.maxEntries ?? 256
+  }
+
+  /** this kind of market data changed: what was memoized from it is stale */
+  bump(kind: DataKind): void {
+    this.versions[kind]++
+  }
+
+  version(kind: DataKind): number {
+    return this.versions[kind]
+  }
+
+  private cached<T>(kind: DataKind, key: string, load: () => Promise<T>): Promise<T> {
+    const version = this.versions[kind]
+    const hit = this.memo.get(key)
+    if (hit && hit.version === version) {
+      // refresh its place in the LRU order
+      this.memo.delete(key)
+      this.memo.set(key, hit)
+      return hit.value as Promise<T>
+    }
+    const value = load()
+    this.memo.set(key, { version, value })
+    value.catch(() => this.memo.delete(key))
+    while (this.memo.size > this.maxEntries) this.memo.delete(this.memo.keys().next().value!)
+    return value
+  }
+
+  candles(table: CandleTable, coins: readonly string[], marketType: MarketType, start: number, end: number, withVap = false): Promise<MinuteBar[]> {
+    const s = ceilMinute(start)
+    const e = ceilMinute(end)
+    const key = `c|${table}|${marketType}|${[...coins].sort().join(',')}|${s}|${e}|${withVap}`
+    return this.cached('candles', key, () => readCandles(this.db.sql, table, { coins, marketType, start: s, end: e, withVap }))
+  }
+
+  samples(coins: readonly string[], marketType: MarketType, start: number, end: number): Promise<MarketSample[]> {
+    const s = ceilMinute(start)
+    const e = ceilMinute(end)
+    return this.cached('samples', `s|${marketType}|${[...coins].sort().join(',')}|${s}|${e}`, () => readSamples(this.db.sql, { coins, marketType, start: s, end: e }))
+  }
+
+  funding(coins: readonly string[], start: number, end: number): Promise<FundingRow[]> {
+    const s = ceilMinute(start)
+    const e = ceilMinute(end)
+    return this.cached('funding', `f|${[...coins].sort().join(',')}|${s}|${e}`, () => readFunding(this.db.sql, { coins, start: s, end: e }))
+  }
+
+  books(coins: readonly string[], marketType: MarketType): Promise<StoredBook[]> {
+    return this.cached('books', `b|${marketType}|${[...coins].sort().join(',')}`, () => readBooks(this.db.sql, { coins, marketType }))
+  }
+}

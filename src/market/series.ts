@@ -1,0 +1,215 @@
+// Hot per-coin series in memory: hourly cells for the retention window and minute cells for the last day,
+// per market (bars) and per exchange (samples). They mirror exactly what the store holds — every flush
+// replaces the cells with the rows it just wrote (hour rollups included) — so models that scan weeks of
+// history (divergence, regime, cascade, snapshot) never pull weeks of rows from the store per request.
+import type { Database } from '../store/database.js'
+import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo, type Bar, type MinuteBar } from './bars.js'
+import type { ExchangeId, MarketType } from './events.js'
+import { rowToBar } from './store/candles.js'
+import type { MarketSample } from './store/samples.js'
+
+type BarCell = Pick<Bar, 'open' | 'high' | 'low' | 'close' | 'volume' | 'buyVolume' | 'sellVolume' | 'quoteVolume'>
+interface SampleCell {
+  ts: number
+  oi: number | null
+  mark: number | null
+  rate: number | null
+  interval: number | null
+}
+
+/** one bucket of a coin, all exchanges merged */
+export interface CoinPoint {
+  ts: number
+  /** perp close: volume-weighted across exchanges that traded (plain mean when none did) */
+  close: number | null
+  high: number | null
+  low: number | null
+  /** Σ quote / Σ volume of the perps */
+  vwap: number | null
+  perpVolume: number
+  perpBuy: number
+  perpSell: number
+  /** null when the coin has no spot market data in the bucket */
+  spotBuy: number | null
+  spotSell: number | null
+  /** Σ one-sided OI of the exchanges' latest samples (each carried forward up to 2 buckets), coins */
+  openInterest: number | null
+  /** OI-weighted funding rate normalized to 8 h */
+  funding8h: number | null
+}
+
+class Grid {
+  /** coin → bucket ts → market ("exchange:marketType") → bar */
+  readonly bars = new Map<string, Map<number, Map<string, BarCell>>>()
+  /** coin → bucket ts → exchange → latest perp sample in the bucket */
+  readonly samples = new Map<string, Map<number, Map<ExchangeId, SampleCell>>>()
+
+  constructor(readonly bucketMs: number) {}
+
+  setBar(b: MinuteBar): void {
+    const ts = floorTo(b.ts, this.bucketMs)
+    at(at(this.bars, b.coin, () => new Map()), ts, () => new Map()).set(`${b.exchange}:${b.marketType}`, {
+      open: b.open, high: b.high, low: b.low, close: b.close, volume: b.volume, buyVolume: b.buyVolume, sellVolume: b.sellVolume, quoteVolume: b.quoteVolume,
+    })
+  }
+
+  setSample(s: MarketSample): void {
+    if (s.marketType !== 'perp') return
+    const cells = at(at(this.samples, s.coin, () => new Map()), floorTo(s.ts, this.bucketMs), () => new Map())
+    const prev = cells.get(s.exchange)
+    if (prev && prev.ts > s.ts) return
+    cells.set(s.exchange, { ts: s.ts, oi: s.openInterest ?? prev?.oi ?? null, mark: s.markPrice ?? prev?.mark ?? null, rate: s.fundingRate, interval: s.fundingIntervalHours })
+  }
+
+  prune(before: number): void {
+    for (const m of [this.bars, this.samples] as Map<string, Map<number, unknown>>[])
+      for (const byTs of m.values()) for (const ts of byTs.keys()) if (ts < before) byTs.delete(ts)
+  }
+
+  points(coin: string, from: number, to: number, exchange?: ExchangeId): CoinPoint[] {
+    const bars = this.bars.get(coin)
+    const samples = this.samples.get(coin)
+    const out: CoinPoint[] = []
+    const carried = new Map<ExchangeId, { cell: SampleCell; age: number }>()
+    const start = floorTo(from, this.bucketMs)
+    // carry samples from just before the window
+    for (let ts = start - 2 * this.bucketMs; ts < start; ts += this.bucketMs)
+      for (const [e, cell] of samples?.get(ts) ?? []) if (!exchange || e === exchange) carried.set(e, { cell, age: 0 })
+    for (let ts = start; ts < to; ts += this.bucketMs) {
+      for (const [e, c] of carried) if (++c.age > 2) carried.delete(e)
+      for (const [e, cell] of samples?.get(ts) ?? []) if (!exchange || e === exchange) carried.set(e, { cell, age: 0 })
+      const cells = bars?.get(ts)
+      if (!cells && carried.size === 0) continue
+      out.push(mergePoint(ts, cells, carried, exchange))
+    }
+    return out
+  }
+}
+
+function at<K, V>(m: Map<K, V>, k: K, make: () => V): V {
+  let v = m.get(k)
+  if (v === undefined) m.set(k, (v = make()))
+  return v
+}
+
+function mergePoint(ts: number, cells: Map<string, BarCell> | undefined, samples: Map<ExchangeId, { cell: SampleCell }>, exchange?: ExchangeId): CoinPoint {
+  let vol = 0, quote = 0, buy = 0, sell = 0, wClose = 0, sumClose = 0, nClose = 0
+  let high = -Infinity, low = Infinity
+  let spotBuy: number | null = null, spotSell: number | null = null
+  for (const [key, c] of cells ?? []) {
+    const [e, mt] = key.split(':') as [ExchangeId, MarketType]
+    if (exchange && e !== exchange) continue
+    if (mt === 'spot') {
+      spotBuy = (spotBuy ?? 0) + c.buyVolume
+      spotSell = (spotSell ?? 0) + c.sellVolume
+      continue
+    }
+    vol += c.volume
+    quote += c.quoteVolume
+    buy += c.buyVolume
+    sell += c.sellVolume
+    wClose += c.close * c.volume
+    sumClose += c.close
+    nClose++
+    if (c.high > high) high = c.high
+    if (c.low < low) low = c.low
+  }
+  let oi = 0, nOi = 0, wRate = 0, wOi = 0
+  for (const { cell } of samples.values()) {
+    if (cell.oi != null) {
+      oi += cell.oi
+      nOi++
+    }
+    if (cell.rate != null && cell.interval && cell.oi != null && cell.mark) {
+      const usd = cell.oi * cell.mark
+      wRate += ((cell.rate * 8) / cell.interval) * usd
+      wOi += usd
+    }
+  }
+  return {
+    ts,
+    close: nClose === 0 ? null : vol > 0 ? wClose / vol : sumClose / nClose,
+    high: nClose ? high : null,
+    low: nClose ? low : null,
+    vwap: vol > 0 ? quote / vol : null,
+    perpVolume: vol,
+    perpBuy: buy,
+    perpSell: sell,
+    spotBuy,
+    spotSell,
+    openInterest: nOi ? oi : null,
+    funding8h: wOi > 0 ? wRate / wOi : null,
+  }
+}
+
+export class CoinSeries {
+  readonly hours = new Grid(HOUR_MS)
+  readonly minutes = new Grid(MINUTE_MS)
+  /** bumped on every change, for caches of results computed from the series */
+  version = 0
+
+  constructor(
+    readonly retentionMs = 31 * DAY_MS,
+    readonly minuteRetentionMs = DAY_MS + 2 * HOUR_MS,
+  ) {}
+
+  /** rows just written to the store: minute bars, their hourly rollups, samples */
+  apply(written: { minuteBars?: readonly MinuteBar[]; hourBars?: readonly MinuteBar[]; samples?: readonly MarketSample[] }, now: number): void {
+    if (!written.minuteBars?.length && !written.hourBars?.length && !written.samples?.length) return
+    const minuteFloor = now - this.minuteRetentionMs
+    for (const b of written.minuteBars ?? []) if (b.ts >= minuteFloor) this.minutes.setBar(b)
+    for (const b of written.hourBars ?? []) this.hours.setBar(b)
+    for (const s of written.samples ?? []) {
+      this.hours.setSample(s)
+      if (s.ts >= minuteFloor) this.minutes.setSample(s)
+    }
+    this.version++
+  }
+
+  prune(now: number): void {
+    this.hours.prune(now - this.retentionMs)
+    this.minutes.prune(now - this.minuteRetentionMs)
+  }
+
+  /** fill from the store: hourly rollups and the latest sample per hour for the retention, minutes for the last day */
+  async load(db: Database, now: number): Promise<void> {
+    const from = now - this.retentionMs
+    const mFrom = now - this.minuteRetentionMs
+    const q = db.sql.query.bind(db.sql)
+    const cols = 'exchange, coin, market_type, ts, open, high, low, close, volume, buy_volume, sell_volume, quote_volume, trades'
+    const [hours, minutes, hourSamples, minuteSamples] = await Promise.all([
+      q<Parameters<typeof rowToBar>[0]>(`SELECT ${cols} FROM candle_1h WHERE ts >= $1`, [floorTo(from, HOUR_MS)]),
+      q<Parameters<typeof rowToBar>[0]>(`SELECT ${cols} FROM candle_1m WHERE ts >= $1`, [floorTo(mFrom, MINUTE_MS)]),
+      q<SampleRow>(
+        `SELECT DISTINCT ON (exchange, coin, ts / ${HOUR_MS}) exchange, coin, ts, open_interest, mark_price, funding_rate, funding_interval_hours
+         FROM market_sample WHERE market_type = 'perp' AND ts >= $1 ORDER BY exchange, coin, ts / ${HOUR_MS}, ts DESC`,
+        [floorTo(from, HOUR_MS)],
+      ),
+      q<SampleRow>(
+        `SELECT exchange, coin, ts, open_interest, mark_price, funding_rate, funding_interval_hours FROM market_sample WHERE market_type = 'perp' AND ts >= $1`,
+        [floorTo(mFrom, MINUTE_MS)],
+      ),
+    ])
+    for (const r of hours) this.hours.setBar(rowToBar(r, false))
+    for (const r of minutes) this.minutes.setBar(rowToBar(r, false))
+    for (const r of hourSamples) this.hours.setSample(toSample(r))
+    for (const r of minuteSamples) this.minutes.setSample(toSample(r))
+    this.version++
+  }
+}
+
+interface SampleRow {
+  exchange: string
+  coin: string
+  ts: number | string
+  open_interest: number | null
+  mark_price: number | null
+  funding_rate: number | null
+  funding_interval_hours: number | null
+}
+
+const toSample = (r: SampleRow): MarketSample => ({
+  exchange: r.exchange as ExchangeId, coin: r.coin, marketType: 'perp', ts: Number(r.ts),
+  markPrice: r.mark_price, indexPrice: null, lastPrice: null, fundingRate: r.funding_rate, fundingIntervalHours: r.funding_interval_hours,
+  nextFundingTime: null, openInterest: r.open_interest,
+})
