@@ -1,0 +1,54 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../../src/market/bars.js'
+import { planBackfill, runBackfill } from '../../../src/market/backfill.js'
+import { MarketSimulator } from '../../../src/market/simulator/index.js'
+import { startTestService, type TestService } from '../../helpers/service.js'
+
+describe('backfill', () => {
+  const NOW = Date.UTC(2026, 4, 3, 2, 30, 20)
+  let t: TestService
+  beforeAll(async () => {
+    t = await startTestService({ clock: () => NOW })
+  })
+  afterAll(() => t.close())
+
+  it('plans newest day first, aligned to UTC days, all fresh on an empty store', async () => {
+    const chunks = await planBackfill(t.services.db, 'sim', NOW, 2)
+    const end = NOW - (NOW % MINUTE_MS)
+    const today = NOW - (NOW % DAY_MS)
+    expect(chunks.map((c) => [c.from, c.to, c.wholeDay])).toEqual([
+      [today, end, false],
+      [today - DAY_MS, today, true],
+      [end - 2 * DAY_MS, today - DAY_MS, false],
+    ])
+    expect(chunks.every((c) => c.fresh && !c.resume)).toBe(true)
+  })
+
+  it('writes the history, records whole days, and a second run only redoes what is not complete', async () => {
+    const sim = new MarketSimulator({ seed: 5, coins: ['BTC'] })
+    const progress: number[] = []
+    const first = await runBackfill({ db: t.services.db, market: t.services.market, source: sim, sourceName: 'sim', now: NOW, days: 1.2, onProgress: (p) => progress.push(p.chunk) })
+    expect(first.chunks).toBe(3)
+    expect(progress).toEqual([1, 2, 3])
+    const [{ n }] = (await t.services.db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM backfill_day WHERE source = 'sim'`)) as [{ n: number }]
+    expect(n).toBe(1)
+    // BTC perp on binance trades every minute in the simulator: the whole window is there, once
+    const rows = await t.services.db.sql.query<{ ts: number }>(`SELECT ts FROM candle_1m WHERE exchange = 'binance' AND coin = 'BTC' AND market_type = 'perp' ORDER BY ts`)
+    const start = NOW - (NOW % MINUTE_MS) - 1.2 * DAY_MS
+    expect(Number(rows[0]!.ts)).toBeGreaterThanOrEqual(start)
+    expect(Number(rows.at(-1)!.ts)).toBe(NOW - (NOW % MINUTE_MS) - MINUTE_MS)
+    // hourly rollups agree with their minutes
+    const [h] = await t.services.db.sql.query<{ v1: number; v2: number }>(
+      `SELECT (SELECT volume FROM candle_1h WHERE exchange = 'binance' AND coin = 'BTC' AND market_type = 'perp' AND ts = $1) AS v1,
+              (SELECT sum(volume) FROM candle_1m WHERE exchange = 'binance' AND coin = 'BTC' AND market_type = 'perp' AND ts >= $1 AND ts < $1 + ${HOUR_MS}) AS v2`,
+      [NOW - (NOW % DAY_MS) - 5 * HOUR_MS],
+    )
+    expect(h!.v1).toBeCloseTo(h!.v2, 6)
+
+    const again = await planBackfill(t.services.db, 'sim', NOW, 1.2)
+    expect(again.length).toBe(2) // the completed whole day is skipped
+    expect(again.every((c) => !c.wholeDay)).toBe(true)
+    expect(again[0]!.resume).toBe(true) // today's chunk reaches into stored data: only newer minutes are added
+    expect(again.every((c) => !c.fresh)).toBe(true)
+  })
+})
