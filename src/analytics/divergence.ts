@@ -1,5 +1,5 @@
 // Divergence signals: price against OI, CVD and funding, and spot CVD against perp CVD, on 1 h and 4 h windows.
-// Methodology and limits: docs/methodology-signals.md#divergence.
+// Methodology and limits: docs/methodology.md#divergence.
 
 import { mean, stdev, zScore } from './stats.js'
 

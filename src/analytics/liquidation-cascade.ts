@@ -1,5 +1,5 @@
 // Liquidation map estimate and cascade simulation: forced orders walk the book phase by phase until they stall.
-// Methodology and limits: docs/methodology-signals.md#liquidation-cascade.
+// Methodology and limits: docs/methodology.md#liquidation-cascade.
 
 import type { BookLevel } from '../market/events.js'
 import type { HvnZone } from './volume-profile.js'

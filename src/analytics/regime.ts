@@ -1,5 +1,5 @@
 // Market regime of a coin over the last 24 h: trend efficiency, realized volatility against its own month, OI build-up.
-// Methodology and limits: docs/methodology-signals.md#regime.
+// Methodology and limits: docs/methodology.md#regime.
 
 import { percentileRank, stdev } from './stats.js'
 

@@ -1,5 +1,5 @@
 // Market snapshot: coins ranked by a composite opportunity/risk score, active divergences, regimes, arbitrage.
-// Methodology and limits: docs/methodology-signals.md#snapshot.
+// Methodology and limits: docs/methodology.md#snapshot.
 
 import type { ExchangeId } from '../market/events.js'
 import { exchangeById } from '../market/exchanges.js'

@@ -1,5 +1,5 @@
 // Volume profile: traded volume binned by price from the volume-at-price grid, with POC, value area and HVN/LVN nodes.
-// Methodology and limits: docs/methodology-signals.md#volume-profile.
+// Methodology and limits: docs/methodology.md#volume-profile.
 
 import { vapLevelHigh, vapLevelLow, vapLevelMid, type Vap } from '../market/volume-at-price.js'
 

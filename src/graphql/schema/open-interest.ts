@@ -17,9 +17,9 @@ const ChangeRef = builder.objectRef<OiChange & { exchanges?: string[] }>('OiChan
 
 const ChangesRef = builder.objectRef<Changes>('OiChanges').implement({
   fields: (t) => ({
-    h1: t.field({ type: ChangeRef, resolve: (c) => c['1h'] }),
-    h4: t.field({ type: ChangeRef, resolve: (c) => c['4h'] }),
-    h24: t.field({ type: ChangeRef, resolve: (c) => c['24h'] }),
+    change1h: t.field({ type: ChangeRef, resolve: (c) => c['1h'] }),
+    change4h: t.field({ type: ChangeRef, resolve: (c) => c['4h'] }),
+    change24h: t.field({ type: ChangeRef, resolve: (c) => c['24h'] }),
   }),
 })
 
