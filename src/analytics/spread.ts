@@ -12,8 +12,11 @@ export interface PriceRow {
   price: number | null
 }
 
-/** a venue whose latest price is older than this is treated as missing, so a dead feed cannot fake a spread */
-export const SPREAD_MAX_PRICE_AGE_MS = 5 * MINUTE_MS
+/**
+ * a venue whose latest price is older than this is treated as missing, so a dead feed cannot fake a spread;
+ * the same age at which the exchange's status turns `down` (src/market/connectors/feed-status.ts)
+ */
+export const SPREAD_MAX_PRICE_AGE_MS = 2 * MINUTE_MS
 /** a spread needs at least this many venues with a price */
 export const SPREAD_MIN_EXCHANGES = 2
 /** z-score history: 1-minute spreads of the 24 h before the current minute; at least 720 of them (12 h) */

@@ -148,12 +148,12 @@ describe('buildSpread', () => {
       rows.push({ exchange: 'okx', ts: T0 - i * MINUTE_MS, price: wide ? 101 : 100.5 })
     }
     rows.push({ exchange: 'binance', ts: T0, price: 99 }, { exchange: 'okx', ts: T0 + 1_000, price: 101 })
-    // bybit's last price is 6 min old: older than SPREAD_MAX_PRICE_AGE_MS (5 min), so missing now;
+    // bybit's last price is 6 min old: older than SPREAD_MAX_PRICE_AGE_MS (2 min), so missing now;
     // in its own history minute it sits between the others (100 in [99.5, 100.5]) and leaves that minute's spread alone
     rows.push({ exchange: 'bybit', ts: now - 6 * MINUTE_MS, price: 100 })
     // a row after now is not "latest" at now
     rows.push({ exchange: 'dydx', ts: now + 1, price: 1 })
-    expect(SPREAD_MAX_PRICE_AGE_MS).toBe(5 * MINUTE_MS)
+    expect(SPREAD_MAX_PRICE_AGE_MS).toBe(2 * MINUTE_MS)
 
     const s = buildSpread({ coin: 'BTC', rows, now })
     expect(s.prices).toEqual([

@@ -27,3 +27,9 @@ export const statFields = {
   reason: (s: Stat) => s.reason,
   points: (s: Stat) => s.points,
 }
+
+/** missing venues of a per-coin result: stale when the venue has data (only too old), else no data */
+export function missingOrStale(present: readonly { exchange: string; ts: number | null }[], seen: ReadonlySet<string>, what: string, maxAge: string): ExchangeNote[] {
+  const have = present.filter((e) => e.ts !== null).map((e) => e.exchange)
+  return missingExchanges('perp', have, (e) => (seen.has(e) ? `latest ${what} older than ${maxAge} (stale feed)` : `no ${what}`))
+}

@@ -3,7 +3,7 @@ import { buildWeightedFunding, FUNDING_STATS_WINDOW, type CoinWeightedFunding, t
 import { coinsOf, parseRouteArgs, routeArgs } from '../args.js'
 import { builder } from '../builder.js'
 import { loadAll } from '../market-data.js'
-import { ExchangeNoteRef, missingExchanges, type ExchangeNote } from './common.js'
+import { ExchangeNoteRef, missingOrStale, type ExchangeNote } from './common.js'
 
 const VenueFundingRef = builder.objectRef<VenueFunding>('VenueFunding').implement({
   fields: (t) => ({
@@ -48,7 +48,8 @@ builder.queryField('weightedFunding', (t) =>
       const samples = await loadAll(ctx.loaders.fundingSamples, coins)
       return coins.map((coin, i) => {
         const f = buildWeightedFunding({ coin, samples: samples[i]!, now: ctx.now })
-        return { ...f, missing: missingExchanges('perp', f.exchanges.filter((e) => e.ts !== null).map((e) => e.exchange), () => `no ${coin} perp funding data`) }
+        const seen = new Set(samples[i]!.filter((x) => x.ts <= ctx.now).map((x) => x.exchange as string))
+        return { ...f, missing: missingOrStale(f.exchanges, seen, `${coin} perp funding sample`, '5 minutes') }
       })
     },
   }),

@@ -3,7 +3,7 @@ import { buildOiChanges, OI_CHANGE_HORIZONS, type AggregateOi, type CoinOiChange
 import { coinsOf, parseRouteArgs, routeArgs } from '../args.js'
 import { builder } from '../builder.js'
 import { loadAll } from '../market-data.js'
-import { ExchangeNoteRef, missingExchanges, type ExchangeNote } from './common.js'
+import { ExchangeNoteRef, missingOrStale, type ExchangeNote } from './common.js'
 
 type Changes = Record<(typeof OI_CHANGE_HORIZONS)[number], OiChange>
 
@@ -67,7 +67,8 @@ builder.queryField('oiChanges', (t) =>
       const samples = await loadAll(ctx.loaders.oiSamples, coins)
       return coins.map((coin, i) => {
         const o = buildOiChanges({ coin, samples: samples[i]!, now: ctx.now })
-        return { ...o, missing: missingExchanges('perp', o.exchanges.filter((e) => e.ts !== null).map((e) => e.exchange), () => `no ${coin} perp open interest`) }
+        const seen = new Set(samples[i]!.filter((x) => x.ts <= ctx.now).map((x) => x.exchange as string))
+        return { ...o, missing: missingOrStale(o.exchanges, seen, `${coin} perp open interest sample`, '5 minutes') }
       })
     },
   }),

@@ -1,0 +1,96 @@
+import { afterAll, describe, expect, it } from 'vitest'
+import { MINUTE_MS } from '../../src/market/bars.js'
+import type { EventSink, MarketEvent } from '../../src/market/events.js'
+import { Ingest } from '../../src/market/ingest.js'
+import { MarketSimulator } from '../../src/market/simulator/index.js'
+import { TEST_NOW, seedMarket } from '../helpers/market.js'
+import { PG_TEST_URL, freshSchema, requirePostgresInCi } from '../helpers/postgres.js'
+import { expectProblem, startTestService, type TestService } from '../helpers/service.js'
+import { startTcpProxy } from '../helpers/tcp-proxy.js'
+
+describe('faults', () => {
+  const cleanup: (() => Promise<void>)[] = []
+  afterAll(async () => {
+    for (const c of cleanup.reverse()) await c()
+  })
+
+  it('the store going away gives 503 unavailable and charges nothing; the service recovers when it returns', async (ctx) => {
+    if (!(await requirePostgresInCi())) return ctx.skip()
+    const { url, drop } = await freshSchema('faults')
+    cleanup.push(drop)
+    const proxy = await startTcpProxy(Number(new URL(PG_TEST_URL).port || 5432))
+    cleanup.push(() => proxy.close())
+    const viaProxy = new URL(url)
+    viaProxy.port = String(proxy.port)
+    const t = await startTestService({ env: { DATABASE_URL: viaProxy.toString() }, clock: () => TEST_NOW })
+    cleanup.push(() => t.close())
+    await seedMarket(t, { hours: 1, coins: ['BTC'] })
+    const { apiKey, accountId } = await t.signup()
+    const balance = async () => {
+      const { data } = (await (await t.get('/v1/account', apiKey)).json()) as { data: { credits: number } }
+      return data.credits
+    }
+    expect((await t.get('/v1/markets/ticker?coin=BTC', apiKey)).status).toBe(200)
+    expect(await balance()).toBe(999)
+
+    proxy.cut()
+    for (const path of ['/v1/markets/exchanges', '/v1/markets/ticker?coin=BTC', '/v1/markets/ohlc?coin=BTC', '/v1/account']) {
+      const res = await t.get(path, apiKey)
+      const body = await expectProblem(res, 503, 'unavailable')
+      expect(String(body.detail)).not.toMatch(/ECONNREFUSED|at .*\.ts/)
+    }
+    const gql = await fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` }, body: '{"query":"{ exchanges { id } }"}' })
+    expect(((await gql.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('unavailable')
+    expect((await t.get('/healthz')).status).toBe(503)
+
+    proxy.restore()
+    let status = 0
+    for (let i = 0; i < 20 && status !== 200; i++) {
+      status = (await t.get('/v1/markets/exchanges', apiKey)).status
+      if (status !== 200) await new Promise((r) => setTimeout(r, 250))
+    }
+    expect(status).toBe(200)
+    expect(await balance()).toBe(998) // ticker (1) + exchanges (1): nothing for the failed calls
+    const [ledger] = await t.services.db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM credit_ledger WHERE account_id = $1 AND kind = 'charge'`, [accountId])
+    expect(ledger!.n).toBe(2)
+  })
+
+  it('an exchange feed dying marks it down, and the analytics say which exchange is missing instead of failing', async () => {
+    let now = TEST_NOW
+    const t = await startTestService({ clock: () => now })
+    cleanup.push(() => t.close())
+    await seedMarket(t, { hours: 2, coins: ['BTC', 'ETH'] })
+    const { apiKey } = await t.signup()
+    // okx goes silent; the other venues keep streaming for 3 more minutes
+    const live = new Ingest({ db: t.services.db, market: t.services.market })
+    const withoutOkx: EventSink = { emit: (e: MarketEvent) => e.exchange !== 'okx' && live.emit(e) }
+    const sim = new MarketSimulator({ seed: 7, coins: ['BTC', 'ETH'] })
+    sim.live(withoutOkx, { manual: true, fromTs: now })
+    const until = now + 3 * MINUTE_MS
+    for (; now < until; now += 1000) sim.pump(now)
+    live.advance(now)
+    await live.flush()
+
+    const ex = (await (await t.get('/v1/markets/exchanges', apiKey)).json()) as { data: { id: string; status: string }[] }
+    expect(Object.fromEntries(ex.data.map((e) => [e.id, e.status]))).toEqual({ binance: 'operational', bybit: 'operational', okx: 'down', hyperliquid: 'operational', dydx: 'operational' })
+
+    const ticker = (await (await t.get('/v1/markets/ticker?coin=BTC', apiKey)).json()) as { data: { exchange: string; stale: boolean }[] }
+    expect(ticker.data.filter((r) => r.stale).map((r) => r.exchange)).toEqual(['okx'])
+
+    const spread = await t.get('/v1/structure/spread?coin=BTC', apiKey)
+    expect(spread.status).toBe(200)
+    const s = ((await spread.json()) as { data: { prices: { exchange: string }[]; missing: { exchange: string; reason: string }[] }[] }).data[0]!
+    expect(s.missing.map((m) => m.exchange)).toEqual(['okx'])
+    expect(s.missing[0]!.reason).toMatch(/stale/)
+
+    const imb = ((await (await t.get('/v1/flow/imbalance?coin=BTC', apiKey)).json()) as { data: { aggregate: { exchanges: string[] }; exchanges: { exchange: string; stale: boolean }[] }[] }).data[0]!
+    expect(imb.aggregate.exchanges).toEqual(['binance', 'bybit', 'hyperliquid', 'dydx'])
+    expect(imb.exchanges.find((e) => e.exchange === 'okx')!.stale).toBe(true)
+
+    const cascade = await t.get('/v1/signals/liquidation-cascade?coin=BTC&trigger_price=1', apiKey)
+    expect(cascade.status).toBe(200)
+    const c = ((await cascade.json()) as { data: { exchanges: string[]; missing: { exchange: string }[] } }).data
+    expect(c.exchanges).not.toContain('okx')
+    expect(c.missing.map((m) => m.exchange)).toEqual(['okx'])
+  })
+})

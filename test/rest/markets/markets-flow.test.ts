@@ -1,0 +1,456 @@
+// REST contract of /v1/markets/ohlc (2 credits), /v1/markets/ticker (1) and /v1/flow/imbalance (5):
+// field by field against decisions.md, values recomputed independently (raw SQL over candle_1m, the live maps,
+// hand arithmetic), edge cases, and failures that charge nothing.
+//
+// One service, 3 h of simulated history for BTC, ETH and XRP; XRP then loses every dydx row and live value, so
+// dydx is an exchange "without data for the coin". The clock is a variable so stale tests can move it.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { TEST_NOW, seedMarket } from '../../helpers/market.js'
+import { startTestService, type TestService } from '../../helpers/service.js'
+import {
+  CEX, DEFAULT_COINS, EXCHANGES, HOUR, MINUTE, callBad, callOk, expectClose, expectEpochMs, removeExchangeData, sortedKeys, withLiveTicker, type Json,
+} from './helpers.js'
+
+let now = TEST_NOW
+let t: TestService
+let acct: { apiKey: string; accountId: string }
+
+const SEEDED = ['BTC', 'ETH', 'XRP']
+const SEED_HOURS = 3
+/** history starts here: 09:00 UTC (TEST_NOW is 12:00:30, the live minute 12:00 is not stored yet) */
+const HISTORY_START = Math.floor(TEST_NOW / MINUTE) * MINUTE - SEED_HOURS * HOUR
+
+beforeAll(async () => {
+  t = await startTestService({ clock: () => now })
+  await seedMarket(t, { hours: SEED_HOURS, coins: SEEDED })
+  await removeExchangeData(t, 'dydx', 'XRP')
+  acct = await t.signup()
+})
+afterAll(() => t.close())
+
+/** run fn with the service clock at `at`, then put it back */
+async function at<T>(when: number, fn: () => Promise<T>): Promise<T> {
+  now = when
+  try {
+    return await fn()
+  } finally {
+    now = TEST_NOW
+  }
+}
+
+interface MinuteRow {
+  ts: number
+  open: number
+  high: number
+  low: number
+  close: number
+  volume: number
+  buy_volume: number
+  sell_volume: number
+  trades: number
+}
+
+/** the stored 1-minute aggregates of one market in [from, to), oldest first, read with raw SQL */
+async function minuteRows(exchange: string, coin: string, marketType: string, from: number, to: number): Promise<MinuteRow[]> {
+  const rows = await t.services.db.sql.query<Json>(
+    `SELECT ts, open, high, low, close, volume, buy_volume, sell_volume, trades FROM candle_1m
+     WHERE exchange = $1 AND coin = $2 AND market_type = $3 AND ts >= $4 AND ts < $5 ORDER BY ts`,
+    [exchange, coin, marketType, from, to],
+  )
+  return rows.map((r) => ({ ...r, ts: Number(r.ts), trades: Number(r.trades) }) as MinuteRow)
+}
+
+/** a candle folded by hand from minute rows: first open, max high, min low, last close, sums */
+function fold(rows: MinuteRow[]) {
+  return {
+    open: rows[0]!.open,
+    high: Math.max(...rows.map((r) => r.high)),
+    low: Math.min(...rows.map((r) => r.low)),
+    close: rows[rows.length - 1]!.close,
+    volume: rows.reduce((s, r) => s + r.volume, 0),
+    buy_volume: rows.reduce((s, r) => s + r.buy_volume, 0),
+    sell_volume: rows.reduce((s, r) => s + r.sell_volume, 0),
+    trades: rows.reduce((s, r) => s + r.trades, 0),
+  }
+}
+
+function expectCandleEquals(c: Json, expected: ReturnType<typeof fold>, what: string) {
+  expect(c.open, `${what} open`).toBe(expected.open)
+  expect(c.high, `${what} high`).toBe(expected.high)
+  expect(c.low, `${what} low`).toBe(expected.low)
+  expect(c.close, `${what} close`).toBe(expected.close)
+  expectClose(c.volume, expected.volume, 1e-9, `${what} volume`)
+  expectClose(c.buy_volume, expected.buy_volume, 1e-9, `${what} buy_volume`)
+  expectClose(c.sell_volume, expected.sell_volume, 1e-9, `${what} sell_volume`)
+  expect(c.trades, `${what} trades`).toBe(expected.trades)
+}
+
+const OHLC_KEYS = ['as_of', 'candles', 'coin', 'end', 'exchange', 'exchanges', 'interval', 'lookback', 'market_type', 'missing', 'start']
+const CANDLE_KEYS = ['buy_volume', 'close', 'exchanges', 'high', 'low', 'open', 'sell_volume', 'trades', 'ts', 'volume']
+
+describe('GET /v1/markets/ohlc (2 credits)', () => {
+  it('defaults: envelope, headers, exact keys and types, balance drops by 2', async () => {
+    const { data, meta } = await callOk(t, acct, '/v1/markets/ohlc?coin=BTC', 2)
+    expect(sortedKeys(data)).toEqual(OHLC_KEYS)
+    // defaults from interface.md: interval 1h, lookback 24h, market_type perp; no exchange = composite of all listing it
+    expect(data).toMatchObject({ coin: 'BTC', exchange: 'composite', interval: '1h', lookback: '24h', market_type: 'perp' })
+    expect(data.exchanges).toEqual([...EXCHANGES])
+    expect(data.missing).toEqual([])
+    expect(data.start).toBe(TEST_NOW - 24 * HOUR)
+    expect(data.end).toBe(TEST_NOW)
+    expect(data.as_of).toBe(TEST_NOW)
+    expect(meta.as_of).toBe(TEST_NOW)
+    for (const k of ['start', 'end', 'as_of']) expectEpochMs(data[k], k)
+    // 3 h of history: the buckets 09:00, 10:00, 11:00, oldest first, hour-aligned
+    expect(data.candles.map((c: Json) => c.ts)).toEqual([HISTORY_START, HISTORY_START + HOUR, HISTORY_START + 2 * HOUR])
+    for (const c of data.candles) {
+      expect(sortedKeys(c)).toEqual(CANDLE_KEYS)
+      expectEpochMs(c.ts, 'candle.ts')
+      expect(c.ts % HOUR).toBe(0)
+      for (const k of ['open', 'high', 'low', 'close', 'volume', 'buy_volume', 'sell_volume']) expect(typeof c[k], k).toBe('number')
+      expect(Number.isInteger(c.trades)).toBe(true)
+      expect(c.low).toBeLessThanOrEqual(Math.min(c.open, c.close))
+      expect(c.high).toBeGreaterThanOrEqual(Math.max(c.open, c.close))
+      expectClose(c.buy_volume + c.sell_volume, c.volume, 1e-9, 'buy + sell = volume')
+      expect(c.exchanges).toEqual([...EXCHANGES])
+    }
+  })
+
+  it('one exchange: every 1h candle equals its hour of candle_1m rows folded by hand (coin and exchange case-insensitive)', async () => {
+    const { data } = await callOk(t, acct, '/v1/markets/ohlc?coin=btc&exchange=BINANCE&lookback=4h', 2)
+    expect(data).toMatchObject({ coin: 'BTC', exchange: 'binance', exchanges: ['binance'], interval: '1h', lookback: '4h', missing: [] })
+    expect(data.candles).toHaveLength(3)
+    for (const c of data.candles) {
+      expect(c.exchanges).toBeNull() // only composite candles list contributors
+      const rows = await minuteRows('binance', 'BTC', 'perp', c.ts, c.ts + HOUR)
+      expect(rows.length).toBeGreaterThan(50)
+      expectCandleEquals(c, fold(rows), `binance ${new Date(c.ts).toISOString()}`)
+    }
+  })
+
+  it('composite: volumes are sums over exchanges, prices are volume-weighted (recomputed per exchange from candle_1m)', async () => {
+    const { data } = await callOk(t, acct, '/v1/markets/ohlc?coin=ETH&lookback=4h', 2)
+    expect(data.exchanges).toEqual([...EXCHANGES])
+    expect(data.candles).toHaveLength(3)
+    for (const c of data.candles) {
+      const per = await Promise.all(EXCHANGES.map(async (e) => fold(await minuteRows(e, 'ETH', 'perp', c.ts, c.ts + HOUR))))
+      const V = per.reduce((s, p) => s + p.volume, 0)
+      expectClose(c.volume, V, 1e-9, 'Σ volume')
+      expectClose(c.buy_volume, per.reduce((s, p) => s + p.buy_volume, 0), 1e-9, 'Σ buy_volume')
+      expectClose(c.sell_volume, per.reduce((s, p) => s + p.sell_volume, 0), 1e-9, 'Σ sell_volume')
+      expect(c.trades).toBe(per.reduce((s, p) => s + p.trades, 0))
+      // close = Σ close_e × volume_e / Σ volume_e, and the same weights for open, high, low
+      for (const k of ['open', 'high', 'low', 'close'] as const) expectClose(c[k], per.reduce((s, p) => s + p[k] * p.volume, 0) / V, 1e-9, `composite ${k}`)
+    }
+  })
+
+  it('interval=1m&lookback=1h: at most 60 minute-aligned candles, each equal to its stored candle_1m row', async () => {
+    const { data } = await callOk(t, acct, '/v1/markets/ohlc?coin=BTC&exchange=okx&interval=1m&lookback=1h', 2)
+    expect(data.start).toBe(TEST_NOW - HOUR)
+    // the window is [11:00:30, 12:00:30): the 11:00 minute opened before start, so the first candle is 11:01
+    const rows = await minuteRows('okx', 'BTC', 'perp', Math.ceil((TEST_NOW - HOUR) / MINUTE) * MINUTE, TEST_NOW)
+    expect(data.candles.length).toBeLessThanOrEqual(60)
+    expect(data.candles.length).toBe(rows.length)
+    expect(rows.length).toBeGreaterThan(50)
+    data.candles.forEach((c: Json, i: number) => {
+      expect(c.ts % MINUTE).toBe(0)
+      expect(c.ts).toBe(rows[i]!.ts)
+      expectCandleEquals(c, fold([rows[i]!]), `okx minute ${i}`)
+    })
+    expect(data.candles[0].ts).toBeGreaterThanOrEqual(TEST_NOW - HOUR)
+  })
+
+  it('5m and 15m candles fold their minutes, aligned to the interval', async () => {
+    for (const [interval, ms] of [['5m', 5 * MINUTE], ['15m', 15 * MINUTE]] as const) {
+      const { data } = await callOk(t, acct, `/v1/markets/ohlc?coin=ETH&exchange=bybit&interval=${interval}&lookback=1h`, 2)
+      expect(data.candles.length).toBeLessThanOrEqual(HOUR / ms)
+      for (const c of data.candles) {
+        expect(c.ts % ms).toBe(0)
+        expectCandleEquals(c, fold(await minuteRows('bybit', 'ETH', 'perp', c.ts, Math.min(c.ts + ms, TEST_NOW))), `${interval} ${c.ts}`)
+      }
+    }
+  })
+
+  it('end reads an earlier window: [end - lookback, end), the last candle may be partial', async () => {
+    const end = TEST_NOW - 2 * HOUR // 10:00:30
+    const m = await callOk(t, acct, `/v1/markets/ohlc?coin=BTC&exchange=bybit&interval=1m&lookback=1h&end=${end}`, 2)
+    expect(m.data.start).toBe(end - HOUR)
+    expect(m.data.end).toBe(end)
+    expect(m.data.as_of).toBe(end)
+    const rows = await minuteRows('bybit', 'BTC', 'perp', Math.ceil((end - HOUR) / MINUTE) * MINUTE, end)
+    expect(m.data.candles.map((c: Json) => c.ts)).toEqual(rows.map((r) => r.ts))
+    expect(m.data.candles.at(-1).ts).toBe(end - 30_000) // the 10:00 minute: its open time is before end
+    m.data.candles.forEach((c: Json, i: number) => expectCandleEquals(c, fold([rows[i]!]), `minute ${i}`))
+
+    // hourly with the same end: 09:00 is a whole hour, 10:00 holds only the one minute before end
+    const h = await callOk(t, acct, `/v1/markets/ohlc?coin=BTC&exchange=bybit&interval=1h&lookback=4h&end=${end}`, 2)
+    expect(h.data.candles.map((c: Json) => c.ts)).toEqual([HISTORY_START, HISTORY_START + HOUR])
+    expectCandleEquals(h.data.candles[0], fold(await minuteRows('bybit', 'BTC', 'perp', HISTORY_START, HISTORY_START + HOUR)), '09:00')
+    expectCandleEquals(h.data.candles[1], fold(await minuteRows('bybit', 'BTC', 'perp', HISTORY_START + HOUR, end)), '10:00 partial')
+  })
+
+  it('interval=4h and 1d buckets are UTC-aligned and fold the same minutes', async () => {
+    for (const [interval, ms] of [['4h', 4 * HOUR], ['1d', 24 * HOUR]] as const) {
+      const { data } = await callOk(t, acct, `/v1/markets/ohlc?coin=BTC&exchange=hyperliquid&interval=${interval}&lookback=7d`, 2)
+      expect(data.candles).toHaveLength(1)
+      const c = data.candles[0]
+      expect(c.ts % ms).toBe(0)
+      expectCandleEquals(c, fold(await minuteRows('hyperliquid', 'BTC', 'perp', c.ts, TEST_NOW)), interval)
+    }
+  })
+
+  it('an empty window (end before any data) is 200 with no candles and every exchange in missing, and is charged', async () => {
+    const end = HISTORY_START - 5 * HOUR
+    const { data, meta } = await callOk(t, acct, `/v1/markets/ohlc?coin=BTC&lookback=4h&end=${end}`, 2)
+    expect(data.candles).toEqual([])
+    expect(data.exchanges).toEqual([])
+    expect(data.missing.map((m: Json) => m.exchange)).toEqual([...EXCHANGES])
+    for (const m of data.missing) {
+      expect(sortedKeys(m)).toEqual(['exchange', 'reason'])
+      expect(m.reason.length).toBeGreaterThan(0)
+    }
+    expect(meta.as_of).toBe(end)
+    const one = await callOk(t, acct, `/v1/markets/ohlc?coin=BTC&exchange=okx&interval=1m&lookback=1h&end=${end}`, 2)
+    expect(one.data).toMatchObject({ exchange: 'okx', exchanges: [], candles: [] })
+    expect(one.data.missing.map((m: Json) => m.exchange)).toEqual(['okx'])
+  })
+
+  it('market_type=spot: only binance, bybit, okx; the DEXes are missing because they list no spot market', async () => {
+    const { data } = await callOk(t, acct, '/v1/markets/ohlc?coin=BTC&market_type=spot&lookback=4h', 2)
+    expect(data.market_type).toBe('spot')
+    expect(data.exchanges).toEqual([...CEX])
+    expect(data.missing.map((m: Json) => m.exchange)).toEqual(['hyperliquid', 'dydx'])
+    for (const m of data.missing) expect(m.reason).toMatch(/spot/)
+    for (const c of data.candles) for (const e of c.exchanges) expect(CEX).toContain(e)
+    const okx = await callOk(t, acct, '/v1/markets/ohlc?coin=BTC&market_type=spot&exchange=okx&lookback=4h', 2)
+    for (const c of okx.data.candles) expectCandleEquals(c, fold(await minuteRows('okx', 'BTC', 'spot', c.ts, c.ts + HOUR)), `spot ${c.ts}`)
+    // spot and perp are different markets: the spot volume is not the perp volume
+    const perp = await callOk(t, acct, '/v1/markets/ohlc?coin=BTC&exchange=okx&lookback=4h', 2)
+    expect(okx.data.candles[0].volume).not.toBe(perp.data.candles[0].volume)
+  })
+
+  it('an exchange without data for the coin is listed in missing with a reason, and never enters a candle', async () => {
+    const { data } = await callOk(t, acct, '/v1/markets/ohlc?coin=XRP&lookback=4h', 2)
+    expect(data.exchanges).toEqual(['binance', 'bybit', 'okx', 'hyperliquid'])
+    expect(data.missing).toEqual([{ exchange: 'dydx', reason: expect.any(String) }])
+    for (const c of data.candles) expect(c.exchanges).not.toContain('dydx')
+    const only = await callOk(t, acct, '/v1/markets/ohlc?coin=XRP&exchange=dydx&lookback=4h', 2)
+    expect(only.data).toMatchObject({ exchange: 'dydx', exchanges: [], candles: [] })
+    expect(only.data.missing).toEqual([{ exchange: 'dydx', reason: expect.any(String) }])
+  })
+
+  it('bad parameters are 400 invalid_parameter naming the parameter, and charge nothing', async () => {
+    const interval = await callBad(t, acct, '/v1/markets/ohlc?coin=BTC&interval=2h', 'interval')
+    expect(interval.allowed).toEqual(['1m', '5m', '15m', '1h', '4h', '1d'])
+    await callBad(t, acct, '/v1/markets/ohlc?coin=BTC&interval=1d&lookback=4h', 'interval') // longer than the lookback
+    const lookback = await callBad(t, acct, '/v1/markets/ohlc?coin=BTC&lookback=2d', 'lookback')
+    expect(lookback.allowed).toEqual(['1h', '4h', '24h', '7d', '30d'])
+    await callBad(t, acct, '/v1/markets/ohlc', 'coin')
+    const coin = await callBad(t, acct, '/v1/markets/ohlc?coin=NOPE', 'coin')
+    expect(coin.allowed).toEqual(DEFAULT_COINS)
+    await callBad(t, acct, '/v1/markets/ohlc?coin=BTC&market_type=spot&exchange=dydx', 'market_type')
+    await callBad(t, acct, '/v1/markets/ohlc?coin=BTC&market_type=futures', 'market_type')
+    await callBad(t, acct, '/v1/markets/ohlc?coin=BTC&exchange=kraken', 'exchange')
+    await callBad(t, acct, '/v1/markets/ohlc?coin=BTC&end=yesterday', 'end')
+    await callBad(t, acct, '/v1/markets/ohlc?coin=BTC&limit=5', 'limit')
+    await callBad(t, acct, '/v1/markets/ohlc?coin=BTC&coin=ETH', 'coin') // given twice
+    await callBad(t, acct, `/v1/markets/ohlc?coin=BTC&end=${TEST_NOW + 2 * 24 * HOUR}`, 'end') // more than a day ahead
+  })
+})
+
+const TICKER_KEYS = ['age_ms', 'coin', 'exchange', 'funding_interval_hours', 'funding_rate', 'index_price', 'mark_price', 'next_funding_time', 'stale', 'ts']
+
+describe('GET /v1/markets/ticker (1 credit)', () => {
+  it('one coin: one row per exchange in canonical order, exact keys, values as the live feed reported them, not stale', async () => {
+    const { data, meta } = await callOk<Json[]>(t, acct, '/v1/markets/ticker?coin=BTC', 1)
+    expect(meta.as_of).toBe(TEST_NOW)
+    expect(data.map((r) => r.exchange)).toEqual([...EXCHANGES])
+    for (const r of data) {
+      expect(sortedKeys(r)).toEqual(TICKER_KEYS)
+      expect(r.coin).toBe('BTC')
+      expectEpochMs(r.ts, 'ts')
+      expectEpochMs(r.next_funding_time, 'next_funding_time')
+      expect(r.next_funding_time).toBeGreaterThan(r.ts)
+      for (const k of ['mark_price', 'index_price', 'funding_rate', 'funding_interval_hours', 'age_ms']) expect(typeof r[k], k).toBe('number')
+      // "values no older than about 5 seconds while the feed runs"
+      expect(r.stale).toBe(false)
+      expect(r.ts).toBeLessThanOrEqual(TEST_NOW)
+      expect(r.age_ms).toBe(TEST_NOW - r.ts)
+      expect(r.age_ms).toBeLessThanOrEqual(5_000)
+      // a funding rate always travels with its interval
+      if (r.funding_rate !== null) expect(r.funding_interval_hours).toBeGreaterThan(0)
+      const live = t.services.market.live.tickers.get(`${r.exchange}:BTC:perp`)!
+      expect(r).toMatchObject({
+        mark_price: live.markPrice, index_price: live.indexPrice, funding_rate: live.fundingRate,
+        funding_interval_hours: live.fundingIntervalHours, next_funding_time: live.nextFundingTime, ts: live.ts,
+      })
+    }
+  })
+
+  it('coin omitted: every coin with data, sorted by coin then exchange; an exchange without data has no row; exchange filter', async () => {
+    const { data } = await callOk<Json[]>(t, acct, '/v1/markets/ticker', 1)
+    const pairs = data.map((r) => `${r.coin}:${r.exchange}`)
+    expect(pairs).toEqual([
+      ...EXCHANGES.map((e) => `BTC:${e}`),
+      ...EXCHANGES.map((e) => `ETH:${e}`),
+      ...EXCHANGES.filter((e) => e !== 'dydx').map((e) => `XRP:${e}`),
+    ])
+    for (const r of data) if (r.funding_rate !== null) expect(r.funding_interval_hours).toBeGreaterThan(0)
+    const hl = await callOk<Json[]>(t, acct, '/v1/markets/ticker?exchange=HyperLiquid', 1)
+    expect(hl.data.map((r) => `${r.coin}:${r.exchange}`)).toEqual(SEEDED.map((c) => `${c}:hyperliquid`))
+    const both = await callOk<Json[]>(t, acct, '/v1/markets/ticker?coin=eth&exchange=okx', 1)
+    expect(both.data.map((r) => `${r.coin}:${r.exchange}`)).toEqual(['ETH:okx'])
+    const none = await callOk<Json[]>(t, acct, '/v1/markets/ticker?coin=XRP&exchange=dydx', 1)
+    expect(none.data).toEqual([])
+  })
+
+  it('a funding rate never travels without its interval: a venue reporting no interval gets funding_rate null too', async () => {
+    const { data } = await withLiveTicker(t, 'binance:XRP:perp', { fundingIntervalHours: null }, () => callOk<Json[]>(t, acct, '/v1/markets/ticker?coin=XRP', 1))
+    const binance = data.find((r) => r.exchange === 'binance')!
+    expect(binance.funding_interval_hours).toBeNull()
+    expect(binance.funding_rate).toBeNull()
+    expect(typeof binance.mark_price).toBe('number')
+    for (const r of data) if (r.funding_rate !== null) expect(r.funding_interval_hours).toBeGreaterThan(0)
+  })
+
+  it('stale: with the clock 20 s ahead every row is flagged stale and age_ms grows by 20 s', async () => {
+    const fresh = (await callOk<Json[]>(t, acct, '/v1/markets/ticker?coin=BTC', 1)).data
+    const later = await at(TEST_NOW + 20_000, () => callOk<Json[]>(t, acct, '/v1/markets/ticker?coin=BTC', 1))
+    expect(later.meta.as_of).toBe(TEST_NOW + 20_000)
+    expect(later.data).toHaveLength(5)
+    later.data.forEach((r, i) => {
+      expect(r.stale).toBe(true)
+      expect(r.ts).toBe(fresh[i]!.ts)
+      expect(r.age_ms).toBe(fresh[i]!.age_ms + 20_000)
+    })
+    // 10 s ahead is still inside the 15 s staleness threshold (three missed 5 s refreshes)
+    const soon = await at(TEST_NOW + 10_000, () => callOk<Json[]>(t, acct, '/v1/markets/ticker?coin=BTC', 1))
+    for (const r of soon.data) expect(r.stale).toBe(false)
+  })
+
+  it('bad parameters charge nothing', async () => {
+    const ex = await callBad(t, acct, '/v1/markets/ticker?exchange=kraken', 'exchange')
+    expect(ex.allowed).toEqual([...EXCHANGES])
+    await callBad(t, acct, '/v1/markets/ticker?coin=NOPE', 'coin')
+  })
+})
+
+const BANDS = [0.5, 1, 2, 5]
+
+/** depth by hand from a raw book: mid = (best bid + best ask) / 2, Σ price × size of levels inside mid × (1 ± b) */
+function depthByHand(book: { bids: { price: number; size: number }[]; asks: { price: number; size: number }[] }) {
+  const bestBid = Math.max(...book.bids.map((l) => l.price))
+  const bestAsk = Math.min(...book.asks.map((l) => l.price))
+  const mid = (bestBid + bestAsk) / 2
+  return {
+    mid,
+    bands: BANDS.map((b) => {
+      const bid = book.bids.filter((l) => l.price >= mid * (1 - b / 100)).reduce((s, l) => s + l.price * l.size, 0)
+      const ask = book.asks.filter((l) => l.price <= mid * (1 + b / 100)).reduce((s, l) => s + l.price * l.size, 0)
+      return { band_pct: b, bid, ask }
+    }),
+  }
+}
+
+describe('GET /v1/flow/imbalance (5 credits)', () => {
+  it('one coin: exact keys, every exchange\'s depth recomputed from its raw book, aggregate = sums, ratio = bid / ask', async () => {
+    const { data, meta } = await callOk<Json[]>(t, acct, '/v1/flow/imbalance?coin=BTC', 5)
+    expect(meta.as_of).toBe(TEST_NOW)
+    expect(data).toHaveLength(1)
+    const c = data[0]!
+    expect(sortedKeys(c)).toEqual(['aggregate', 'coin', 'exchanges', 'missing', 'ts'])
+    expect(c.coin).toBe('BTC')
+    expect(c.ts).toBe(TEST_NOW)
+    expect(c.missing).toEqual([])
+    expect(c.exchanges.map((e: Json) => e.exchange)).toEqual([...EXCHANGES])
+    expect(sortedKeys(c.aggregate)).toEqual(['bands', 'exchanges', 'note'])
+    expect(c.aggregate.exchanges).toEqual([...EXCHANGES])
+    expect(c.aggregate.note).toBeNull()
+    const sums = BANDS.map(() => ({ bid: 0, ask: 0 }))
+    for (const e of c.exchanges) {
+      expect(sortedKeys(e)).toEqual(['bands', 'exchange', 'mid', 'note', 'stale', 'ts'])
+      expectEpochMs(e.ts, 'ts')
+      expect(e.stale).toBe(false)
+      expect(e.note).toBeNull()
+      const book = t.services.market.live.books.get(`${e.exchange}:BTC:perp`)!
+      expect(e.ts).toBe(book.ts)
+      const hand = depthByHand(book)
+      expectClose(e.mid, hand.mid, 1e-12, `${e.exchange} mid`)
+      expect(e.bands.map((b: Json) => b.band_pct)).toEqual(BANDS)
+      e.bands.forEach((b: Json, i: number) => {
+        expect(sortedKeys(b)).toEqual(['ask_depth_usd', 'band_pct', 'bid_depth_usd', 'ratio'])
+        expectClose(b.bid_depth_usd, hand.bands[i]!.bid, 1e-9, `${e.exchange} ${b.band_pct}% bid`)
+        expectClose(b.ask_depth_usd, hand.bands[i]!.ask, 1e-9, `${e.exchange} ${b.band_pct}% ask`)
+        expectClose(b.ratio, b.bid_depth_usd / b.ask_depth_usd, 1e-12, 'ratio')
+        sums[i]!.bid += b.bid_depth_usd
+        sums[i]!.ask += b.ask_depth_usd
+        // a wider band holds at least the depth of a narrower one
+        if (i > 0) {
+          expect(b.bid_depth_usd).toBeGreaterThanOrEqual(e.bands[i - 1].bid_depth_usd)
+          expect(b.ask_depth_usd).toBeGreaterThanOrEqual(e.bands[i - 1].ask_depth_usd)
+        }
+      })
+    }
+    expect(c.aggregate.bands.map((b: Json) => b.band_pct)).toEqual(BANDS)
+    c.aggregate.bands.forEach((b: Json, i: number) => {
+      expectClose(b.bid_depth_usd, sums[i]!.bid, 1e-12, `aggregate ${b.band_pct}% bid`)
+      expectClose(b.ask_depth_usd, sums[i]!.ask, 1e-12, `aggregate ${b.band_pct}% ask`)
+      expectClose(b.ratio, sums[i]!.bid / sums[i]!.ask, 1e-12, 'aggregate ratio = Σ bid / Σ ask')
+      if (i > 0) expect(b.bid_depth_usd).toBeGreaterThanOrEqual(c.aggregate.bands[i - 1].bid_depth_usd)
+    })
+  })
+
+  it('coin omitted: one entry per coin of the universe; coins without books say so', async () => {
+    const { data } = await callOk<Json[]>(t, acct, '/v1/flow/imbalance', 5)
+    expect(data.map((c) => c.coin)).toEqual(DEFAULT_COINS)
+    for (const c of data) {
+      if (SEEDED.includes(c.coin)) {
+        expect(c.aggregate.bands).not.toBeNull()
+        continue
+      }
+      expect(c.exchanges).toEqual([])
+      expect(c.aggregate).toEqual({ exchanges: [], bands: null, note: expect.any(String) })
+      expect(c.missing.map((m: Json) => m.exchange)).toEqual([...EXCHANGES])
+    }
+  })
+
+  it('exchange filter: the aggregate is that exchange alone', async () => {
+    const { data } = await callOk<Json[]>(t, acct, '/v1/flow/imbalance?coin=ETH&exchange=OKX', 5)
+    const c = data[0]!
+    expect(c.exchanges.map((e: Json) => e.exchange)).toEqual(['okx'])
+    expect(c.aggregate.exchanges).toEqual(['okx'])
+    expect(c.aggregate.bands).toEqual(c.exchanges[0].bands)
+    expect(c.missing).toEqual([])
+  })
+
+  it('an exchange without a book for the coin is in missing with a reason and out of the aggregate', async () => {
+    const { data } = await callOk<Json[]>(t, acct, '/v1/flow/imbalance?coin=XRP', 5)
+    const c = data[0]!
+    expect(c.exchanges.map((e: Json) => e.exchange)).toEqual(['binance', 'bybit', 'okx', 'hyperliquid'])
+    expect(c.aggregate.exchanges).toEqual(['binance', 'bybit', 'okx', 'hyperliquid'])
+    expect(c.missing).toEqual([{ exchange: 'dydx', reason: expect.any(String) }])
+    const only = (await callOk<Json[]>(t, acct, '/v1/flow/imbalance?coin=XRP&exchange=dydx', 5)).data[0]!
+    expect(only.exchanges).toEqual([])
+    expect(only.aggregate).toEqual({ exchanges: [], bands: null, note: expect.any(String) })
+    expect(only.missing).toEqual([{ exchange: 'dydx', reason: expect.any(String) }])
+  })
+
+  it('stale books (clock 61 s ahead) are still listed with stale: true but left out of the aggregate, with a note', async () => {
+    const { data } = await at(TEST_NOW + 61_000, () => callOk<Json[]>(t, acct, '/v1/flow/imbalance?coin=BTC', 5))
+    const c = data[0]!
+    expect(c.exchanges).toHaveLength(5)
+    for (const e of c.exchanges) expect(e.stale).toBe(true)
+    expect(c.aggregate.exchanges).toEqual([])
+    expect(c.aggregate.bands).toBeNull()
+    expect(c.aggregate.note).toEqual(expect.any(String))
+    // 59 s ahead is still fresh (the threshold is 60 s)
+    const fresh = await at(TEST_NOW + 59_000, () => callOk<Json[]>(t, acct, '/v1/flow/imbalance?coin=BTC', 5))
+    expect(fresh.data[0]!.aggregate.exchanges).toEqual([...EXCHANGES])
+  })
+
+  it('bad parameters charge nothing', async () => {
+    const ex = await callBad(t, acct, '/v1/flow/imbalance?exchange=ftx', 'exchange')
+    expect(ex.allowed).toEqual([...EXCHANGES])
+    await callBad(t, acct, '/v1/flow/imbalance?coin=BTC&band=1', 'band')
+  })
+})
