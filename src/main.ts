@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { createServer } from 'node:http'
 import { createServices, ensureDemoAccount } from './bootstrap.js'
 import { ConfigError, loadConfig } from './config.js'
+import { startMarketRuntime } from './market/runtime.js'
 import { createApp } from './server.js'
 
 async function main() {
@@ -10,6 +11,14 @@ async function main() {
   const services = await createServices(config)
   const { logger } = services
   const demo = await ensureDemoAccount(services)
+  const started = Date.now()
+  const runtime = await startMarketRuntime(services, {
+    onProgress: (p) =>
+      logger.info(
+        { day: new Date(p.from).toISOString().slice(0, 10), chunk: `${p.chunk}/${p.chunks}`, bars: p.bars, seconds: Math.round((Date.now() - started) / 1000) },
+        'backfill progress',
+      ),
+  })
   const app = createApp(services)
   const server = createServer(app)
   server.keepAliveTimeout = 65_000
@@ -34,6 +43,8 @@ async function main() {
     logger.info({ signal }, 'shutting down: draining requests')
     server.closeIdleConnections()
     await new Promise<void>((resolve) => server.close(() => resolve()))
+    logger.info('flushing market data')
+    await runtime.stop()
     await services.db.close()
     logger.info('stopped')
     process.exit(0)

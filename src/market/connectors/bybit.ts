@@ -1,0 +1,105 @@
+// Bybit v5: linear USDT perpetuals (category=linear) and spot through one CCXT `bybit` instance.
+import ccxt, { type Exchange, type FundingRate, type MarketInterface } from 'ccxt'
+import type { MarketType, OpenInterestEvent, TickerEvent } from '../events.js'
+import { setOption, skipCurrencies } from './ccxt-access.js'
+import { ExchangeConnector, findByBase, type ConnectorOptions } from './connector.js'
+import { mergeParts, num, openInterestEvent, partsFromFundingRate, partsFromTicker, tickerEvent, type MarketRef } from './mapping.js'
+
+/** orderbook.1000.<symbol>: the deepest public ws depth (CCXT accepts 1, 50, 200, 1000). */
+const BOOK_LIMIT = 1000
+/** GET /v5/market/orderbook caps: linear 500, spot 200. */
+const REST_BOOK_LIMIT = { perp: 500, spot: 200 } as const
+
+/**
+ * A linear ticker row (REST /v5/market/tickers, or the ws `tickers.<symbol>` snapshot with deltas merged, which CCXT
+ * keeps in ticker.info) parsed by CCXT's parseFundingRate -> TickerEvent. lastPrice is the row's own lastPrice.
+ */
+export function bybitPerpTicker(ref: MarketRef, fr: FundingRate, now: number, intervalHours: (fromPayload: number | null | undefined) => number): TickerEvent {
+  const parts = partsFromFundingRate(fr)
+  const info = fr.info as { lastPrice?: string } | undefined
+  return tickerEvent(ref, { ...parts, lastPrice: num(info?.lastPrice), fundingIntervalHours: intervalHours(parts.fundingIntervalHours) }, now)
+}
+
+export class BybitConnector extends ExchangeConnector {
+  readonly exchange = 'bybit' as const
+  private readonly ex: Exchange
+
+  constructor(opts: ConnectorOptions) {
+    super(opts)
+    this.ex = opts.ccxtExchange ?? new ccxt.pro.bybit({ enableRateLimit: true })
+    const types = this.wantedCategories(opts.marketTypes)
+    skipCurrencies(this.ex)
+    setOption(this.ex, 'fetchMarkets', { types })
+  }
+
+  private wantedCategories(marketTypes: ConnectorOptions['marketTypes']): string[] {
+    const out: string[] = []
+    if (!marketTypes || marketTypes.includes('perp')) out.push('linear')
+    if (!marketTypes || marketTypes.includes('spot')) out.push('spot')
+    return out
+  }
+
+  protected exchangeFor(): Exchange {
+    return this.ex
+  }
+
+  protected findMarket(ex: Exchange, coin: string, marketType: MarketType): MarketInterface | undefined {
+    return marketType === 'perp'
+      ? findByBase(ex, coin, (m) => m.swap === true && m.linear === true && m.settle === 'USDT')
+      : findByBase(ex, coin, (m) => m.spot === true && m.quote === 'USDT')
+  }
+
+  protected override bookLimit(): number {
+    return BOOK_LIMIT
+  }
+
+  protected override restBookLimit(ref: MarketRef): number {
+    return REST_BOOK_LIMIT[ref.marketType]
+  }
+
+  /**
+   * Perps: GET /v5/market/tickers?category=linear (one call) via fetchFundingRates: markPrice, indexPrice, fundingRate,
+   * nextFundingTime, and the interval from the instrument's fundingInterval (minutes). The same raw row carries
+   * lastPrice, read from `info`. Spot: fetchTickers on category=spot.
+   */
+  protected async pollTickers(refs: MarketRef[]): Promise<TickerEvent[]> {
+    const now = this.now()
+    const perps = refs.filter((r) => r.marketType === 'perp')
+    const spots = refs.filter((r) => r.marketType === 'spot')
+    const out: TickerEvent[] = []
+    await this.settleAll([
+      (async () => {
+        if (perps.length === 0) return
+        const rates = await this.ex.fetchFundingRates(perps.map((r) => r.symbol))
+        for (const ref of perps) {
+          const fr = rates[ref.symbol]
+          if (!fr) continue
+          const e = bybitPerpTicker(ref, fr, now, (h) => this.intervalHoursFor(ref, h))
+          out.push(e.lastPrice === null ? { ...e, lastPrice: this.lastTradePrice.get(ref.symbol) ?? null } : e)
+        }
+      })(),
+      (async () => {
+        if (spots.length === 0) return
+        const tickers = await this.ex.fetchTickers(spots.map((r) => r.symbol))
+        for (const ref of spots) {
+          const t = tickers[ref.symbol]
+          if (t) out.push(tickerEvent(ref, mergeParts(partsFromTicker(t)), now))
+        }
+      })(),
+    ])
+    return out
+  }
+
+  /** GET /v5/market/open-interest (5-minute buckets, newest): one-sided, base coin for linear contracts. */
+  protected async pollOpenInterest(refs: MarketRef[]): Promise<OpenInterestEvent[]> {
+    const out: OpenInterestEvent[] = []
+    await this.settleAll(
+      refs.map(async (ref) => {
+        const oi = await this.ex.fetchOpenInterest(ref.symbol, { intervalTime: '5min' })
+        const e = openInterestEvent(ref, oi, { now: this.now() })
+        if (e) out.push(e)
+      }),
+    )
+    return out
+  }
+}

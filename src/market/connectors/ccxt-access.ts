@@ -1,0 +1,25 @@
+// Two small doors into a CCXT instance: merging an option, and calling an implicit (raw endpoint) method.
+import type { Exchange } from 'ccxt'
+
+const isDict = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/** Sets `ex.options[key]`, merging one level deep into an existing dictionary so CCXT's other defaults survive. */
+export function setOption(ex: Exchange, key: string, value: unknown): void {
+  const current: unknown = ex.options[key]
+  ex.options[key] = isDict(current) && isDict(value) ? { ...current, ...value } : value
+}
+
+/** Calls one of CCXT's implicit API methods (e.g. `indexerGetPerpetualMarkets`) by name, bound to the instance. */
+export async function callRaw<T = unknown>(ex: Exchange, method: string, params: Record<string, unknown> = {}): Promise<T> {
+  const fn = (ex as unknown as Record<string, unknown>)[method]
+  if (typeof fn !== 'function') throw new Error(`${ex.id}: CCXT has no implicit method ${method}`)
+  return (await (fn as (p: object) => Promise<unknown>).call(ex, params)) as T
+}
+
+/**
+ * Skip CCXT's fetchCurrencies inside loadMarkets. Public market data needs no currency list, and on some venues it
+ * is an extra call (Hyperliquid: spotMeta) that would only add a way for startup to fail.
+ */
+export function skipCurrencies(ex: Exchange): void {
+  ex.has['fetchCurrencies'] = false
+}

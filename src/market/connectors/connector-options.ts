@@ -1,0 +1,68 @@
+// What a connector is configured with and reports: the public types of the connector API.
+import type { Exchange } from 'ccxt'
+import type { EventSink, ExchangeId, MarketType } from '../events.js'
+import type { BackoffOptions } from './backoff.js'
+
+/** pino-compatible subset. */
+export interface ConnectorLogger {
+  debug(obj: object, msg?: string): void
+  info(obj: object, msg?: string): void
+  warn(obj: object, msg?: string): void
+  error(obj: object, msg?: string): void
+}
+
+export interface PollIntervals {
+  /** mark/index/last/current funding (default 5 s) */
+  tickerMs: number
+  /** open interest (default 30 s) */
+  openInterestMs: number
+  /** settled funding history (default 60 s) */
+  fundingMs: number
+}
+
+export const DEFAULT_POLL_INTERVALS: PollIntervals = { tickerMs: 5_000, openInterestMs: 30_000, fundingMs: 60_000 }
+
+export interface ConnectorOptions {
+  /** base assets, e.g. ['BTC', 'ETH']; coins a venue does not list are skipped with a warning */
+  coins: readonly string[]
+  sink: EventSink
+  logger?: ConnectorLogger
+  /** a number sets the ticker poll and scales the others (OI x6, funding x12); or set each loop */
+  pollIntervalMs?: number | Partial<PollIntervals>
+  /** CCXT instance to use instead of a new ccxt.pro one (tests inject offline instances); perp and, where one class serves both, spot */
+  ccxtExchange?: Exchange
+  /** Binance only: the spot instance (CCXT's `binance`; perps use `binanceusdm`) */
+  ccxtSpotExchange?: Exchange
+  /** restrict to these market types (default: all the venue lists) */
+  marketTypes?: readonly MarketType[]
+  /** minimum spacing of book snapshots per market, ms (default 1000) */
+  bookIntervalMs?: number
+  /** book snapshots keep levels within this fraction of mid, plus one beyond (default 0.05) */
+  bookBand?: number
+  /** switch loops off (all on by default), e.g. { books: false } */
+  streams?: Partial<Record<StreamName, boolean>>
+  backoff?: Partial<BackoffOptions>
+  /** [0, 1) source for backoff jitter (default Math.random) */
+  random?: () => number
+  /** clock for lastEventAt and throttling (default Date.now) */
+  now?: () => number
+}
+
+export type StreamName = 'trades' | 'books' | 'tickers' | 'openInterest' | 'funding'
+
+export interface ConnectorHealth {
+  exchange: ExchangeId
+  /** Unix ms of the last event handed to the sink */
+  lastEventAt: number | null
+  /** running, at least one market followed, and no loop currently failing (a loop that failed counts until it succeeds again) */
+  connected: boolean
+  /** failures since construction (each failed attempt of any loop) */
+  errors: number
+}
+
+export interface KlineQuery {
+  /** CCXT timeframe (default '1m') */
+  timeframe?: string
+  since?: number
+  limit?: number
+}

@@ -1,0 +1,357 @@
+// The runtime shared by the five venue connectors: market resolution, websocket watch loops, REST polls,
+// retry with capped exponential backoff + jitter, throttled book snapshots, health, and a clean stop.
+// Venue classes only say which CCXT instance/symbols/endpoints to use and how to read their payloads.
+import type { Exchange, FundingRateHistory, MarketInterface, Trade } from 'ccxt'
+import type { EventSink, ExchangeId, FundingEvent, MarketEvent, MarketType, OpenInterestEvent, TickerEvent } from '../events.js'
+import { exchangeById } from '../exchanges.js'
+import { sleep, type BackoffOptions } from './backoff.js'
+import {
+  DEFAULT_POLL_INTERVALS,
+  type ConnectorHealth,
+  type ConnectorLogger,
+  type ConnectorOptions,
+  type KlineQuery,
+  type PollIntervals,
+  type StreamName,
+} from './connector-options.js'
+import { klineFromOhlcv, type Kline } from './klines.js'
+import { bookEvent, fundingEvents, marketRef, tradeEvent, type MarketRef } from './mapping.js'
+import { Supervisor } from './supervisor.js'
+
+export type { ConnectorHealth, ConnectorLogger, ConnectorOptions, KlineQuery, PollIntervals, StreamName } from './connector-options.js'
+export { DEFAULT_POLL_INTERVALS } from './connector-options.js'
+
+const noop = () => {}
+const SILENT: ConnectorLogger = { debug: noop, info: noop, warn: noop, error: noop }
+
+export abstract class ExchangeConnector {
+  abstract readonly exchange: ExchangeId
+  protected readonly coins: string[]
+  protected readonly sink: EventSink
+  protected readonly log: ConnectorLogger
+  protected readonly intervals: PollIntervals
+  protected readonly marketTypes: readonly MarketType[] | undefined
+  protected readonly bookIntervalMs: number
+  protected readonly bookBand: number
+  protected readonly now: () => number
+  private readonly streams: Partial<Record<StreamName, boolean>>
+  private readonly backoff: Partial<BackoffOptions>
+  private readonly random: () => number
+
+  /** markets followed in the current run */
+  protected refs: MarketRef[] = []
+  /** last trade price per symbol, from the trade stream (for venues whose ticker payload has no last price) */
+  protected readonly lastTradePrice = new Map<string, number>()
+  /** funding interval per symbol learned from settled history */
+  protected readonly learnedIntervalHours = new Map<string, number>()
+  private readonly lastFundingTs = new Map<string, number>()
+  private readonly lastBookAt = new Map<string, number>()
+  private readonly tradeWatermark = new Map<string, { ts: number; ids: Set<string> }>()
+  /** the current run's loops; null when not running */
+  private run: Supervisor | null = null
+  private stopping: Promise<void> | null = null
+  private ready: Promise<void> = Promise.resolve()
+  private marketsLoaded = false
+  private lastEventAt: number | null = null
+  private errorCount = 0
+
+  constructor(opts: ConnectorOptions) {
+    this.coins = [...new Set(opts.coins.map((c) => c.trim().toUpperCase()).filter(Boolean))]
+    this.sink = opts.sink
+    this.log = opts.logger ?? SILENT
+    const p = opts.pollIntervalMs
+    this.intervals =
+      typeof p === 'number'
+        ? { tickerMs: p, openInterestMs: p * 6, fundingMs: p * 12 }
+        : { ...DEFAULT_POLL_INTERVALS, ...p }
+    this.marketTypes = opts.marketTypes
+    this.bookIntervalMs = opts.bookIntervalMs ?? 1_000
+    this.bookBand = opts.bookBand ?? 0.05
+    this.streams = opts.streams ?? {}
+    this.backoff = opts.backoff ?? {}
+    this.random = opts.random ?? Math.random
+    this.now = opts.now ?? Date.now
+  }
+
+  // ---- what a venue provides -------------------------------------------------------------------
+
+  /** the CCXT instance serving a market type, undefined when the venue has none */
+  protected abstract exchangeFor(marketType: MarketType): Exchange | undefined
+  /** the venue market for a coin (after loadMarkets), undefined when not listed */
+  protected abstract findMarket(ex: Exchange, coin: string, marketType: MarketType): MarketInterface | undefined
+  protected abstract pollTickers(refs: MarketRef[]): Promise<TickerEvent[]>
+  protected abstract pollOpenInterest(refs: MarketRef[]): Promise<OpenInterestEvent[]>
+
+  /** book depth requested from the venue (REST snapshot limit / ws channel depth) */
+  protected bookLimit(_ref: MarketRef): number | undefined {
+    return undefined
+  }
+  /** depth for the REST fallback (some venues allow less over REST than over ws) */
+  protected restBookLimit(ref: MarketRef): number | undefined {
+    return this.bookLimit(ref)
+  }
+  protected watchBookParams(_ref: MarketRef): Record<string, unknown> {
+    return {}
+  }
+  /** recent public trades for the REST fallback (CCXT fetchTrades unless the venue needs a raw call) */
+  protected fetchRecentTrades(ex: Exchange, ref: MarketRef): Promise<Trade[]> {
+    return ex.fetchTrades(ref.symbol, undefined, 100)
+  }
+  /** since/limit/params for fetchFundingRateHistory */
+  protected fundingHistoryQuery(_ref: MarketRef): { since?: number; limit?: number; params?: Record<string, unknown> } {
+    return { limit: 10 }
+  }
+
+  // ---- public API ------------------------------------------------------------------------------
+
+  /**
+   * Loads markets and launches the loops. Resolves after the first market-load attempt: with the loops running when
+   * it succeeded, or with the connector retrying in the background (backoff) when it failed. Never rejects; idempotent.
+   */
+  start(): Promise<void> {
+    if (this.run) return this.ready
+    const run = new Supervisor({
+      backoff: this.backoff,
+      random: this.random,
+      onFailure: (task, err, retryInMs) => {
+        this.errorCount++
+        this.log.warn({ exchange: this.exchange, task, retryInMs, err: errorText(err) }, 'connector task failed; retrying')
+      },
+      onCrash: (err) => this.log.error({ exchange: this.exchange, err }, 'connector task crashed'),
+    })
+    this.run = run
+    this.marketsLoaded = false
+    let firstAttempt: () => void = noop
+    this.ready = new Promise<void>((resolve) => (firstAttempt = resolve))
+    void run.track(this.bootstrap(run, firstAttempt).finally(firstAttempt))
+    return this.ready
+  }
+
+  /** Ends every loop, closes the CCXT websockets, and resolves when all loops have returned. Idempotent. */
+  stop(): Promise<void> {
+    const run = this.run
+    if (!run) return Promise.resolve()
+    this.stopping ??= this.shutdown(run).finally(() => (this.stopping = null))
+    return this.stopping
+  }
+
+  private async shutdown(run: Supervisor): Promise<void> {
+    await run.stop()
+    const closing = this.instances().map((ex) => ex.close().catch((err: unknown) => this.log.debug({ err }, 'close failed')))
+    await Promise.race([Promise.allSettled(closing), sleep(5_000)])
+    this.run = null
+    this.log.info({ exchange: this.exchange }, 'connector stopped')
+  }
+
+  health(): ConnectorHealth {
+    const run = this.run
+    return {
+      exchange: this.exchange,
+      lastEventAt: this.lastEventAt,
+      connected: run !== null && !run.stopped && this.marketsLoaded && this.refs.length > 0 && run.failing.size === 0,
+      errors: this.errorCount,
+    }
+  }
+
+  /** The markets this run follows (after start() resolved). */
+  markets(): readonly MarketRef[] {
+    return this.refs
+  }
+
+  /** 1-minute (or other) klines of one market, REST, for the importer and reconciliation. */
+  async fetchKlines(coin: string, marketType: MarketType, query: KlineQuery = {}): Promise<Kline[]> {
+    const ref = await this.resolveOne(coin, marketType)
+    const ex = this.exchangeFor(marketType)!
+    const rows = await ex.fetchOHLCV(ref.symbol, query.timeframe ?? '1m', query.since, query.limit)
+    return rows.map(klineFromOhlcv).filter((k): k is Kline => k !== null)
+  }
+
+  // ---- runtime ---------------------------------------------------------------------------------
+
+  protected instances(): Exchange[] {
+    return [...new Set((['perp', 'spot'] as const).map((t) => this.exchangeFor(t)).filter((e): e is Exchange => !!e))]
+  }
+
+  protected wantedTypes(): MarketType[] {
+    const listed = exchangeById.get(this.exchange)!.marketTypes
+    return listed.filter((t) => (this.marketTypes ? this.marketTypes.includes(t) : true) && this.exchangeFor(t) !== undefined)
+  }
+
+  protected defaultIntervalHours(): number {
+    return exchangeById.get(this.exchange)!.fundingIntervalHours
+  }
+
+  /** funding interval for a ticker: what the payload said, else what settled history showed, else the venue default */
+  protected intervalHoursFor(ref: MarketRef, fromPayload: number | null | undefined): number {
+    return fromPayload ?? this.learnedIntervalHours.get(ref.symbol) ?? this.defaultIntervalHours()
+  }
+
+  protected async resolveMarkets(): Promise<MarketRef[]> {
+    const refs: MarketRef[] = []
+    for (const type of this.wantedTypes()) {
+      const ex = this.exchangeFor(type)!
+      await ex.loadMarkets()
+      for (const coin of this.coins) {
+        const market = this.findMarket(ex, coin, type)
+        if (market) refs.push(marketRef(this.exchange, coin, market))
+        else this.log.warn({ exchange: this.exchange, coin, marketType: type }, 'market not listed; skipped')
+      }
+    }
+    return refs
+  }
+
+  private async resolveOne(coin: string, marketType: MarketType): Promise<MarketRef> {
+    const ex = this.exchangeFor(marketType)
+    if (!ex) throw new Error(`${this.exchange} has no ${marketType} market`)
+    await ex.loadMarkets()
+    const market = this.findMarket(ex, coin.toUpperCase(), marketType)
+    if (!market) throw new Error(`${this.exchange} lists no ${marketType} market for ${coin}`)
+    return marketRef(this.exchange, coin.toUpperCase(), market)
+  }
+
+  private async bootstrap(run: Supervisor, firstAttempt: () => void): Promise<void> {
+    const refs = await run.retry('load-markets', () => this.resolveMarkets(), firstAttempt)
+    if (refs === undefined || run.stopped) return
+    this.refs = refs
+    this.marketsLoaded = true
+    this.launch(run)
+    this.log.info({ exchange: this.exchange, markets: refs.map((r) => r.symbol) }, 'connector started')
+  }
+
+  private launch(run: Supervisor): void {
+    const on = (s: StreamName) => this.streams[s] !== false
+    const poll = (name: string, fetch: () => Promise<ReadonlyArray<MarketEvent | null>>, intervalMs: number) =>
+      run.loop(name, 'poll', async () => this.emitAll(await run.abortable(fetch())), intervalMs)
+    for (const ref of this.refs) {
+      const ex = this.exchangeFor(ref.marketType)!
+      if (on('trades')) {
+        if (ex.has['watchTrades']) run.loop(`trades:${ref.symbol}`, 'stream', () => this.watchTradesOnce(run, ex, ref))
+        else run.loop(`trades:${ref.symbol}`, 'poll', () => this.pollTradesOnce(run, ex, ref), this.intervals.tickerMs)
+      }
+      if (on('books')) {
+        if (ex.has['watchOrderBook']) run.loop(`book:${ref.symbol}`, 'stream', () => this.watchBookOnce(run, ex, ref))
+        else run.loop(`book:${ref.symbol}`, 'poll', () => this.pollBookOnce(run, ex, ref), Math.max(this.bookIntervalMs, 1_000))
+      }
+    }
+    const perps = this.refs.filter((r) => r.marketType === 'perp')
+    if (this.refs.length > 0 && on('tickers')) poll('tickers', () => this.pollTickers(this.refs), this.intervals.tickerMs)
+    if (perps.length > 0 && on('openInterest')) poll('open-interest', () => this.pollOpenInterest(perps), this.intervals.openInterestMs)
+    if (perps.length > 0 && on('funding')) poll('funding', () => this.pollFunding(perps), this.intervals.fundingMs)
+  }
+
+  protected emit(event: MarketEvent | null): void {
+    if (!event || !this.run || this.run.stopped) return
+    try {
+      this.sink.emit(event)
+      this.lastEventAt = this.now()
+    } catch (err) {
+      this.errorCount++
+      this.log.error({ exchange: this.exchange, err }, 'sink rejected event')
+    }
+  }
+
+  private emitAll(events: ReadonlyArray<MarketEvent | null>): void {
+    for (const e of events) this.emit(e)
+  }
+
+  private async watchTradesOnce(run: Supervisor, ex: Exchange, ref: MarketRef): Promise<void> {
+    const trades = await run.abortable(ex.watchTrades(ref.symbol))
+    for (const t of trades) this.emitTrade(ref, tradeEvent(ref, t))
+  }
+
+  private emitTrade(ref: MarketRef, e: ReturnType<typeof tradeEvent>): void {
+    if (!e) return
+    this.lastTradePrice.set(ref.symbol, e.price)
+    this.emit(e)
+  }
+
+  private async watchBookOnce(run: Supervisor, ex: Exchange, ref: MarketRef): Promise<void> {
+    const ob = await run.abortable(ex.watchOrderBook(ref.symbol, this.bookLimit(ref), this.watchBookParams(ref)))
+    const now = this.now()
+    const last = this.lastBookAt.get(ref.symbol)
+    if (last !== undefined && now - last < this.bookIntervalMs) return
+    const e = bookEvent(ref, ob, { band: this.bookBand, now })
+    if (!e) return
+    this.lastBookAt.set(ref.symbol, now)
+    this.emit(e)
+  }
+
+  // REST fallbacks for an injected instance without ccxt.pro watchers
+
+  private async pollTradesOnce(run: Supervisor, ex: Exchange, ref: MarketRef): Promise<void> {
+    const trades = await run.abortable(this.fetchRecentTrades(ex, ref))
+    const mark = this.tradeWatermark.get(ref.symbol) ?? { ts: -Infinity, ids: new Set<string>() }
+    const events = trades.map((t) => tradeEvent(ref, t)).filter((e) => e !== null).sort((a, b) => a.ts - b.ts)
+    for (const e of events) {
+      if (e.ts < mark.ts || (e.ts === mark.ts && mark.ids.has(e.id))) continue
+      if (e.ts > mark.ts) {
+        mark.ts = e.ts
+        mark.ids = new Set()
+      }
+      mark.ids.add(e.id)
+      this.emitTrade(ref, e)
+    }
+    this.tradeWatermark.set(ref.symbol, mark)
+  }
+
+  private async pollBookOnce(run: Supervisor, ex: Exchange, ref: MarketRef): Promise<void> {
+    const ob = await run.abortable(ex.fetchOrderBook(ref.symbol, this.restBookLimit(ref)))
+    this.emit(bookEvent(ref, ob, { band: this.bookBand, now: this.now() }))
+  }
+
+  /** Settled funding rates newer than the last one emitted, per perp market. */
+  protected async pollFunding(refs: MarketRef[]): Promise<FundingEvent[]> {
+    const out: FundingEvent[] = []
+    await this.settleAll(
+      refs.map(async (ref) => {
+        const ex = this.exchangeFor('perp')!
+        const q = this.fundingHistoryQuery(ref)
+        const rows: FundingRateHistory[] = await ex.fetchFundingRateHistory(ref.symbol, q.since, q.limit, q.params ?? {})
+        out.push(...this.newFunding(ref, rows))
+      }),
+    )
+    return out
+  }
+
+  protected newFunding(ref: MarketRef, rows: readonly FundingRateHistory[]): FundingEvent[] {
+    const prev = this.lastFundingTs.get(ref.symbol)
+    const events = fundingEvents(ref, rows, this.learnedIntervalHours.get(ref.symbol) ?? this.defaultIntervalHours(), prev)
+    const fresh = events.filter((e) => prev === undefined || e.ts > prev)
+    const newest = events.at(-1)
+    if (newest) {
+      this.lastFundingTs.set(ref.symbol, Math.max(prev ?? -Infinity, newest.ts))
+      if (events.length > 1 || prev !== undefined) this.learnedIntervalHours.set(ref.symbol, newest.intervalHours)
+    }
+    return fresh
+  }
+
+  /**
+   * Awaits all calls. When every call failed, throws the first failure (the loop backs off); when only some failed,
+   * counts and logs them and returns, so one bad endpoint or market does not withhold the others' data.
+   */
+  protected async settleAll(calls: Promise<unknown>[]): Promise<void> {
+    const results = await Promise.allSettled(calls)
+    const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected')
+    if (failed.length === 0) return
+    if (failed.length === results.length) throw failed[0]!.reason
+    for (const f of failed) {
+      this.errorCount++
+      this.log.warn({ exchange: this.exchange, err: errorText(f.reason) }, 'partial poll failure')
+    }
+  }
+}
+
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err))
+
+/** Find a market by base asset among CCXT's loaded markets: exact base first, then the venue's base id. */
+export function findByBase(
+  ex: Exchange,
+  coin: string,
+  accept: (m: MarketInterface) => boolean,
+): MarketInterface | undefined {
+  const candidates = Object.values(ex.markets ?? {}).filter((m): m is MarketInterface => !!m && accept(m) && m.active !== false)
+  return (
+    candidates.find((m) => m.base.toUpperCase() === coin) ??
+    candidates.find((m) => String(m.baseId ?? '').toUpperCase() === coin)
+  )
+}

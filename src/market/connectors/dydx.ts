@@ -1,0 +1,166 @@
+// dYdX v4 perps through CCXT `dydx` (indexer REST + indexer websocket). CCXT has no ticker, funding-rate or
+// open-interest method for dYdX, so those come from the raw GET /v4/perpetualMarkets, parsed here.
+import ccxt, { type Exchange, type MarketInterface } from 'ccxt'
+import type { MarketType, OpenInterestEvent, TickerEvent } from '../events.js'
+import { callRaw, skipCurrencies } from './ccxt-access.js'
+import { ExchangeConnector, findByBase, type ConnectorOptions } from './connector.js'
+import { nextFundingOnGrid, num, tickerEvent, type MarketRef, type TickerParts } from './mapping.js'
+
+/** dYdX v4 settles funding every hour; `nextFundingRate` is the predicted 1-hour rate. */
+export const DYDX_FUNDING_INTERVAL_HOURS = 1
+
+/** What we read of one market, from GET /v4/perpetualMarkets or a v4_markets ws frame (partial in updates). */
+export interface DydxMarketUpdate {
+  /** indexer ticker, e.g. BTC-USD */
+  ticker: string
+  oraclePrice?: number
+  /** oracle price time (ws oraclePrices only), Unix ms */
+  oracleTs?: number
+  /** one-sided open interest, coins */
+  openInterest?: number
+  nextFundingRate?: number
+}
+
+type RawMarket = Record<string, unknown>
+
+function fromRaw(ticker: string, m: RawMarket): DydxMarketUpdate {
+  const u: DydxMarketUpdate = { ticker }
+  const oracle = num(m['oraclePrice'])
+  const oi = num(m['openInterest'])
+  const rate = num(m['nextFundingRate'])
+  if (oracle !== null) u.oraclePrice = oracle
+  if (oi !== null) u.openInterest = oi
+  if (rate !== null) u.nextFundingRate = rate
+  return u
+}
+
+/** GET /v4/perpetualMarkets body ({markets: {ticker: market}}) -> one update per market. */
+export function parseDydxPerpetualMarkets(body: unknown): DydxMarketUpdate[] {
+  const markets = (body as { markets?: Record<string, RawMarket> } | null)?.markets ?? {}
+  return Object.entries(markets).map(([ticker, m]) => fromRaw(ticker, m))
+}
+
+/**
+ * A v4_markets ws frame (not handled by CCXT): `subscribed` carries {markets} like the REST body; `channel_data`
+ * carries {trading: {ticker: changed fields}} and/or {oraclePrices: {ticker: {oraclePrice, effectiveAt}}}.
+ * `baseOpenInterest` is the OI-cap baseline, not open interest, and is ignored.
+ */
+export function parseDydxMarketsMessage(frame: unknown): DydxMarketUpdate[] {
+  const f = frame as { channel?: string; contents?: Record<string, unknown> } | null
+  if (!f || f.channel !== 'v4_markets' || !f.contents) return []
+  const c = f.contents
+  const out = c['markets'] ? parseDydxPerpetualMarkets(c) : []
+  for (const [ticker, m] of Object.entries((c['trading'] ?? {}) as Record<string, RawMarket>)) {
+    const u = fromRaw(ticker, m)
+    if (Object.keys(u).length > 1) out.push(u)
+  }
+  for (const [ticker, p] of Object.entries((c['oraclePrices'] ?? {}) as Record<string, RawMarket>)) {
+    const price = num(p['oraclePrice'])
+    if (price === null) continue
+    const ts = Date.parse(String(p['effectiveAt'] ?? ''))
+    out.push({ ticker, oraclePrice: price, ...(Number.isFinite(ts) ? { oracleTs: ts } : {}) })
+  }
+  return out
+}
+
+/**
+ * Ticker fields: dYdX v4 marks positions at the oracle price, so mark = index = oraclePrice; funding is the
+ * predicted hourly nextFundingRate, settled on the UTC hour.
+ */
+export function dydxTickerParts(u: DydxMarketUpdate, now: number): TickerParts {
+  return {
+    ts: u.oracleTs ?? now,
+    markPrice: u.oraclePrice ?? null,
+    indexPrice: u.oraclePrice ?? null,
+    fundingRate: u.nextFundingRate ?? null,
+    fundingIntervalHours: DYDX_FUNDING_INTERVAL_HOURS,
+    nextFundingTime: nextFundingOnGrid(now, DYDX_FUNDING_INTERVAL_HOURS),
+  }
+}
+
+interface DydxWsMessage {
+  type?: string
+  channel?: string
+  id?: string
+  contents?: unknown
+}
+
+/**
+ * Two fixes around CCXT's dydx ws handler, installed on the instance:
+ * - `channel_batch_data` frames (contents = array of updates; sent when subscribing with batched: true) are unrolled
+ *   into one channel_data frame per element. CCXT alone reads them as empty.
+ * - a v4_orderbook `subscribed` snapshot (first subscription or a resubscription after a reconnect) replaces the
+ *   book. CCXT alone merges it into the previous book, keeping levels that no longer exist.
+ */
+export function installDydxWsFixes(ex: Exchange): void {
+  const marker = ex as unknown as { __dydxWsFixes?: boolean }
+  if (marker.__dydxWsFixes) return
+  marker.__dydxWsFixes = true
+  const original = ex.handleMessage.bind(ex)
+  ex.handleMessage = (client: unknown, message: unknown) => {
+    const m = message as DydxWsMessage | null
+    if (m && m.type === 'channel_batch_data' && Array.isArray(m.contents)) {
+      for (const contents of m.contents) original(client, { ...m, type: 'channel_data', contents })
+      return
+    }
+    if (m && m.type === 'subscribed' && m.channel === 'v4_orderbook' && typeof m.id === 'string') {
+      const symbol = ex.safeMarket(m.id)['symbol']
+      if (symbol) delete (ex.orderbooks as Record<string, unknown>)[symbol]
+    }
+    original(client, message)
+  }
+}
+
+export class DydxConnector extends ExchangeConnector {
+  readonly exchange = 'dydx' as const
+  private readonly ex: Exchange
+
+  constructor(opts: ConnectorOptions) {
+    super(opts)
+    this.ex = opts.ccxtExchange ?? new ccxt.pro.dydx({ enableRateLimit: true })
+    skipCurrencies(this.ex)
+    installDydxWsFixes(this.ex)
+  }
+
+  protected exchangeFor(marketType: MarketType): Exchange | undefined {
+    return marketType === 'perp' ? this.ex : undefined
+  }
+
+  protected findMarket(ex: Exchange, coin: string): MarketInterface | undefined {
+    return findByBase(ex, coin, (m) => m.swap === true && m.settle === 'USDC')
+  }
+
+  /** v4_orderbook batched: fewer frames for the same updates (unrolled by installDydxWsFixes). */
+  protected override watchBookParams(): Record<string, unknown> {
+    return { batched: true }
+  }
+
+  private async marketUpdates(refs: MarketRef[]): Promise<Map<string, DydxMarketUpdate>> {
+    const body = await callRaw(this.ex, 'indexerGetPerpetualMarkets')
+    const byTicker = new Map(parseDydxPerpetualMarkets(body).map((u) => [u.ticker, u]))
+    return new Map(refs.flatMap((r) => (byTicker.has(r.id) ? [[r.symbol, byTicker.get(r.id)!] as const] : [])))
+  }
+
+  /** GET /v4/perpetualMarkets (all markets, one call): oraclePrice, nextFundingRate. Last price: the trade stream. */
+  protected async pollTickers(refs: MarketRef[]): Promise<TickerEvent[]> {
+    const now = this.now()
+    const updates = await this.marketUpdates(refs)
+    return refs.flatMap((ref) => {
+      const u = updates.get(ref.symbol)
+      return u ? [tickerEvent(ref, { ...dydxTickerParts(u, now), lastPrice: this.lastTradePrice.get(ref.symbol) }, now)] : []
+    })
+  }
+
+  /** GET /v4/perpetualMarkets `openInterest`: one-sided, in coins. */
+  protected async pollOpenInterest(refs: MarketRef[]): Promise<OpenInterestEvent[]> {
+    const now = this.now()
+    const updates = await this.marketUpdates(refs)
+    const out: OpenInterestEvent[] = []
+    for (const ref of refs) {
+      const oi = updates.get(ref.symbol)?.openInterest
+      if (oi === undefined) continue
+      out.push({ type: 'open_interest', exchange: 'dydx', coin: ref.coin, marketType: 'perp', ts: now, openInterest: oi })
+    }
+    return out
+  }
+}

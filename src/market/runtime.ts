@@ -1,0 +1,80 @@
+// Starts the configured market source and keeps the pipeline flowing: the simulator (default: a live feed
+// plus a newest-first backfill) or live connectors, one ingest pipeline flushed on a timer.
+import type { Services } from '../services.js'
+import { runBackfill, type BackfillProgress } from './backfill.js'
+import { createConnector, parseMarketSource, type ExchangeConnector } from './connectors/index.js'
+import type { MarketEvent } from './events.js'
+import { DEFAULT_COINS } from './coins.js'
+import { Ingest } from './ingest.js'
+import { MarketSimulator } from './simulator/index.js'
+
+export interface MarketRuntime {
+  ingest: Ingest
+  /** resolves when the backfill is done (at once without one) */
+  backfill: Promise<void>
+  /** stop sources, finish the backfill chunk in hand, write everything pending */
+  stop(): Promise<void>
+}
+
+export const FLUSH_EVERY_MS = 2000
+
+export async function startMarketRuntime(
+  services: Services,
+  opts: { onProgress?: (p: BackfillProgress) => void; onEvent?: (e: MarketEvent) => void; backfillDays?: number } = {},
+): Promise<MarketRuntime> {
+  const { config, db, market, logger, clock } = services
+  const source = parseMarketSource(config.MARKET_SOURCE)
+  const ingest = new Ingest({ db, market, logger, onEvent: opts.onEvent })
+  await ingest.resume()
+
+  let simulator: MarketSimulator | null = null
+  const connectors: ExchangeConnector[] = []
+  let stopping = false
+  let backfill: Promise<void> = Promise.resolve()
+
+  if (source.kind === 'simulator') {
+    // the simulated universe is the default coins; imported coins have only their imported history
+    simulator = new MarketSimulator({ seed: config.SIM_SEED, coins: DEFAULT_COINS })
+    for (const e of ['binance', 'bybit', 'okx', 'hyperliquid', 'dydx'] as const) market.enabled.add(e)
+    const now = clock()
+    simulator.live(ingest, { now: clock, fromTs: now })
+    const days = opts.backfillDays ?? config.BACKFILL_DAYS
+    if (days > 0) {
+      const history = new MarketSimulator({ seed: config.SIM_SEED, coins: simulator.coins })
+      backfill = runBackfill({ db, market, source: history, sourceName: `simulator:${config.SIM_SEED}`, now, days, logger, onProgress: opts.onProgress, aborted: () => stopping })
+        .then((r) => logger.info({ chunks: r.chunks, bars: r.bars }, 'backfill done'))
+        .catch((err: unknown) => logger.error({ err }, 'backfill failed'))
+    }
+  } else {
+    for (const exchange of source.exchanges) {
+      market.enabled.add(exchange)
+      const c = createConnector(exchange, { coins: [...market.coins()], sink: ingest, logger: logger.child({ exchange }) })
+      connectors.push(c)
+      c.start()
+    }
+  }
+
+  let ticks = 0
+  const timer = setInterval(() => {
+    ingest.advance(clock())
+    ingest.flush().catch((err: unknown) => logger.warn({ err }, 'market flush failed; will retry'))
+    market.persist().catch(() => {})
+    // coins imported by another process become valid parameters here too
+    if (++ticks % 15 === 0) market.refreshCoins().catch(() => {})
+  }, FLUSH_EVERY_MS)
+  timer.unref()
+
+  return {
+    ingest,
+    backfill,
+    async stop() {
+      stopping = true
+      clearInterval(timer)
+      simulator?.stop()
+      await Promise.all(connectors.map((c) => c.stop()))
+      await backfill
+      await ingest.flush({ final: true })
+      await market.persist().catch(() => {})
+    },
+  }
+}
