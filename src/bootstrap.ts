@@ -3,6 +3,8 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 import { pino, type Logger } from 'pino'
 import { signup } from './accounts/accounts.js'
+import { AuthCache } from './accounts/auth-cache.js'
+import { ChargeBatcher } from './accounts/charge-batcher.js'
 import type { Config } from './config.js'
 import { MarketState } from './market/state.js'
 import type { Services } from './services.js'
@@ -14,7 +16,7 @@ export async function createServices(config: Config, opts: { logger?: Logger; cl
   const clock = opts.clock ?? Date.now
   const market = new MarketState(db, clock)
   await market.load()
-  return { config, db, logger, market, clock }
+  return { config, db, logger, market, clock, charges: new ChargeBatcher(db.sql), auth: new AuthCache(db.sql, clock) }
 }
 
 export const DEMO_EMAIL = 'demo@example.com'

@@ -3,6 +3,7 @@
 import Stripe from 'stripe'
 import type { Database } from '../store/database.js'
 import { invalidParameter, unavailable } from '../errors.js'
+import { grant } from './credits.js'
 
 export interface WebhookOutcome {
   eventId: string
@@ -53,9 +54,8 @@ export async function applyWebhookEvent(db: Database, event: { id: string; type:
       const [b] = await tx.query<{ credits: number }>('SELECT credits FROM account WHERE id = $1', [accountId])
       return { ...base, outcome: 'duplicate' as const, accountId, creditsAdded: 0, balance: Number(b!.credits) }
     }
-    const [row] = await tx.query<{ credits: number }>('UPDATE account SET credits = credits + $2 WHERE id = $1 RETURNING credits', [accountId, credits])
-    await tx.query(`INSERT INTO credit_ledger (account_id, delta, balance_after, kind, request_id) VALUES ($1, $2, $3, 'purchase', $4)`, [accountId, credits, row!.credits, event.id])
-    return { ...base, outcome: 'applied' as const, accountId, creditsAdded: credits, balance: Number(row!.credits) }
+    const after = await grant(tx, accountId, credits, 'purchase', event.id)
+    return { ...base, outcome: 'applied' as const, accountId, creditsAdded: credits, balance: after }
   })
 }
 

@@ -12,8 +12,8 @@ import {
   type OperationDefinitionNode,
   type SelectionSetNode,
 } from 'graphql'
-import { charge } from '../accounts/credits.js'
-import { insufficientCredits } from '../errors.js'
+import { balance } from '../accounts/credits.js'
+import { insufficientCredits, unauthorized } from '../errors.js'
 import type { RequestContext } from './context.js'
 import { toGraphQLError } from './errors.js'
 
@@ -85,7 +85,15 @@ export async function executeMetered(
   } catch (e) {
     return refuse(e)
   }
-  if (cost.total > principal.credits) return refuse(insufficientCredits(cost.total, principal.credits))
+  if (cost.total > principal.credits) {
+    // the principal may come from a short-lived cache: refuse only on the stored balance
+    try {
+      principal.credits = await balance(ctx.services.db.sql, principal.accountId)
+    } catch (e) {
+      return refuse(e)
+    }
+    if (cost.total > principal.credits) return refuse(insufficientCredits(cost.total, principal.credits))
+  }
 
   const result = await execute(args)
   const failed = new Set((result.errors ?? []).map((e) => e.path?.[0]).filter((k) => k !== undefined))
@@ -102,12 +110,17 @@ export async function executeMetered(
   const endpoint = paid.length === 1 ? table.label.get(paid[0]!)! : `graphql:${[...new Set(paid)].sort().join(',')}`
   let outcome
   try {
-    outcome = await charge(ctx.services.db.sql, { accountId: principal.accountId, keyId: principal.keyId, cost: due, endpoint, requestId: ctx.requestId })
+    outcome = await ctx.services.charges.charge({ accountId: principal.accountId, keyId: principal.keyId, cost: due, endpoint, requestId: ctx.requestId })
   } catch (e) {
     return refuse(e) // the store failed: nothing was charged, and the result is not given away
   }
+  if (!outcome.ok && outcome.reason === 'revoked') {
+    ctx.services.auth.forgetKey(principal.keyId)
+    return refuse(unauthorized('The API key has been revoked.'))
+  }
   if (!outcome.ok) return { ...refuse(insufficientCredits(due, outcome.remaining)), remaining: outcome.remaining }
   principal.credits = outcome.remaining
+  ctx.services.auth.noteBalance(principal.keyId, outcome.remaining)
   return { result, charged: due, remaining: outcome.remaining }
 }
 

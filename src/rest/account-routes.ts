@@ -68,7 +68,11 @@ export function accountRouter(services: Services): express.Router {
   )
   router.delete(
     '/v1/auth/keys/:keyId',
-    route(true, async (req, _res, p) => ({ data: await revokeKey(db, p!.accountId, String(req.params.keyId)) })),
+    route(true, async (req, _res, p) => {
+      const revoked = await revokeKey(db, p!.accountId, String(req.params.keyId))
+      services.auth.forgetKey(revoked.id)
+      return { data: revoked }
+    }),
   )
 
   router.get(

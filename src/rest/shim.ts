@@ -5,7 +5,6 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import express, { type Request, type Response } from 'express'
 import { execute, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql'
-import { authenticate } from '../accounts/authenticate.js'
 import { toApiError, unavailable } from '../errors.js'
 import { createContext } from '../graphql/context.js'
 import { apiErrorOf } from '../graphql/errors.js'
@@ -46,7 +45,7 @@ export function analyticsRouter(services: Services, schema: GraphQLSchema): expr
     const requestId = res.locals.requestId as string
     res.set('X-Credits-Charged', '0')
     try {
-      const principal = await authenticate(services.db.sql, req.headers.authorization, services.clock())
+      const principal = await services.auth.authenticate(req.headers.authorization)
       res.set('X-Credits-Remaining', String(principal.credits))
       const ctx = createContext(services, { requestId, authorization: req.headers.authorization, principal })
       const values = parseParams(route.params, req.query as Record<string, unknown>, { coins: services.market.coins(), now: ctx.now })

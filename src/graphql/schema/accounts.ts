@@ -96,6 +96,10 @@ builder.mutationFields((t) => ({
   revokeApiKey: t.field({
     type: ApiKeyRef,
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (_r, { id }, ctx) => revokeKey(ctx.services.db, (await ctx.requirePrincipal()).accountId, String(id)),
+    resolve: async (_r, { id }, ctx) => {
+      const revoked = await revokeKey(ctx.services.db, (await ctx.requirePrincipal()).accountId, String(id))
+      ctx.services.auth.forgetKey(revoked.id)
+      return revoked
+    },
   }),
 }))
