@@ -1,0 +1,138 @@
+// npm run bench — every performance target of the service, measured side by side in one run and reported as
+// ratios (to a baseline measured in the same run, and to the target). Absolute times drift between machines
+// and runs; ratios within one run do not. Options (environment): BENCH_SECONDS (8), BENCH_DAYS (30),
+// BENCH_COINS (all default coins), PG_TEST_URL (for the PostgreSQL credit benchmark).
+import { spawn, type ChildProcess } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import autocannon from 'autocannon'
+import { DEFAULT_COINS } from '../src/market/coins.js'
+import { benchAggregator } from './aggregate-fold.js'
+import { benchCredits } from './credits-pg.js'
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
+const ROOT = path.resolve(import.meta.dirname, '..')
+
+interface Row {
+  bench: string
+  measured: string
+  baseline: string
+  ratio: number
+  target: string
+  pass: boolean
+}
+const rows: Row[] = []
+const fmt = (n: number, d = 1) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d })
+
+function start(env: Record<string, string>): Promise<{ proc: ChildProcess; info: { port: number; key?: string; keys?: string[]; backfillMs?: number } }> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'bench/server.ts'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
+  return new Promise((resolve, reject) => {
+    let out = ''
+    proc.stdout!.on('data', (d: Buffer) => {
+      out += d.toString()
+      const line = out.split('\n').find((l) => l.startsWith('{'))
+      if (line) resolve({ proc, info: JSON.parse(line) as never })
+    })
+    proc.on('exit', (code) => reject(new Error(`bench server exited with ${code}`)))
+  })
+}
+
+async function load(opts: { url: string; connections: number; key?: string; method?: 'GET' | 'POST'; body?: string; seconds?: number }) {
+  const r = await autocannon({
+    url: opts.url,
+    connections: opts.connections,
+    duration: opts.seconds ?? SECONDS,
+    method: opts.method ?? 'GET',
+    body: opts.body,
+    headers: { ...(opts.key ? { authorization: `Bearer ${opts.key}` } : {}), ...(opts.body ? { 'content-type': 'application/json' } : {}) },
+  })
+  if (r.non2xx > 0 || r.errors > 0) throw new Error(`${opts.url}: ${r.non2xx} non-2xx, ${r.errors} errors`)
+  return { rps: r.requests.average, p99: r.latency.p99, mean: r.latency.mean, total: r.requests.total }
+}
+
+async function rss(port: number): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
+  return Number(/^process_resident_memory_bytes (\S+)/m.exec(text)?.[1] ?? NaN)
+}
+
+async function main() {
+  const coins = (process.env.BENCH_COINS ?? DEFAULT_COINS.join(',')).split(',')
+  const days = Number(process.env.BENCH_DAYS ?? 30)
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-'))
+  console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model}, ${fmt(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`)
+
+  // 1. ingestion: fold rate on one core, against a bare loop over the same trades
+  const fold = benchAggregator()
+  rows.push({ bench: 'aggregator fold (trades/s, one core)', measured: fmt(fold.tradesPerSecond, 0), baseline: `${fmt(fold.bareLoopPerSecond, 0)} bare loop`, ratio: fold.tradesPerSecond / 1e6, target: '≥ 1,000,000/s (ratio to target ≥ 1)', pass: fold.tradesPerSecond >= 1e6 })
+
+  // 2. the full pipeline backfill of the default history on the embedded store
+  console.log(`backfilling ${days} days of ${coins.length} coins into the embedded store…`)
+  const svc = await start({ DATABASE_URL: `pglite:${path.join(dir, 'pglite')}`, BENCH_COINS: coins.join(','), BENCH_DAYS: String(days) })
+  const { port, key, backfillMs = 0 } = svc.info
+  rows.push({ bench: `backfill ${days} d × ${coins.length} coins (simulator → aggregates → store)`, measured: `${fmt(backfillMs / 1000)} s`, baseline: '180 s target', ratio: backfillMs / 180_000, target: '< 3 min (ratio < 1)', pass: backfillMs < 180_000 })
+
+  const base = `http://127.0.0.1:${port}`
+  const tickerBody = await (await fetch(`${base}/v1/markets/ticker?coin=BTC`, { headers: { authorization: `Bearer ${key}` } })).text()
+  const bl = await start({ BENCH_BASELINE: '1', BENCH_BODY: tickerBody })
+  try {
+    // 3. cheap reads against bare Express with the same JSON
+    const bare = await load({ url: `http://127.0.0.1:${bl.info.port}/static`, connections: 50 })
+    for (const p of ['/v1/markets/ticker?coin=BTC', '/v1/markets/exchanges']) {
+      const r = await load({ url: `${base}${p}`, connections: 50, key })
+      rows.push({ bench: `GET ${p} (auth + charge), 50 conns`, measured: `${fmt(r.rps, 0)} req/s, p99 ${r.p99} ms`, baseline: `${fmt(bare.rps, 0)} req/s bare Express`, ratio: r.rps / bare.rps, target: 'throughput ≥ 50 % of bare; p99 < 10 ms', pass: r.rps / bare.rps >= 0.5 && r.p99 < 10 })
+    }
+    // 4. REST shim overhead: the same stored operation through REST and through /graphql
+    const doc = fs.readFileSync(path.join(ROOT, 'schema/operations/v1/ticker.graphql'), 'utf8')
+    const viaGql = await load({ url: `${base}/graphql`, connections: 10, key, method: 'POST', body: JSON.stringify({ query: doc, variables: { coin: 'BTC' } }) })
+    const viaRest = await load({ url: `${base}/v1/markets/ticker?coin=BTC`, connections: 10, key })
+    rows.push({ bench: 'REST shim vs POST /graphql (same operation), mean latency', measured: `${fmt(viaRest.mean, 2)} ms`, baseline: `${fmt(viaGql.mean, 2)} ms GraphQL`, ratio: viaRest.mean / viaGql.mean, target: '≤ 1.15', pass: viaRest.mean / viaGql.mean <= 1.15 })
+
+    // 5. heavy reads, p99 at 10 connections
+    const heavy: [string, string, number][] = [
+      ['snapshot (refresh cache)', '/v1/signals/snapshot', 20],
+      ['ohlc 30 d resampled to 1h, one coin', '/v1/markets/ohlc?coin=BTC&interval=1h&lookback=30d', 50],
+      ['volume profile 30 d, 200 bins', '/v1/structure/volume-profile?coin=BTC&lookback=30d&bins=200', 100],
+      ['liquidation cascade', `/v1/signals/liquidation-cascade?coin=BTC&trigger_price=${await triggerPrice(base, key!)}`, 50],
+    ]
+    const bare10 = await load({ url: `http://127.0.0.1:${bl.info.port}/static`, connections: 10 })
+    for (const [name, p, target] of heavy) {
+      await fetch(`${base}${p}`, { headers: { authorization: `Bearer ${key}` } }) // warm the caches once
+      const r = await load({ url: `${base}${p}`, connections: 10, key })
+      rows.push({ bench: `${name}, p99 at 10 conns`, measured: `${r.p99} ms (${fmt(r.rps, 0)} req/s)`, baseline: `${bare10.p99} ms bare p99`, ratio: r.p99 / target, target: `p99 < ${target} ms (ratio < 1)`, pass: r.p99 < target })
+    }
+    // 6. steady-state memory with the history loaded
+    await new Promise((r) => setTimeout(r, 5000))
+    const mem = await rss(port)
+    rows.push({ bench: `resident memory, ${days} d loaded, serving`, measured: `${fmt(mem / 2 ** 20, 0)} MB`, baseline: '500 MB target', ratio: mem / (500 * 2 ** 20), target: '< 500 MB (ratio < 1)', pass: mem < 500 * 2 ** 20 })
+  } finally {
+    bl.proc.kill('SIGTERM')
+    svc.proc.kill('SIGTERM')
+  }
+
+  // 7. credits on PostgreSQL
+  const credits = await benchCredits()
+  if (credits) {
+    rows.push({ bench: 'charges/s on PostgreSQL, 100 accounts', measured: fmt(credits.manyAccounts, 0), baseline: `${fmt(credits.selectOne, 0)} SELECT 1/s`, ratio: credits.manyAccounts / 3000, target: '≥ 3,000/s, exact (ratio ≥ 1)', pass: credits.manyAccounts >= 3000 && credits.exact })
+    rows.push({ bench: 'charges/s on PostgreSQL, one account', measured: fmt(credits.oneAccount, 0), baseline: `${fmt(credits.selectOne, 0)} SELECT 1/s`, ratio: credits.oneAccount / 1000, target: '≥ 1,000/s, exact (ratio ≥ 1)', pass: credits.oneAccount >= 1000 && credits.exact })
+  } else console.log('PostgreSQL not reachable: credit benchmark skipped')
+
+  fs.rmSync(dir, { recursive: true, force: true })
+  const table = ['| benchmark | measured | baseline (same run) | ratio | target | ok |', '|---|---|---|---|---|---|', ...rows.map((r) => `| ${r.bench} | ${r.measured} | ${r.baseline} | ${fmt(r.ratio, 2)} | ${r.target} | ${r.pass ? 'yes' : 'NO'} |`)].join('\n')
+  console.log(`\n${table}\n`)
+  fs.mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true })
+  fs.writeFileSync(path.join(ROOT, 'bench', 'results', 'latest.md'), `${new Date().toISOString()}\n\n${table}\n`)
+}
+
+async function triggerPrice(base: string, key: string): Promise<number> {
+  const r = (await (await fetch(`${base}/v1/markets/ticker?coin=BTC&exchange=binance`, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: { mark_price: number }[] }
+  return Math.round(r.data[0]!.mark_price * 0.95)
+}
+
+main().then(
+  () => process.exit(0),
+  (e: unknown) => {
+    console.error(e)
+    process.exit(1)
+  },
+)

@@ -1,0 +1,54 @@
+// The service under benchmark, in its own process: the real app on the chosen store, with BENCH_DAYS of
+// simulated history for BENCH_COINS and the live simulator running; prints one JSON line {port, key} when ready.
+// A second mode (BENCH_BASELINE=1) serves a bare Express route with a precomputed JSON body, nothing else.
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import express from 'express'
+import { pino } from 'pino'
+import { createServices } from '../src/bootstrap.js'
+import { loadConfig } from '../src/config.js'
+import { runBackfill } from '../src/market/backfill.js'
+import { FLUSH_EVERY_MS } from '../src/market/runtime.js'
+import { Ingest } from '../src/market/ingest.js'
+import { MarketSimulator } from '../src/market/simulator/index.js'
+import { createApp } from '../src/server.js'
+import { signup } from '../src/accounts/accounts.js'
+
+async function baseline() {
+  const body = process.env.BENCH_BODY ?? '{}'
+  const app = express()
+  app.get('/static', (_req, res) => res.type('json').send(body))
+  const server = createServer(app).listen(0, '127.0.0.1', () => console.log(JSON.stringify({ port: (server.address() as AddressInfo).port })))
+}
+
+async function service() {
+  const coins = (process.env.BENCH_COINS ?? 'BTC,ETH').split(',')
+  const config = loadConfig({ ...process.env, RATE_LIMIT_RPS: '0', AUTH_FAILURE_LIMIT: '0', LOG_LEVEL: 'warn' })
+  const services = await createServices(config, { logger: pino({ level: 'warn' }) })
+  const t0 = Date.now()
+  const history = new MarketSimulator({ seed: 42, coins })
+  await runBackfill({ db: services.db, market: services.market, source: history, sourceName: `bench:${coins}`, now: Date.now(), days: Number(process.env.BENCH_DAYS ?? 30) })
+  await services.market.series.load(services.db, Date.now())
+  const backfillMs = Date.now() - t0
+  const ingest = new Ingest({ db: services.db, market: services.market })
+  await ingest.resume()
+  const sim = new MarketSimulator({ seed: 42, coins })
+  sim.live(ingest, { fromTs: Date.now() })
+  setInterval(() => {
+    ingest.advance(Date.now())
+    void ingest.flush().catch(() => {})
+  }, FLUSH_EVERY_MS).unref()
+  const accounts = Number(process.env.BENCH_ACCOUNTS ?? 1)
+  const keys: string[] = []
+  for (let i = 0; i < accounts; i++) keys.push((await signup(services.db, `bench${i}-${Date.now()}@example.com`, 1_000_000_000)).apiKey)
+  const server = createServer(createApp(services))
+  server.keepAliveTimeout = 65_000
+  server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ port: (server.address() as AddressInfo).port, key: keys[0], keys, backfillMs })))
+  process.on('SIGTERM', () => {
+    sim.stop()
+    server.close()
+    void services.db.close().finally(() => process.exit(0))
+  })
+}
+
+void (process.env.BENCH_BASELINE ? baseline() : service())
