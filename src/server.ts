@@ -2,6 +2,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express'
 import helmet from 'helmet'
 import { pinoHttp } from 'pino-http'
+import { dashboardRouter } from './dashboard/router.js'
 import { ApiError, toApiError } from './errors.js'
 import { schema } from './graphql/schema/index.js'
 import { createGraphQL } from './graphql/yoga.js'
@@ -24,6 +25,7 @@ const KNOWN: [RegExp, string[]][] = [
   [/^\/v1\/account\/?$/, ['GET']],
   [/^\/v1\/account\/usage\/?$/, ['GET']],
   [/^\/v1\/billing\/webhook\/?$/, ['POST']],
+  [/^\/dashboard\/?$/, ['GET']],
 ]
 
 export function createApp(services: Services, metrics: Metrics = createMetrics()) {
@@ -66,6 +68,7 @@ export function createApp(services: Services, metrics: Metrics = createMetrics()
   })
   const openapi = JSON.stringify(openApiDocument(services))
   app.get('/openapi.json', (_req, res) => res.type('json').end(openapi))
+  app.use(dashboardRouter())
 
   app.use(['/v1', '/graphql'], authFailureLimiter(services.config.AUTH_FAILURE_LIMIT), perKeyLimiter(services.config.RATE_LIMIT_RPS))
   app.use(accountRouter(services))

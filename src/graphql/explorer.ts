@@ -1,17 +1,164 @@
-// The operations GraphiQL opens with: every stored REST operation, so an analyst can run any of them.
+// What GraphiQL opens with: one commented document holding every stored REST operation
+// (schema/operations/v1/*.graphql), each under a header with its REST path, credit cost and parameters,
+// followed by the free account query; plus example variables that every operation can share.
 import fs from 'node:fs'
-import { ROUTES } from '../rest/routes.js'
+import path from 'node:path'
+import {
+  getNamedType, isInterfaceType, isObjectType, Kind, parse, print,
+  type DefinitionNode, type FragmentDefinitionNode, type GraphQLNamedType, type GraphQLSchema, type InlineFragmentNode,
+  type OperationDefinitionNode, type SelectionNode, type SelectionSetNode,
+} from 'graphql'
+import { EXCHANGE_IDS } from '../market/events.js'
+import { ROUTES, type AnalyticsRoute } from '../rest/routes.js'
+import { snakeToCamel, type ParamSpec } from '../rest/params.js'
 import { operationPath } from '../rest/shim.js'
+import { schema as appSchema } from './schema/index.js'
 
-export function graphiqlDefaultQuery(): string {
-  const docs = ROUTES.filter((r) => fs.existsSync(operationPath(r))).map((r) => fs.readFileSync(operationPath(r), 'utf8').trim())
+const credits = (n: number) => `${n} credit${n === 1 ? '' : 's'}`
+
+/** example values for the shared Variables pane (extra variables are ignored by operations that do not declare them) */
+const EXAMPLE_VARIABLES: Record<string, unknown> = {
+  coin: 'BTC',
+  interval: '1h',
+  lookback: '24h',
+  marketType: 'perp',
+  bins: 50,
+}
+
+/** GraphiQL's query pane shows about 58 columns on a 1440 px wide screen */
+const WIDTH = 58
+
+/** "# text" lines of at most WIDTH characters; continuation lines get `indent` */
+function comment(text: string, first = '# ', indent = first): string[] {
+  const lines: string[] = []
+  let line = first
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    if (line.length + word.length > WIDTH && line.trim() !== '#' && line !== first) {
+      lines.push(line.trimEnd())
+      line = indent
+    }
+    line += `${word} `
+  }
+  lines.push(line.trimEnd())
+  return lines
+}
+
+function describeParam(p: ParamSpec): string[] {
+  const kind =
+    p.kind === 'enum' ? p.values.join(' | ')
+    : p.kind === 'int' ? `Int ${p.min}..${p.max}`
+    : p.kind === 'positive-number' ? 'Float > 0'
+    : p.kind === 'timestamp' ? 'Unix ms'
+    : p.kind === 'exchange' ? EXCHANGE_IDS.join(' | ')
+    : 'String'
+  const dflt = 'default' in p && p.default !== undefined ? `; default ${p.default}` : ''
+  return [`#   $${snakeToCamel(p.name)}${p.required ? ' (required)' : ''}: ${kind}${dflt}`, ...comment(p.description, '#       ')]
+}
+
+function header(route: AnalyticsRoute): string {
+  const title = `# ── ${route.path} · ${credits(route.cost)} `
+  const example = route.params.filter((p) => p.required || p.name === 'coin').map((p) => `${p.name}=${p.kind === 'positive-number' ? '…' : 'BTC'}`)
   return [
-    '# Send your key in the Headers tab: {"Authorization": "Bearer <your API key>"}',
-    '# Each analytics field costs what its REST path costs (shown above each operation). Pick one with the ▶ menu.',
-    '',
-    ...docs,
-    '',
-    '# Free: your account, keys and usage',
-    'query Account {\n  account { accountId email credits createdAt }\n  apiKeys { id name prefix createdAt lastUsedAt revokedAt }\n}',
-  ].join('\n\n')
+    title + '─'.repeat(Math.max(3, WIDTH - title.length)),
+    ...comment(`${route.summary}.`),
+    `# REST: GET ${route.path}${example.length ? `?${example.join('&')}` : ''}`,
+    ...(route.params.length ? ['# Variables:', ...route.params.flatMap(describeParam)] : ['# No variables.']),
+    ...(route.params.some((p) => p.kind === 'positive-number') ? comment('Add "triggerPrice" to the Variables pane first, e.g. a price 3 % below the current one (see Ticker).') : []),
+  ].join('\n')
+}
+
+/**
+ * The operations with every fragment spread written out in place. GraphiQL sends the chosen operation with
+ * all of the document's fragments, so a fragment another operation uses would fail validation as unused.
+ */
+function withoutFragments(definitions: readonly DefinitionNode[], schema: GraphQLSchema): OperationDefinitionNode[] {
+  const fragments = new Map(definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]))
+  const expand = (set: SelectionSetNode, parent: GraphQLNamedType | undefined, seen: ReadonlySet<string>): SelectionSetNode => ({
+    ...set,
+    selections: set.selections.flatMap((sel): SelectionNode[] => {
+      if (sel.kind === Kind.FIELD) {
+        if (!sel.selectionSet) return [sel]
+        const field = parent && (isObjectType(parent) || isInterfaceType(parent)) ? parent.getFields()[sel.name.value] : undefined
+        return [{ ...sel, selectionSet: expand(sel.selectionSet, field ? getNamedType(field.type) : undefined, seen) }]
+      }
+      if (sel.kind === Kind.INLINE_FRAGMENT) {
+        const type = sel.typeCondition ? schema.getType(sel.typeCondition.name.value) : parent
+        return [{ ...sel, selectionSet: expand(sel.selectionSet, type ?? undefined, seen) }]
+      }
+      const fragment = fragments.get(sel.name.value)
+      if (!fragment || seen.has(sel.name.value)) return [sel]
+      const condition = fragment.typeCondition.name.value
+      const inner = expand(fragment.selectionSet, schema.getType(condition) ?? undefined, new Set([...seen, sel.name.value]))
+      // on the same type and without directives, the fields go straight in; otherwise as an inline fragment
+      if (!sel.directives?.length && parent?.name === condition) return [...inner.selections]
+      const inline: InlineFragmentNode = { kind: Kind.INLINE_FRAGMENT, typeCondition: fragment.typeCondition, directives: sel.directives ?? [], selectionSet: inner }
+      return [inline]
+    }),
+  })
+  return definitions
+    .filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)
+    .map((op) => ({ ...op, selectionSet: expand(op.selectionSet, schema.getRootType(op.operation) ?? undefined, new Set()) }))
+}
+
+interface StoredOperation {
+  route: AnalyticsRoute | null
+  name: string
+  definitions: DefinitionNode[]
+}
+
+/** every .graphql file of schema/operations/v1, in route-table order first, then any file the table does not name */
+function storedOperations(): StoredOperation[] {
+  const dir = ROUTES[0] ? path.dirname(operationPath(ROUTES[0])) : ''
+  const files = dir && fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.graphql')).sort() : []
+  const byFile = new Map(ROUTES.map((r) => [`${r.operation}.graphql`, r]))
+  const ordered = [...ROUTES.map((r) => `${r.operation}.graphql`).filter((f) => files.includes(f)), ...files.filter((f) => !byFile.has(f))]
+  return ordered.map((f) => ({ route: byFile.get(f) ?? null, name: f.replace(/\.graphql$/, ''), definitions: [...parse(fs.readFileSync(path.join(dir, f), 'utf8')).definitions] }))
+}
+
+/**
+ * The default GraphiQL document. Operations whose field the schema does not have yet are left out
+ * (and named in a comment), so the document always validates.
+ */
+export function graphiqlDefaultQuery(schema: GraphQLSchema = appSchema): string {
+  const fields = schema.getQueryType()?.getFields()
+  const ops = storedOperations()
+  const available = ops.filter((o) => !fields || !o.route || fields[o.route.field])
+  const missing = ops.filter((o) => !available.includes(o))
+
+  const blocks = available.map((op) =>
+    [op.route ? header(op.route) : `# ── stored operation ${op.name} ──`, ...withoutFragments(op.definitions, schema).map((d) => print(d))].join('\n'),
+  )
+
+  const total = available.reduce((sum, o) => sum + (o.route?.cost ?? 0), 0)
+  const intro = [
+    '# Perp analytics · GraphQL explorer',
+    '#',
+    '# 1. Put your key in the Headers pane below:',
+    '#    {"Authorization": "Bearer pa_…"}',
+    ...comment('No key yet? Sign up at /dashboard (trial credits included).', '#    '),
+    ...comment("2. Run one operation: press ▶ and pick it from the menu, or put the cursor inside it and press Ctrl+Enter (⌘+Enter).", '# ', '#    '),
+    ...comment(`Only the operation you run is charged: each analytics field costs what its REST path costs (shown in its header below; ${credits(total)} for all of them), and only when it succeeds. Aliases count separately.`, '#    '),
+    ...comment('3. The Variables pane is shared: an operation ignores the variables it does not declare. For example:', '# ', '#    '),
+    ...comment(JSON.stringify(EXAMPLE_VARIABLES).replace(/,/g, ', ').replace(/":/g, '": '), '#    ', '#     '),
+    ...comment('Drop "coin" to get every coin where it is optional.', '#    '),
+    '#',
+    ...comment('Fields are the camelCase of the REST JSON (which is snake_case); the REST contract is /openapi.json.'),
+    ...(missing.length ? ['#', ...comment(`Not available in this deployment yet: ${missing.map((o) => o.route?.path ?? o.name).join(', ')}.`)] : []),
+  ]
+  return [
+    intro.join('\n'),
+    ...blocks,
+    [
+      `# ── Free: your account, keys and usage ${'─'.repeat(Math.max(3, WIDTH - 40))}`,
+      print(parse('query Account { account { accountId email credits createdAt } apiKeys { id name prefix createdAt lastUsedAt revokedAt } usage(days: 30) { totalCredits calls byEndpoint { endpoint calls credits } } }')),
+    ].join('\n'),
+  ].join('\n\n') + '\n'
+}
+
+/**
+ * The example Variables pane, as GraphiQL wants it (a JSON string). yoga's GraphiQLOptions type does not
+ * list it, but render-graphiql hands a `variables` option to GraphiQL as its initialVariables.
+ */
+export function graphiqlDefaultVariables(): string {
+  return JSON.stringify(EXAMPLE_VARIABLES, null, 2)
 }

@@ -7,7 +7,7 @@ import type { OiSample } from '../analytics/oi-changes.js'
 import type { PriceRow } from '../analytics/spread.js'
 import type { TickerInput } from '../analytics/ticker.js'
 import { DAY_MS, HOUR_MS, MINUTE_MS, type MinuteBar } from '../market/bars.js'
-import type { ExchangeId, MarketType } from '../market/events.js'
+import { EXCHANGE_IDS, type ExchangeId, type MarketType } from '../market/events.js'
 import type { MarketState } from '../market/state.js'
 import type { MarketSample } from '../market/store/samples.js'
 
@@ -64,7 +64,7 @@ export function createMarketLoaders(market: MarketState, now: number) {
       const set = new Set(coins)
       const live = market.live.bookList().filter((b) => b.marketType === 'perp' && set.has(b.coin))
       const have = new Set(live.map((b) => `${b.exchange}:${b.coin}`))
-      const missing = coins.filter((c) => ['binance', 'bybit', 'okx', 'hyperliquid', 'dydx'].some((e) => !have.has(`${e}:${c}`)))
+      const missing = coins.filter((c) => EXCHANGE_IDS.some((e) => !have.has(`${e}:${c}`)))
       const stored = missing.length ? (await reader.books(missing, 'perp')).filter((b) => !have.has(`${b.exchange}:${b.coin}`)) : []
       return groupBy(coins, [...live, ...stored])
     }, opts),
@@ -74,7 +74,9 @@ export function createMarketLoaders(market: MarketState, now: number) {
       const set = new Set(coins)
       const live: TickerInput[] = market.live.tickerList().filter((t) => t.marketType === 'perp' && set.has(t.coin))
       const have = new Set(live.map((t) => `${t.exchange}:${t.coin}`))
-      const stored = (await reader.samples(coins, 'perp', now - 10 * MINUTE_MS, now)).filter((s) => !have.has(`${s.exchange}:${s.coin}`))
+      // the store only for coins some exchange has no live ticker for (another process ingests, or a feed is off)
+      const lacking = coins.filter((c) => EXCHANGE_IDS.some((e) => !have.has(`${e}:${c}`)))
+      const stored = lacking.length ? (await reader.samples(lacking, 'perp', now - 10 * MINUTE_MS, now)).filter((s) => !have.has(`${s.exchange}:${s.coin}`)) : []
       return groupBy(coins, [...live, ...stored])
     }, opts),
   }

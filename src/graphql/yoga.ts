@@ -10,7 +10,7 @@ import type { Services } from '../services.js'
 import { createContext, type RequestContext } from './context.js'
 import { toGraphQLError } from './errors.js'
 import { executeMetered } from './metering.js'
-import { graphiqlDefaultQuery } from './explorer.js'
+import { graphiqlDefaultQuery, graphiqlDefaultVariables } from './explorer.js'
 
 interface ServerContext {
   req: { headers: Record<string, string | string[] | undefined> }
@@ -41,6 +41,8 @@ export function createGraphQL(services: Services, schema: GraphQLSchema) {
     graphiql: {
       title: 'Perp analytics — GraphQL explorer',
       defaultQuery: graphiqlDefaultQuery(),
+      // render-graphiql passes this through to the Variables pane (not in yoga's option type)
+      ...({ variables: graphiqlDefaultVariables() } as object),
       headers: JSON.stringify({ Authorization: 'Bearer <your API key>' }, null, 2),
       shouldPersistHeaders: true,
     },

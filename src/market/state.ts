@@ -1,5 +1,6 @@
 // What the running service knows about its markets right now: the coin universe and each feed's freshness.
 import type { Database } from '../store/database.js'
+import type { Exchange } from '../generated/prisma/client.js'
 import { EXCHANGES } from './exchanges.js'
 import type { ExchangeId } from './events.js'
 import { DEFAULT_COINS } from './coins.js'
@@ -38,7 +39,15 @@ export class MarketState {
     await prisma.exchange.createMany({ data: EXCHANGES.map((e) => ({ id: e.id, name: e.name, type: e.type })), skipDuplicates: true })
     await this.refreshCoins()
     await this.series.load(this.db, this.clock())
-    for (const e of await prisma.exchange.findMany()) if (e.lastEventAt) this.lastEvent.set(e.id as ExchangeId, e.lastEventAt.getTime())
+    await this.refreshExchanges()
+    for (const e of this.exchangeRows) if (e.lastEventAt) this.lastEvent.set(e.id as ExchangeId, e.lastEventAt.getTime())
+  }
+
+  /** the exchange rows as stored (what other processes last persisted), re-read with every persist */
+  exchangeRows: Exchange[] = []
+
+  private async refreshExchanges(): Promise<void> {
+    this.exchangeRows = await this.db.prisma.exchange.findMany()
   }
 
   async refreshCoins(): Promise<void> {
@@ -62,5 +71,6 @@ export class MarketState {
   /** persist feed freshness so other API nodes (and restarts) see it */
   async persist(): Promise<void> {
     for (const [id, ts] of this.lastEvent) await this.db.prisma.exchange.update({ where: { id }, data: { lastEventAt: new Date(ts) } })
+    await this.refreshExchanges()
   }
 }

@@ -3,12 +3,23 @@ import type { Response } from 'express'
 import type { ApiError } from '../errors.js'
 import { camelToSnake } from './params.js'
 
+// field names are few and repeat in every response: convert each once
+const snakeNames = new Map<string, string>()
+const snake = (k: string) => {
+  let s = snakeNames.get(k)
+  if (s === undefined) {
+    s = camelToSnake(k)
+    if (snakeNames.size < 10_000) snakeNames.set(k, s)
+  }
+  return s
+}
+
 /** GraphQL camelCase → REST snake_case, deeply; arrays and primitives as they are */
 export function snakeKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(snakeKeys)
   if (value && typeof value === 'object' && !(value instanceof Date)) {
     const out: Record<string, unknown> = {}
-    for (const [k, v] of Object.entries(value)) out[camelToSnake(k)] = snakeKeys(v)
+    for (const k in value) out[snake(k)] = snakeKeys((value as Record<string, unknown>)[k])
     return out
   }
   return value instanceof Date ? value.getTime() : value

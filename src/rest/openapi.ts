@@ -217,7 +217,29 @@ function accountPaths(): Record<string, unknown> {
       get: {
         operationId: 'usage', summary: 'Credits per endpoint and per day, and recent calls', ...secured,
         parameters: [{ name: 'days', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 90, default: 30 } }],
-        responses: { '200': { description: 'OK', ...json(envelope({ type: 'object' })) }, '400': problem('invalid_parameter (days)'), '401': problem('unauthorized') },
+        responses: {
+          '200': {
+            description: 'OK',
+            ...json(envelope({
+              type: 'object',
+              required: ['days', 'since', 'total_credits', 'calls', 'by_endpoint', 'by_day', 'recent'],
+              properties: {
+                days: { type: 'integer' },
+                since: { type: 'integer' },
+                total_credits: { type: 'integer' },
+                calls: { type: 'integer' },
+                by_endpoint: { type: 'array', items: { type: 'object', required: ['endpoint', 'calls', 'credits'], properties: { endpoint: { type: 'string' }, calls: { type: 'integer' }, credits: { type: 'integer' } } } },
+                by_day: { type: 'array', items: { type: 'object', required: ['day', 'calls', 'credits'], properties: { day: { type: 'integer', description: 'UTC day start, Unix ms' }, calls: { type: 'integer' }, credits: { type: 'integer' } } } },
+                recent: {
+                  type: 'array',
+                  items: { type: 'object', required: ['ts', 'endpoint', 'credits', 'request_id', 'key_id'], properties: { ts: { type: 'integer' }, endpoint: { type: 'string' }, credits: { type: 'integer' }, request_id: { type: ['string', 'null'] }, key_id: { type: ['string', 'null'] } } },
+                },
+              },
+            })),
+          },
+          '400': problem('invalid_parameter (days)'),
+          '401': problem('unauthorized'),
+        },
       },
     },
     '/v1/billing/webhook': {
@@ -225,7 +247,23 @@ function accountPaths(): Record<string, unknown> {
         operationId: 'billingWebhook', summary: 'Payment provider webhook (Stripe signing scheme; no key)', security: [], 'x-credits': 0,
         parameters: [{ name: 'Stripe-Signature', in: 'header', required: true, schema: { type: 'string' } }],
         requestBody: { required: true, ...json({ type: 'object' }) },
-        responses: { '200': { description: 'Received (applied, duplicate or ignored)', ...json(envelope({ type: 'object' })) }, '400': problem('bad or stale signature, or invalid metadata'), '503': problem('webhook secret not configured') },
+        responses: {
+          '200': {
+            description: 'Received (applied, duplicate or ignored)',
+            ...json(envelope({
+              type: 'object',
+              required: ['received', 'event_id', 'type', 'outcome', 'account_id', 'credits_added', 'balance'],
+              properties: {
+                received: { type: 'boolean' },
+                event_id: { type: 'string' },
+                type: { type: 'string' },
+                outcome: { type: 'string', enum: ['applied', 'duplicate', 'ignored'] },
+                account_id: { type: ['string', 'null'] },
+                credits_added: { type: 'integer' },
+                balance: { type: ['integer', 'null'] },
+              },
+            })),
+          }, '400': problem('bad or stale signature, or invalid metadata'), '503': problem('webhook secret not configured') },
       },
     },
   }

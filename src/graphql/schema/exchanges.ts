@@ -30,9 +30,7 @@ builder.queryField('exchanges', (t) =>
   t.prismaField({
     type: ['Exchange'],
     description: 'All five supported exchanges with their type and feed status. Costs 1 credit (GET /v1/markets/exchanges).',
-    resolve: async (query, _root, _args, ctx) => {
-      const rows = await ctx.services.db.prisma.exchange.findMany({ ...query })
-      return rows.sort((a, b) => (ORDER.get(a.id) ?? 99) - (ORDER.get(b.id) ?? 99))
-    },
+    // the five rows are static but for freshness, which lives in memory and is re-read from the store every 2 s
+    resolve: (_query, _root, _args, ctx) => [...ctx.services.market.exchangeRows].sort((a, b) => (ORDER.get(a.id) ?? 99) - (ORDER.get(b.id) ?? 99)),
   }),
 )
