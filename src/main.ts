@@ -4,7 +4,7 @@ import { createServer } from 'node:http'
 import { createServices, ensureDemoAccount } from './bootstrap.js'
 import { ConfigError, loadConfig } from './config.js'
 import { startMarketRuntime } from './market/runtime.js'
-import { createApp } from './server.js'
+import { answerClientErrors, createApp } from './server.js'
 
 async function main() {
   const config = loadConfig()
@@ -22,6 +22,7 @@ async function main() {
   const app = createApp(services)
   const server = createServer(app)
   server.keepAliveTimeout = 65_000
+  answerClientErrors(server)
   await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve))
   const { port } = server.address() as AddressInfo
   const url = `http://${config.HOST}:${port}`

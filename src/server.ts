@@ -85,11 +85,28 @@ export function createApp(services: Services, metrics: Metrics = createMetrics()
     sendProblem(res, new ApiError('not_found', `No endpoint at ${req.method} ${req.path.slice(0, 200)}. See /openapi.json for the API.`), res.locals.requestId)
   })
   // last resort: malformed requests that failed inside Express itself (e.g. bad URI encoding)
-  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const status = (err as { status?: number }).status
     const apiErr = status && status >= 400 && status < 500 ? new ApiError(status === 413 ? 'payload_too_large' : 'invalid_request', 'The request could not be read.') : toApiError(err)
-    if (apiErr.status >= 500) services.logger.error({ err }, 'unhandled error')
+    if (apiErr.status >= 500) services.logger.error({ err, requestId: res.locals.requestId, path: req.path }, 'unhandled error')
     if (!res.headersSent) sendProblem(res, apiErr, res.locals.requestId ?? 'unknown')
   })
   return app
+}
+
+/** malformed requests Node rejects before Express sees them (oversized headers, bad HTTP) still get problem+json */
+export function answerClientErrors(server: import('node:http').Server): void {
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return socket.destroy()
+    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW'
+    const status = tooLarge ? 431 : 400
+    const body = JSON.stringify({
+      type: 'urn:perp-analytics:problem:invalid_request',
+      title: tooLarge ? 'Request header fields too large' : 'Bad request',
+      status,
+      detail: tooLarge ? 'The request line or headers are larger than the server accepts (16 kB).' : 'The HTTP request could not be parsed.',
+      code: 'invalid_request',
+    })
+    socket.end(`HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
+  })
 }

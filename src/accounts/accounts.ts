@@ -19,7 +19,8 @@ export interface CreatedKey extends KeyInfo {
 }
 
 export const EmailSchema = z.string().trim().toLowerCase().max(254).pipe(z.email())
-export const KeyNameSchema = z.string().trim().min(1).max(100)
+// printable text only: control characters (NUL above all) have no place in a label and PostgreSQL rejects NUL
+export const KeyNameSchema = z.string().trim().min(1).max(100).regex(/^[^\u0000-\u001f\u007f]+$/)
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 const keyInfo = (k: KeyInfo): KeyInfo => ({ id: k.id, name: k.name, prefix: k.prefix, createdAt: k.createdAt, lastUsedAt: k.lastUsedAt, revokedAt: k.revokedAt })
@@ -51,7 +52,7 @@ export async function getAccount(db: Database, accountId: string) {
 
 export async function createKey(db: Database, accountId: string, rawName: unknown): Promise<CreatedKey> {
   const parsed = KeyNameSchema.safeParse(rawName)
-  if (!parsed.success) throw invalidParameter('name', 'name must be a non-empty string of at most 100 characters, e.g. {"name": "trading-bot"}.')
+  if (!parsed.success) throw invalidParameter('name', 'name must be a non-empty string of at most 100 printable characters, e.g. {"name": "trading-bot"}.')
   const key = generateKey()
   const created = await db.prisma.apiKey.create({ data: { accountId, name: parsed.data, prefix: key.prefix, hash: key.hash } })
   return { ...keyInfo(created), apiKey: key.secret }
@@ -68,7 +69,8 @@ export async function listKeys(db: Database, accountId: string): Promise<KeyInfo
  * The account row is locked so two concurrent revocations cannot leave the account with no active key.
  */
 export async function revokeKey(db: Database, accountId: string, keyId: string): Promise<KeyInfo> {
-  const notFound = () => new ApiError('not_found', `No key with id "${keyId}" belongs to this account.`, { parameter: 'key_id' })
+  const shown = keyId.length > 40 ? `${keyId.slice(0, 40)}…` : keyId
+  const notFound = () => new ApiError('not_found', `No key with id "${shown}" belongs to this account.`, { parameter: 'key_id' })
   if (!UUID.test(keyId)) throw notFound()
   return db.sql.transaction(async (tx) => {
     await tx.query('SELECT id FROM account WHERE id = $1 FOR UPDATE', [accountId])

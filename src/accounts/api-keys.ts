@@ -25,11 +25,11 @@ export function isWellFormedKey(secret: string): boolean {
   return KEY_PATTERN.test(secret)
 }
 
-/** constant-time comparison of a presented key's hash with a stored one */
+const HEX = /^[0-9a-f]*$/
+/** constant-time comparison of two hex digests (only well-formed hex of equal length can be equal) */
 export function hashesEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a, 'hex')
-  const y = Buffer.from(b, 'hex')
-  return x.length === y.length && timingSafeEqual(x, y)
+  if (a.length !== b.length || a.length % 2 !== 0 || !HEX.test(a) || !HEX.test(b)) return false
+  return timingSafeEqual(Buffer.from(a, 'hex'), Buffer.from(b, 'hex'))
 }
 
 /** "Bearer <key>" → key; null when the header is missing or not a bearer credential */

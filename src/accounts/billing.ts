@@ -2,8 +2,8 @@
 // metadata.credits to metadata.account_id exactly once per event id; anything unverifiable changes nothing.
 import Stripe from 'stripe'
 import type { Database } from '../store/database.js'
-import { invalidParameter, unavailable } from '../errors.js'
-import { grant } from './credits.js'
+import { ApiError, invalidParameter, unavailable } from '../errors.js'
+import { grant, MAX_BALANCE } from './credits.js'
 
 export interface WebhookOutcome {
   eventId: string
@@ -30,7 +30,12 @@ export function verifyWebhook(rawBody: Buffer | string, signature: string | unde
   }
 }
 
+/** Stripe event ids are short printable tokens (evt_…) */
+const EVENT_ID = /^[\x21-\x7e]{1,255}$/
+
 export async function applyWebhookEvent(db: Database, event: { id: string; type: string; data: { object: Record<string, unknown> } }): Promise<WebhookOutcome> {
+  if (typeof event.id !== 'string' || !EVENT_ID.test(event.id)) throw invalidParameter('id', 'The event id must be 1 to 255 printable characters.')
+  if (typeof event.type !== 'string') throw invalidParameter('type', 'The event has no type.')
   const base = { eventId: event.id, type: event.type }
   if (event.type !== 'checkout.session.completed') return { ...base, outcome: 'ignored', accountId: null, creditsAdded: 0, balance: null }
   const metadata = (event.data?.object?.metadata ?? {}) as Record<string, unknown>
@@ -55,6 +60,8 @@ export async function applyWebhookEvent(db: Database, event: { id: string; type:
       return { ...base, outcome: 'duplicate' as const, accountId, creditsAdded: 0, balance: Number(b!.credits) }
     }
     const after = await grant(tx, accountId, credits, 'purchase', event.id)
+    // the whole transaction (with its payment_event row) rolls back, so a later, smaller event can still apply
+    if (after === null) throw new ApiError('conflict', `Adding ${credits} credits would take the balance past ${MAX_BALANCE}; nothing was added.`, { parameter: 'metadata.credits' })
     return { ...base, outcome: 'applied' as const, accountId, creditsAdded: credits, balance: after }
   })
 }

@@ -12,15 +12,18 @@ export interface Charge {
   requestId: string
 }
 
+/** the largest balance an account can hold (a 32-bit column) */
+export const MAX_BALANCE = 2_147_483_647
+
 const GRANT_SQL = `
 WITH upd AS (
-  UPDATE account SET credits = credits + $2 WHERE id = $1 RETURNING id, credits
+  UPDATE account SET credits = credits + $2 WHERE id = $1 AND credits <= ${MAX_BALANCE} - $2 RETURNING id, credits
 )
 INSERT INTO credit_ledger (account_id, delta, balance_after, kind, endpoint, request_id)
 SELECT id, $2::int, credits, $3, NULL, $4 FROM upd
 RETURNING balance_after`
 
-/** add credits (purchase, signup); returns the new balance, or null when the account does not exist */
+/** add credits (purchase, signup); returns the new balance, or null when the account does not exist or the grant would pass MAX_BALANCE */
 export async function grant(sql: Pick<Sql, 'query'>, accountId: string, credits: number, kind: string, reference: string | null): Promise<number | null> {
   if (!Number.isInteger(credits) || credits <= 0) throw new RangeError(`grant of ${credits} credits`)
   const rows = await sql.query<{ balance_after: number }>(GRANT_SQL, [accountId, credits, kind, reference])

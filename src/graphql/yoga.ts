@@ -22,6 +22,8 @@ const meteringPlugin: Plugin<RequestContext> = {
     setExecuteFn(async (args) => {
       const ctx = args.contextValue as RequestContext & { res?: ServerResponse }
       const metered = await executeMetered(ctx, args, COST_TABLE, executeFn as never)
+      for (const e of metered.result.errors ?? [])
+        if (e.extensions?.code === 'internal') ctx.services.logger.error({ err: e.originalError ?? e, requestId: ctx.requestId, path: e.path }, 'graphql resolver failed')
       if (ctx.res && !ctx.res.headersSent) {
         ctx.res.setHeader('X-Credits-Charged', String(metered.charged))
         if (metered.remaining !== null) ctx.res.setHeader('X-Credits-Remaining', String(metered.remaining))
@@ -52,11 +54,8 @@ export function createGraphQL(services: Services, schema: GraphQLSchema) {
       return Object.assign(createContext(services, { requestId, authorization: Array.isArray(auth) ? auth[0] : auth }), { res })
     },
     maskedErrors: {
-      maskError(error) {
-        const masked = toGraphQLError(error)
-        if (masked.extensions?.code === 'internal') services.logger.error({ err: error }, 'graphql resolver failed')
-        return masked
-      },
+      // internal errors are logged with the request id by the metering plugin, where the context is known
+      maskError: (error) => toGraphQLError(error),
     },
     plugins: [
       EnvelopArmorPlugin({

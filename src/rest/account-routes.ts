@@ -100,7 +100,6 @@ export function accountRouter(services: Services): express.Router {
     route(false, async (req) => {
       const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0)
       const event = verifyWebhook(raw, req.header('stripe-signature'), config.STRIPE_WEBHOOK_SECRET, config.STRIPE_WEBHOOK_TOLERANCE, services.clock())
-      if (!event?.id || typeof event.id !== 'string') throw invalidParameter('id', 'The event has no id.')
       const outcome = await applyWebhookEvent(db, event)
       return { data: { received: true, ...outcome }, credits: outcome.balance }
     }),

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { pino } from 'pino'
 import { createServices } from '../../src/bootstrap.js'
 import { loadConfig } from '../../src/config.js'
-import { createApp } from '../../src/server.js'
+import { answerClientErrors, createApp } from '../../src/server.js'
 import type { Services } from '../../src/services.js'
 
 export interface TestService {
@@ -24,6 +24,7 @@ export async function startTestService(opts: { env?: Record<string, string>; clo
   const config = loadConfig({ DATABASE_URL: 'pglite:memory', RATE_LIMIT_RPS: '0', AUTH_FAILURE_LIMIT: '0', LOG_LEVEL: 'silent', ...opts.env })
   const services = await createServices(config, { logger: pino({ level: 'silent' }), clock: opts.clock })
   const server = createServer(createApp(services))
+  answerClientErrors(server)
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   const t: TestService = {
