@@ -4,7 +4,7 @@
 // backfill_day once complete, so a restart only fills what is missing.
 import type { Logger } from 'pino'
 import type { Database } from '../store/database.js'
-import { DAY_MS, MINUTE_MS, floorTo } from './bars.js'
+import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from './bars.js'
 import type { EventSink } from './events.js'
 import { Ingest } from './ingest.js'
 import type { MarketState } from './state.js'
@@ -78,9 +78,16 @@ export async function runBackfill(opts: {
     if (opts.aborted?.()) break
     const ingest = new Ingest({ db: opts.db, market: opts.market, logger: opts.logger, sampleEveryMs: HISTORY_SAMPLE_MS, trackLive: false })
     if (c.resume) await ingest.resume()
-    opts.source.simulateRange(c.from, c.to, ingest)
-    await ingest.flush({ final: true, fresh: c.fresh })
-    if (c.wholeDay)
+    // an hour at a time: small batches keep memory flat and let requests in between
+    let from = c.from
+    while (from < c.to && !(from > c.from && opts.aborted?.())) {
+      const to = Math.min(c.to, floorTo(from, HOUR_MS) + HOUR_MS)
+      opts.source.simulateRange(from, to, ingest)
+      await ingest.flush({ final: true, fresh: c.fresh })
+      from = to
+    }
+    // a day cut short by a shutdown is not complete: the next start redoes it
+    if (c.wholeDay && from >= c.to)
       await opts.db.sql.query('INSERT INTO backfill_day (source, day) VALUES ($1, $2) ON CONFLICT DO NOTHING', [opts.sourceName, c.from])
     bars += ingest.stats.barsWritten
     opts.onProgress?.({ chunk: i + 1, chunks: chunks.length, from: c.from, to: c.to, bars })

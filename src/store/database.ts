@@ -13,6 +13,8 @@ export interface Sql {
   query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>
   /** run statements in one transaction on one connection */
   transaction<T>(fn: (tx: Pick<Sql, 'query'>) => Promise<T>): Promise<T>
+  /** bulk-load CSV rows into a table (PGlite: COPY FROM a blob); absent where the driver has no COPY support */
+  copyCsv?(table: string, columns: readonly string[], csv: string): Promise<void>
 }
 
 export interface Database {
@@ -33,12 +35,16 @@ async function openPglite(dir: string | null): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite')
   const { PrismaPGlite } = await import('pglite-prisma-adapter')
   if (dir) await fs.mkdir(dir, { recursive: true })
-  const pg: PGlite = new PGlite(dir ?? undefined)
+  // small buffers: the embedded store lives in this process, and PGlite's WebAssembly memory never shrinks
+  const pg: PGlite = new PGlite(dir ?? undefined, { postgresqlconf: ['shared_buffers=32MB', 'work_mem=8MB', 'maintenance_work_mem=32MB', 'wal_buffers=2MB'] })
   await pg.waitReady
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(pg) })
   const sql: Sql = {
     query: async <T>(text: string, params?: unknown[]) => (await pg.query<T>(text, params)).rows,
     transaction: (fn) => pg.transaction((tx) => fn({ query: async <T>(text: string, params?: unknown[]) => (await tx.query<T>(text, params)).rows })),
+    async copyCsv(table, columns, csv) {
+      await pg.query(`COPY ${table} (${columns.join(', ')}) FROM '/dev/blob' WITH (FORMAT csv)`, [], { blob: new Blob([csv]) })
+    },
   }
   return {
     kind: 'pglite',

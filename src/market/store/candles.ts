@@ -10,8 +10,22 @@ export type CandleTable = 'candle_1m' | 'candle_1h'
 
 const COLUMNS = 'exchange, coin, market_type, ts, open, high, low, close, volume, buy_volume, sell_volume, quote_volume, trades, vap'
 
-/** upsert bars (a later write of the same minute replaces it: re-imports are idempotent) */
-export async function writeBars(sql: Pick<Sql, 'query'>, table: CandleTable, bars: readonly MinuteBar[], chunk = 20_000): Promise<void> {
+const csvText = (s: string) => `"${s.replace(/"/g, '""')}"`
+
+/** COPY rows that cannot exist yet (new history): about twice as fast as the upsert on the embedded store */
+async function copyBars(sql: Sql, table: CandleTable, bars: readonly MinuteBar[]): Promise<void> {
+  const lines = new Array<string>(bars.length)
+  for (let i = 0; i < bars.length; i++) {
+    const b = bars[i]!
+    lines[i] = `${csvText(b.exchange)},${csvText(b.coin)},${b.marketType},${b.ts},${b.open},${b.high},${b.low},${b.close},${b.volume},${b.buyVolume},${b.sellVolume},${b.quoteVolume},${b.trades},\\x${Buffer.from(encodeVap(b.vap)).toString('hex')}`
+  }
+  await sql.copyCsv!(table, COLUMNS.split(', '), lines.join('\n'))
+}
+
+/** upsert bars (a later write of the same minute replaces it: re-imports are idempotent); `fresh` rows are new and may be COPYed */
+export async function writeBars(sql: Pick<Sql, 'query'> & Partial<Pick<Sql, 'copyCsv'>>, table: CandleTable, bars: readonly MinuteBar[], opts: { fresh?: boolean; chunk?: number } = {}): Promise<void> {
+  if (opts.fresh && sql.copyCsv && bars.length) return copyBars(sql as Sql, table, bars)
+  const chunk = opts.chunk ?? 20_000
   for (let i = 0; i < bars.length; i += chunk) {
     const part = bars.slice(i, i + chunk)
     const cols: unknown[][] = Array.from({ length: 14 }, () => new Array(part.length))
@@ -87,9 +101,9 @@ const hourKey = (k: MarketKey, hour: number) => `${k.exchange}|${k.coin}|${k.mar
  * `fresh`: the caller knows no other minute of those hours is in the store (a backfill of new history),
  * so the rollups are folded from the bars in hand instead of being read back.
  */
-export async function writeMinuteBars(sql: Pick<Sql, 'query'>, bars: readonly MinuteBar[], opts: { fresh?: boolean } = {}): Promise<MinuteBar[]> {
+export async function writeMinuteBars(sql: Pick<Sql, 'query'> & Partial<Pick<Sql, 'copyCsv'>>, bars: readonly MinuteBar[], opts: { fresh?: boolean } = {}): Promise<MinuteBar[]> {
   if (!bars.length) return []
-  await writeBars(sql, 'candle_1m', bars)
+  await writeBars(sql, 'candle_1m', bars, { fresh: opts.fresh })
   const hours = new Map<string, { key: MarketKey; hour: number; bars: MinuteBar[] }>()
   for (const b of bars) {
     const hour = floorTo(b.ts, HOUR_MS)
@@ -101,6 +115,7 @@ export async function writeMinuteBars(sql: Pick<Sql, 'query'>, bars: readonly Mi
   let groups = [...hours.values()]
   if (!opts.fresh) groups = await readHoursBack(sql, groups)
   const hourBars = groups.map((g) => ({ ...foldBars(g.bars, g.hour), exchange: g.key.exchange, coin: g.key.coin, marketType: g.key.marketType }))
+  // rollups always upsert: a live feed may already have written the hour that the history ends in
   await writeBars(sql, 'candle_1h', hourBars)
   /** the hourly rollups as now stored */
   return hourBars
