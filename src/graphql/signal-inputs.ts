@@ -74,12 +74,14 @@ export function oiBuildUp(market: MarketState, coin: string, now: number, exchan
   return out
 }
 
-/** the latest composite perp close and its 24 h change from the series */
+/** the latest composite perp close and its change from the close 24 h before that one (same minute of day) */
 export function priceChange24h(market: MarketState, coin: string, now: number): { price: number | null; changePct: number | null } {
   const to = floorTo(now, MINUTE_MS)
-  const recent = market.series.minutes.points(coin, to - 30 * MINUTE_MS, to + MINUTE_MS).filter((p) => p.close !== null)
-  const past = market.series.minutes.points(coin, to - 24 * HOUR_MS - 30 * MINUTE_MS, to - 24 * HOUR_MS + MINUTE_MS).filter((p) => p.close !== null)
-  const price = recent.at(-1)?.close ?? null
-  const ref = past.at(-1)?.close ?? null
-  return { price, changePct: price !== null && ref ? ((price - ref) / ref) * 100 : null }
+  const latest = market.series.minutes.points(coin, to - 30 * MINUTE_MS, to + MINUTE_MS).filter((p) => p.close !== null).at(-1)
+  if (!latest) return { price: null, changePct: null }
+  const ref = market.series.minutes
+    .points(coin, latest.ts - 24 * HOUR_MS - 30 * MINUTE_MS, latest.ts - 24 * HOUR_MS + MINUTE_MS)
+    .filter((p) => p.close !== null)
+    .at(-1)?.close
+  return { price: latest.close, changePct: ref ? ((latest.close! - ref) / ref) * 100 : null }
 }

@@ -7,7 +7,7 @@ import { MinuteAggregator } from './aggregate/index.js'
 import type { EventSink, ExchangeId, MarketEvent, MarketType, OpenInterestEvent, TickerEvent } from './events.js'
 import { LiveMarket, marketId } from './live.js'
 import type { MarketState } from './state.js'
-import { lastStoredMinutes, writeMinuteBars } from './store/candles.js'
+import { lastStoredMinutes, writeMinuteBars, type HourCache } from './store/candles.js'
 import { writeBooks, writeFunding, writeSamples, type FundingRow, type MarketSample } from './store/samples.js'
 
 export interface IngestOptions {
@@ -18,6 +18,10 @@ export interface IngestOptions {
   sampleEveryMs?: number
   /** trades later than this after their minute's end are dropped (aggregator grace) */
   graceMs?: number
+  /** the latest books are written to the store at most this often (the live copy is in memory); default 15 s */
+  bookEveryMs?: number
+  /** keep the current hour's minutes in memory for the hourly rollups (a long-running live writer) */
+  cacheHours?: boolean
   /** count events (metrics) */
   onEvent?: (e: MarketEvent) => void
   /** update the live cache and feed freshness (false for history: old events are not the current market) */
@@ -47,6 +51,8 @@ export class Ingest implements EventSink {
   private pendingFunding: FundingRow[] = []
   /** bars drained from the aggregator but not yet written (the store was unreachable) */
   private pendingBars: MinuteBar[] = []
+  private readonly hourCache: HourCache | undefined
+  private lastBookWrite = 0
   /** a failed flush may have half-written hours: never take the fresh shortcut for the retry */
   private retried = false
   private flushing: Promise<void> = Promise.resolve()
@@ -56,6 +62,7 @@ export class Ingest implements EventSink {
     this.live = opts.market.live
     this.sampleEveryMs = opts.sampleEveryMs ?? MINUTE_MS
     this.trackLive = opts.trackLive ?? true
+    this.hourCache = opts.cacheHours ? new Map() : undefined
   }
 
   private readonly trackLive: boolean
@@ -148,11 +155,17 @@ export class Ingest implements EventSink {
     }
     const funding = this.pendingFunding
     this.pendingFunding = []
-    const books = [...this.live.dirtyBooks].map((id) => this.live.books.get(id)!).filter(Boolean)
-    this.live.dirtyBooks.clear()
+    const now = this.opts.market.clock()
+    const booksDue = final || now - this.lastBookWrite >= (this.opts.bookEveryMs ?? 15_000)
+    const books = booksDue ? [...this.live.dirtyBooks].map((id) => this.live.books.get(id)!).filter(Boolean) : []
+    if (booksDue) {
+      this.live.dirtyBooks.clear()
+      this.lastBookWrite = now
+    }
     let hourBars: MinuteBar[] = []
     try {
-      hourBars = await writeMinuteBars(sql, bars, { fresh: fresh && !this.retried })
+      hourBars = await writeMinuteBars(sql, bars, { fresh: fresh && !this.retried, hourCache: this.retried ? undefined : this.hourCache })
+      if (this.retried) this.hourCache?.clear()
       await writeSamples(sql, samples)
       await writeFunding(sql, funding)
       await writeBooks(sql, books)

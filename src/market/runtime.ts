@@ -24,7 +24,7 @@ export async function startMarketRuntime(
 ): Promise<MarketRuntime> {
   const { config, db, market, logger, clock } = services
   const source = parseMarketSource(config.MARKET_SOURCE)
-  const ingest = new Ingest({ db, market, logger, onEvent: opts.onEvent })
+  const ingest = new Ingest({ db, market, logger, onEvent: opts.onEvent, cacheHours: true })
   await ingest.resume()
 
   let simulator: MarketSimulator | null = null

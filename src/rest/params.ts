@@ -82,7 +82,7 @@ export function parseParam(spec: ParamSpec, raw: unknown, env: ParamEnv): string
       const r = intSchema.safeParse(value)
       // from 2009 (before any crypto exchange) to one day ahead of now
       if (!r.success || r.data < 1_230_768_000_000 || r.data > env.now + 86_400_000)
-        throw invalidParameter(spec.name, `${spec.name} must be a Unix timestamp in milliseconds between 2009-01-01 and now.`)
+        throw invalidParameter(spec.name, `${spec.name} must be a Unix timestamp in milliseconds from 2009-01-01 up to one day ahead of now.`)
       return r.data
     }
   }

@@ -1,8 +1,8 @@
 // /v1/structure/volume-profile and /v1/signals/liquidation-cascade: both read the coin's volume at price.
 import { estimateLiquidationLevels, simulateCascade, type CascadePhase, type CascadeResult } from '../../analytics/liquidation-cascade.js'
 import { hvnZones, volumeProfile, type VolumeProfile, type VolumeProfileLevel } from '../../analytics/volume-profile.js'
-import { DAY_MS } from '../../market/bars.js'
-import type { ExchangeId, MarketType } from '../../market/events.js'
+import { DAY_MS, MINUTE_MS } from '../../market/bars.js'
+import { EXCHANGE_IDS, type ExchangeId, type MarketType } from '../../market/events.js'
 import { vapMerge, type Vap } from '../../market/volume-at-price.js'
 import { LOOKBACK_MS, type Lookback } from '../../analytics/ohlc.js'
 import { unavailable } from '../../errors.js'
@@ -13,8 +13,24 @@ import { loadAll, loadBars } from '../market-data.js'
 import { oiBuildUp } from '../signal-inputs.js'
 import { ExchangeNoteRef, missingExchanges, type ExchangeNote } from './common.js'
 
-/** merged volume at price of one coin over [start, end) (hourly rollups for whole hours) */
-async function coinVap(market: MarketState, q: { coin: string; marketType: MarketType; start: number; end: number; exchange?: ExchangeId }) {
+const vapMemo = new WeakMap<MarketState, Map<string, { version: number; value: Promise<{ vap: Vap; exchanges: Set<ExchangeId> }> }>>()
+
+/** merged volume at price of one coin over [start, end) (hourly rollups for whole hours), once per data version and minute */
+function coinVap(market: MarketState, q: { coin: string; marketType: MarketType; start: number; end: number; exchange?: ExchangeId }) {
+  let memo = vapMemo.get(market)
+  if (!memo) vapMemo.set(market, (memo = new Map()))
+  const key = `${q.coin}|${q.marketType}|${q.exchange ?? ''}|${Math.ceil(q.start / MINUTE_MS)}|${Math.ceil(q.end / MINUTE_MS)}`
+  const version = market.reader.version('candles')
+  const hit = memo.get(key)
+  if (hit && hit.version === version) return hit.value
+  if (memo.size > 64) memo.clear()
+  const value = mergeVap(market, q)
+  memo.set(key, { version, value })
+  value.catch(() => memo!.delete(key))
+  return value
+}
+
+async function mergeVap(market: MarketState, q: { coin: string; marketType: MarketType; start: number; end: number; exchange?: ExchangeId }) {
   const bars = await loadBars(market, { ...q, withVap: true, hourly: true })
   const vap: Vap = new Map()
   const exchanges = new Set<ExchangeId>()
@@ -79,7 +95,7 @@ builder.queryField('volumeProfile', (t) =>
       const start = end - LOOKBACK_MS[v.lookback as Lookback]
       const { vap, exchanges } = await coinVap(ctx.services.market, { coin, marketType, start, end, exchange })
       const profile = volumeProfile(vap, v.bins as number)
-      const present = [...exchanges]
+      const present = EXCHANGE_IDS.filter((e) => exchanges.has(e))
       return {
         ...profile, coin, exchange: exchange ?? 'all', exchanges: present, marketType, lookback: v.lookback as string, bins: v.bins as number, start, end, asOf: Math.min(end, ctx.now),
         missing: missingExchanges(marketType, present, () => 'no trades in the window', exchange),
@@ -109,7 +125,7 @@ const CascadeRef = builder.objectRef<CascadeOut>('LiquidationCascade').implement
   description: 'Simulated liquidation cascade from the current price to a trigger price (docs/methodology.md#liquidation-cascade)',
   fields: (t) => ({
     coin: t.exposeString('coin'),
-    exchanges: t.stringList({ description: 'exchanges whose books and open interest entered the simulation', resolve: (c) => c.exchanges }),
+    exchanges: t.stringList({ description: 'exchanges whose fresh order books the forced orders walk (open-interest history and HVN zones use every selected exchange)', resolve: (c) => c.exchanges }),
     startPrice: t.exposeFloat('startPrice', { description: 'current mark price' }),
     triggerPrice: t.exposeFloat('triggerPrice'),
     direction: t.exposeString('direction', { description: 'down or up' }),

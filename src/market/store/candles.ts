@@ -96,12 +96,19 @@ export function rowToBar(r: CandleRow, withVap = true): MinuteBar {
 
 const hourKey = (k: MarketKey, hour: number) => `${k.exchange}|${k.coin}|${k.marketType}|${hour}`
 
+/** the minutes of recently written hours, per market and hour, kept by a long-running writer (the live ingest) */
+export type HourCache = Map<string, Map<number, MinuteBar>>
+
 /**
  * Write minute bars and bring the hourly rollups of every hour they touch up to date.
  * `fresh`: the caller knows no other minute of those hours is in the store (a backfill of new history),
  * so the rollups are folded from the bars in hand instead of being read back.
  */
-export async function writeMinuteBars(sql: Pick<Sql, 'query'> & Partial<Pick<Sql, 'copyCsv'>>, bars: readonly MinuteBar[], opts: { fresh?: boolean } = {}): Promise<MinuteBar[]> {
+export async function writeMinuteBars(
+  sql: Pick<Sql, 'query'> & Partial<Pick<Sql, 'copyCsv'>>,
+  bars: readonly MinuteBar[],
+  opts: { fresh?: boolean; hourCache?: HourCache } = {},
+): Promise<MinuteBar[]> {
   if (!bars.length) return []
   await writeBars(sql, 'candle_1m', bars, { fresh: opts.fresh })
   const hours = new Map<string, { key: MarketKey; hour: number; bars: MinuteBar[] }>()
@@ -113,7 +120,23 @@ export async function writeMinuteBars(sql: Pick<Sql, 'query'> & Partial<Pick<Sql
     h.bars.push(b)
   }
   let groups = [...hours.values()]
-  if (!opts.fresh) groups = await readHoursBack(sql, groups)
+  const cache = opts.hourCache
+  if (cache) {
+    // hours this writer already holds in full: merge the new minutes in memory instead of reading them back
+    const known = groups.filter((g) => cache.has(hourKey(g.key, g.hour)))
+    const unknown = groups.filter((g) => !cache.has(hourKey(g.key, g.hour)))
+    const loaded = opts.fresh ? unknown : await readHoursBack(sql, unknown)
+    for (const g of [...known, ...loaded]) {
+      const k = hourKey(g.key, g.hour)
+      const minutes = cache.get(k) ?? new Map<number, MinuteBar>()
+      for (const b of g.bars) minutes.set(b.ts, b)
+      cache.set(k, minutes)
+    }
+    groups = [...known, ...loaded].map((g) => ({ ...g, bars: [...cache.get(hourKey(g.key, g.hour))!.values()].sort((a, b) => a.ts - b.ts) }))
+    // only the current and previous hour can still change
+    const newest = Math.max(...groups.map((g) => g.hour))
+    for (const k of cache.keys()) if (Number(k.slice(k.lastIndexOf('|') + 1)) < newest - HOUR_MS) cache.delete(k)
+  } else if (!opts.fresh) groups = await readHoursBack(sql, groups)
   const hourBars = groups.map((g) => ({ ...foldBars(g.bars, g.hour), exchange: g.key.exchange, coin: g.key.coin, marketType: g.key.marketType }))
   // rollups always upsert: a live feed may already have written the hour that the history ends in
   await writeBars(sql, 'candle_1h', hourBars)
