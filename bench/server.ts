@@ -30,7 +30,7 @@ async function service() {
   await runBackfill({ db: services.db, market: services.market, source: history, sourceName: `bench:${coins}`, now: Date.now(), days: Number(process.env.BENCH_DAYS ?? 30) })
   await services.market.series.load(services.db, Date.now())
   const backfillMs = Date.now() - t0
-  const ingest = new Ingest({ db: services.db, market: services.market })
+  const ingest = new Ingest({ db: services.db, market: services.market, cacheHours: true })
   await ingest.resume()
   const sim = new MarketSimulator({ seed: 42, coins })
   sim.live(ingest, { fromTs: Date.now() })
