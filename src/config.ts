@@ -1,6 +1,7 @@
 // The environment, validated once. Every setting the service reads is here, with its default (see .env.example).
 import path from 'node:path'
 import { z } from 'zod'
+import { MarketSourceError, parseMarketSource } from './market/connectors/index.js'
 
 const intFrom = (def: number, min = 0) => z.coerce.number().int().min(min).default(def)
 
@@ -49,6 +50,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`)
   }
   const e = parsed.data
+  try {
+    parseMarketSource(e.MARKET_SOURCE)
+  } catch (err) {
+    if (err instanceof MarketSourceError) throw new ConfigError(`invalid configuration:\n  ${err.message}`)
+    throw err
+  }
   let store: Config['store']
   if (e.DATABASE_URL?.startsWith('pglite:')) {
     const where = e.DATABASE_URL.slice('pglite:'.length)

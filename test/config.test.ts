@@ -1,0 +1,27 @@
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { ConfigError, loadConfig } from '../src/config.js'
+
+describe('configuration', () => {
+  it('defaults: embedded store in ./data, simulator, 30 days, 1000 trial credits, 50 rps', () => {
+    const c = loadConfig({})
+    expect(c.store).toEqual({ kind: 'pglite', dir: path.resolve('./data', 'pglite') })
+    expect([c.PORT, c.HOST, c.MARKET_SOURCE, c.BACKFILL_DAYS, c.TRIAL_CREDITS, c.RATE_LIMIT_RPS, c.STRIPE_WEBHOOK_SECRET]).toEqual([8080, '127.0.0.1', 'simulator', 30, 1000, 50, undefined])
+  })
+
+  it('a postgres URL switches the store; pglite:memory is in memory', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@h:5432/db' }).store).toEqual({ kind: 'postgres', url: 'postgres://u@h:5432/db' })
+    expect(loadConfig({ DATABASE_URL: 'pglite:memory' }).store).toEqual({ kind: 'pglite', dir: null })
+  })
+
+  it.each([
+    [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL/],
+    [{ PORT: 'eighty' }, /PORT/],
+    [{ RATE_LIMIT_RPS: '-1' }, /RATE_LIMIT_RPS/],
+    [{ MARKET_SOURCE: 'binance,kraken' }, /MARKET_SOURCE: unknown source "kraken"/],
+    [{ MARKET_SOURCE: 'simulator,okx' }, /MARKET_SOURCE/],
+  ])('refuses %j with a message naming the variable', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError)
+    expect(() => loadConfig(env)).toThrow(message)
+  })
+})
