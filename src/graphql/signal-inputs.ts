@@ -3,7 +3,7 @@
 import { computeDivergence, divergenceLookbackMinutes, type CoinDivergence, type DivergenceMinute } from '../analytics/divergence.js'
 import type { OiBuildUpPoint } from '../analytics/liquidation-cascade.js'
 import { classifyRegime, REGIME_HISTORY_HOURS, REGIME_WINDOW_HOURS, type RegimeResult } from '../analytics/regime.js'
-import { HOUR_MS, MINUTE_MS, floorTo } from '../market/bars.js'
+import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../market/bars.js'
 import type { ExchangeId } from '../market/events.js'
 import type { MarketState } from '../market/state.js'
 
@@ -12,15 +12,16 @@ export const DIVERGENCE_MINUTE_TAIL_MS = 6 * HOUR_MS
 /** hours of open-interest build-up the liquidation map is estimated from */
 export const CASCADE_OI_HOURS = 7 * 24
 
-const memo = new WeakMap<MarketState, Map<string, { version: number; value: unknown }>>()
+const memo = new WeakMap<MarketState, Map<string, { version: number; stamp: number; value: unknown }>>()
 
-export function memoized<T>(market: MarketState, key: string, compute: () => T): T {
+/** one result per key, reused while the series version and the stamp (e.g. the current minute) stay the same */
+export function memoized<T>(market: MarketState, key: string, stamp: number, compute: () => T): T {
   let m = memo.get(market)
   if (!m) memo.set(market, (m = new Map()))
   const hit = m.get(key)
-  if (hit && hit.version === market.series.version) return hit.value as T
+  if (hit && hit.version === market.series.version && hit.stamp === stamp) return hit.value as T
   const value = compute()
-  m.set(key, { version: market.series.version, value })
+  m.set(key, { version: market.series.version, stamp, value })
   return value
 }
 
@@ -45,11 +46,11 @@ export function divergenceMinutes(market: MarketState, coin: string, now: number
 }
 
 export function coinDivergence(market: MarketState, coin: string, now: number): CoinDivergence {
-  return memoized(market, `divergence:${coin}:${floorTo(now, MINUTE_MS)}`, () => computeDivergence(coin, divergenceMinutes(market, coin, now)))
+  return memoized(market, `divergence:${coin}`, floorTo(now, MINUTE_MS), () => computeDivergence(coin, divergenceMinutes(market, coin, now)))
 }
 
 export function coinRegime(market: MarketState, coin: string, now: number): RegimeResult {
-  return memoized(market, `regime:${coin}:${floorTo(now, HOUR_MS)}`, () => {
+  return memoized(market, `regime:${coin}`, floorTo(now, HOUR_MS), () => {
     const to = floorTo(now, HOUR_MS)
     const hours = market.series.hours
       .points(coin, to - (REGIME_HISTORY_HOURS + REGIME_WINDOW_HOURS + 1) * HOUR_MS, to)
@@ -84,4 +85,36 @@ export function priceChange24h(market: MarketState, coin: string, now: number): 
     .filter((p) => p.close !== null)
     .at(-1)?.close
   return { price: latest.close, changePct: ref ? ((latest.close! - ref) / ref) * 100 : null }
+}
+
+/**
+ * The same inputs the spread, weighted-funding and OI-change endpoints read from the store, taken from the hot
+ * series instead (minute closes and samples of the last day, the latest sample of each hour for a week), plus
+ * the live values: what the snapshot feeds its models with.
+ */
+export function seriesHistory(market: MarketState, coin: string, now: number) {
+  const live = [...market.live.tickers.values()].filter((t) => t.coin === coin && t.marketType === 'perp' && t.ts <= now)
+  const liveSamples = live.map((t) => ({
+    exchange: t.exchange,
+    ts: t.ts,
+    fundingRate: t.fundingRate,
+    fundingIntervalHours: t.fundingIntervalHours,
+    markPrice: t.markPrice,
+    openInterest: market.live.openInterest.get(`${t.exchange}:${coin}:perp`)?.openInterest ?? null,
+  }))
+  const asSample = (c: ReturnType<typeof market.series.minutes.perpSamples>[number]) => ({
+    exchange: c.exchange,
+    ts: c.ts,
+    fundingRate: c.rate,
+    fundingIntervalHours: c.interval,
+    markPrice: c.mark,
+    openInterest: c.oi,
+  })
+  const spreadRows = [
+    ...market.series.minutes.perpCloses(coin, now - DAY_MS - 2 * MINUTE_MS, now),
+    ...live.filter((t) => t.lastPrice != null).map((t) => ({ exchange: t.exchange, ts: t.ts, price: t.lastPrice! })),
+  ]
+  const fundingSamples = [...market.series.hours.perpSamples(coin, now - 7 * DAY_MS - HOUR_MS, now).map(asSample), ...liveSamples]
+  const oiSamples = [...market.series.minutes.perpSamples(coin, now - DAY_MS - 10 * MINUTE_MS, now).map(asSample), ...liveSamples]
+  return { spreadRows, fundingSamples, oiSamples }
 }

@@ -7,7 +7,7 @@ import { buildSpread } from '../analytics/spread.js'
 import { buildWeightedFunding } from '../analytics/funding.js'
 import type { Services } from '../services.js'
 import { createMarketLoaders, loadAll } from './market-data.js'
-import { coinDivergence, coinRegime, priceChange24h } from './signal-inputs.js'
+import { coinDivergence, coinRegime, priceChange24h, seriesHistory } from './signal-inputs.js'
 
 export interface SnapshotResult extends Snapshot {
   /** when this snapshot was computed, Unix ms */
@@ -29,17 +29,14 @@ export async function computeSnapshot(services: Services, now: number): Promise<
   const version = market.series.version
   const coins = [...market.coins()]
   const loaders = createMarketLoaders(market, now)
-  const [spreadRows, fundingSamples, oiSamples, tickers, books] = await Promise.all([
-    loadAll(loaders.spreadRows, coins),
-    loadAll(loaders.fundingSamples, coins),
-    loadAll(loaders.oiSamples, coins),
-    loadAll(loaders.tickers, coins),
-    loadAll(loaders.books, coins),
-  ])
+  // tickers and books come from the live cache; the history comes from the hot series, not the store, so a
+  // refresh reads nothing from disk and never stalls other requests
+  const [tickers, books] = await Promise.all([loadAll(loaders.tickers, coins), loadAll(loaders.books, coins)])
   const inputs: SnapshotCoinInput[] = coins.map((coin, i) => {
-    const spread = buildSpread({ coin, rows: spreadRows[i]!, now })
-    const funding = buildWeightedFunding({ coin, samples: fundingSamples[i]!, now })
-    const oi = buildOiChanges({ coin, samples: oiSamples[i]!, now })
+    const h = seriesHistory(market, coin, now)
+    const spread = buildSpread({ coin, rows: h.spreadRows, now })
+    const funding = buildWeightedFunding({ coin, samples: h.fundingSamples, now })
+    const oi = buildOiChanges({ coin, samples: h.oiSamples, now })
     const { price, changePct } = priceChange24h(market, coin, now)
     const venues: VenueQuote[] = tickers[i]!.filter((t) => now - t.ts <= 60_000).map((t) => {
       const book = books[i]!.find((b) => b.exchange === t.exchange && now - b.ts <= 60_000)

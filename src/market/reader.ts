@@ -15,19 +15,20 @@ const ceilMinute = (t: number) => Math.ceil(t / MINUTE_MS) * MINUTE_MS
 export class MarketReader {
   /** per kind of data, bumped by every write of it */
   private readonly versions: Record<DataKind, number> = { candles: 0, samples: 0, funding: 0, books: 0 }
-  private memo = new Map<string, { version: number; value: Promise<unknown> }>()
+  private memo = new Map<string, { kind: DataKind; version: number; value: Promise<unknown> }>()
   private readonly maxEntries: number
 
   constructor(
     private readonly db: Database,
     opts: { maxEntries?: number } = {},
   ) {
-    this.maxEntries = opts.maxEntries ?? 256
+    this.maxEntries = opts.maxEntries ?? 48
   }
 
-  /** this kind of market data changed: what was memoized from it is stale */
+  /** this kind of market data changed: what was memoized from it is stale, and is dropped at once */
   bump(kind: DataKind): void {
     this.versions[kind]++
+    for (const [key, entry] of this.memo) if (entry.kind === kind) this.memo.delete(key)
   }
 
   version(kind: DataKind): number {
@@ -44,7 +45,7 @@ export class MarketReader {
       return hit.value as Promise<T>
     }
     const value = load()
-    this.memo.set(key, { version, value })
+    this.memo.set(key, { kind, version, value })
     value.catch(() => this.memo.delete(key))
     while (this.memo.size > this.maxEntries) this.memo.delete(this.memo.keys().next().value!)
     return value

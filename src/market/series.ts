@@ -66,6 +66,26 @@ class Grid {
       for (const byTs of m.values()) for (const ts of byTs.keys()) if (ts < before) byTs.delete(ts)
   }
 
+  /** per-exchange perp closes in [from, to): one row per market and bucket, at the bucket's last ms */
+  perpCloses(coin: string, from: number, to: number): { exchange: ExchangeId; ts: number; price: number }[] {
+    const out: { exchange: ExchangeId; ts: number; price: number }[] = []
+    for (const [ts, cells] of this.bars.get(coin) ?? []) {
+      if (ts < from || ts >= to) continue
+      for (const [key, c] of cells) if (key.endsWith(':perp')) out.push({ exchange: key.slice(0, key.indexOf(':')) as ExchangeId, ts: ts + this.bucketMs - 1, price: c.close })
+    }
+    return out
+  }
+
+  /** per-exchange perp samples (the latest of each bucket) in [from, to) */
+  perpSamples(coin: string, from: number, to: number): (SampleCell & { exchange: ExchangeId })[] {
+    const out: (SampleCell & { exchange: ExchangeId })[] = []
+    for (const [ts, cells] of this.samples.get(coin) ?? []) {
+      if (ts < from || ts >= to) continue
+      for (const [exchange, c] of cells) out.push({ ...c, exchange })
+    }
+    return out
+  }
+
   points(coin: string, from: number, to: number, exchange?: ExchangeId): CoinPoint[] {
     const bars = this.bars.get(coin)
     const samples = this.samples.get(coin)
@@ -164,6 +184,7 @@ export class CoinSeries {
       if (s.ts >= minuteFloor) this.minutes.setSample(s)
     }
     this.version++
+    if (this.version % 64 === 0) this.prune(now)
   }
 
   prune(now: number): void {
