@@ -41,7 +41,9 @@ export function createApp(services: Services, metrics: Metrics = createMetrics()
       logger: services.logger,
       genReqId: (_req, res) => res.getHeader('X-Request-Id') as string,
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["stripe-signature"]'], censor: '[redacted]' },
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'info' : 'debug'),
+      // successful requests are logged at debug only when debug is on; otherwise they cost nothing (see /metrics)
+      customLogLevel: (_req, res, err) =>
+        err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'info' : services.logger.isLevelEnabled('debug') ? 'debug' : 'silent',
       autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/metrics' },
     }),
   )

@@ -9,6 +9,7 @@ import type { TickerInput } from '../analytics/ticker.js'
 import { DAY_MS, HOUR_MS, MINUTE_MS, type MinuteBar } from '../market/bars.js'
 import { EXCHANGE_IDS, type ExchangeId, type MarketType } from '../market/events.js'
 import type { MarketState } from '../market/state.js'
+import type { DataKind } from '../market/reader.js'
 import type { MarketSample } from '../market/store/samples.js'
 
 const groupBy = <T extends { coin: string }>(coins: readonly string[], rows: readonly T[]): T[][] => {
@@ -108,4 +109,25 @@ export async function loadAll<V>(loader: DataLoader<string, V>, keys: readonly s
   const out = await loader.loadMany(keys)
   for (const v of out) if (v instanceof Error) throw v
   return out as V[]
+}
+
+/** a result computed once per version of the data it reads (per MarketState), in a small per-use memo */
+export function memoByVersion<T>(
+  market: MarketState,
+  kind: DataKind,
+  store: WeakMap<object, Map<string, { version: number; value: Promise<T> }>>,
+  key: string,
+  compute: () => Promise<T>,
+  maxEntries = 64,
+): Promise<T> {
+  let memo = store.get(market)
+  if (!memo) store.set(market, (memo = new Map()))
+  const version = market.reader.version(kind)
+  const hit = memo.get(key)
+  if (hit && hit.version === version) return hit.value
+  if (memo.size >= maxEntries) for (const [k, e] of memo) if (e.version !== version || memo.size >= maxEntries) memo.delete(k)
+  const value = compute()
+  memo.set(key, { version, value })
+  value.catch(() => memo!.delete(key))
+  return value
 }

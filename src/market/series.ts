@@ -192,29 +192,32 @@ export class CoinSeries {
     this.minutes.prune(now - this.minuteRetentionMs)
   }
 
-  /** fill from the store: hourly rollups and the latest sample per hour for the retention, minutes for the last day */
+  /**
+   * Fill from the store: hourly rollups and the latest sample per hour for the retention, minutes for the last
+   * day. Read in time slices: the embedded store's WebAssembly memory grows to fit the largest result and never
+   * shrinks, so small results keep the process small.
+   */
   async load(db: Database, now: number): Promise<void> {
-    const from = now - this.retentionMs
-    const mFrom = now - this.minuteRetentionMs
+    const from = floorTo(now - this.retentionMs, HOUR_MS)
+    const mFrom = floorTo(now - this.minuteRetentionMs, MINUTE_MS)
     const q = db.sql.query.bind(db.sql)
     const cols = 'exchange, coin, market_type, ts, open, high, low, close, volume, buy_volume, sell_volume, quote_volume, trades'
-    const [hours, minutes, hourSamples, minuteSamples] = await Promise.all([
-      q<Parameters<typeof rowToBar>[0]>(`SELECT ${cols} FROM candle_1h WHERE ts >= $1`, [floorTo(from, HOUR_MS)]),
-      q<Parameters<typeof rowToBar>[0]>(`SELECT ${cols} FROM candle_1m WHERE ts >= $1`, [floorTo(mFrom, MINUTE_MS)]),
-      q<SampleRow>(
-        `SELECT DISTINCT ON (exchange, coin, ts / ${HOUR_MS}) exchange, coin, ts, open_interest, mark_price, funding_rate, funding_interval_hours
-         FROM market_sample WHERE market_type = 'perp' AND ts >= $1 ORDER BY exchange, coin, ts / ${HOUR_MS}, ts DESC`,
-        [floorTo(from, HOUR_MS)],
-      ),
-      q<SampleRow>(
-        `SELECT exchange, coin, ts, open_interest, mark_price, funding_rate, funding_interval_hours FROM market_sample WHERE market_type = 'perp' AND ts >= $1`,
-        [floorTo(mFrom, MINUTE_MS)],
-      ),
-    ])
-    for (const r of hours) this.hours.setBar(rowToBar(r, false))
-    for (const r of minutes) this.minutes.setBar(rowToBar(r, false))
-    for (const r of hourSamples) this.hours.setSample(toSample(r))
-    for (const r of minuteSamples) this.minutes.setSample(toSample(r))
+    const sampleCols = 'exchange, coin, ts, open_interest, mark_price, funding_rate, funding_interval_hours'
+    const end = now + HOUR_MS
+    for (let t = from; t < end; t += 2 * DAY_MS) {
+      for (const r of await q<Parameters<typeof rowToBar>[0]>(`SELECT ${cols} FROM candle_1h WHERE ts >= $1 AND ts < $2`, [t, t + 2 * DAY_MS])) this.hours.setBar(rowToBar(r, false))
+      const samples = await q<SampleRow>(
+        `SELECT DISTINCT ON (exchange, coin, ts / ${HOUR_MS}) ${sampleCols}
+         FROM market_sample WHERE market_type = 'perp' AND ts >= $1 AND ts < $2 ORDER BY exchange, coin, ts / ${HOUR_MS}, ts DESC`,
+        [t, t + 2 * DAY_MS],
+      )
+      for (const r of samples) this.hours.setSample(toSample(r))
+    }
+    for (let t = mFrom; t < end; t += 2 * HOUR_MS) {
+      for (const r of await q<Parameters<typeof rowToBar>[0]>(`SELECT ${cols} FROM candle_1m WHERE ts >= $1 AND ts < $2`, [t, t + 2 * HOUR_MS])) this.minutes.setBar(rowToBar(r, false))
+      for (const r of await q<SampleRow>(`SELECT ${sampleCols} FROM market_sample WHERE market_type = 'perp' AND ts >= $1 AND ts < $2`, [t, t + 2 * HOUR_MS]))
+        this.minutes.setSample(toSample(r))
+    }
     this.version++
   }
 }

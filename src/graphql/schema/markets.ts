@@ -1,12 +1,14 @@
 // /v1/markets/ohlc and /v1/markets/ticker.
 import { buildOhlc, INTERVAL_MS, LOOKBACK_MS, type Candle, type Lookback, type OhlcInterval, type OhlcPayload } from '../../analytics/ohlc.js'
 import { buildTicker, TICKER_STALE_MS, type TickerRow } from '../../analytics/ticker.js'
-import { HOUR_MS, type Bar } from '../../market/bars.js'
+import { HOUR_MS, MINUTE_MS, type Bar } from '../../market/bars.js'
 import type { ExchangeId, MarketType } from '../../market/events.js'
 import { routeArgs, parseRouteArgs, coinsOf } from '../args.js'
 import { builder } from '../builder.js'
-import { loadAll, loadBars } from '../market-data.js'
+import { loadAll, loadBars, memoByVersion } from '../market-data.js'
 import { ExchangeNoteRef, missingExchanges, type ExchangeNote } from './common.js'
+
+const ohlcMemo = new WeakMap<object, Map<string, { version: number; value: Promise<OhlcPayload> }>>()
 
 const CandleRef = builder.objectRef<Candle>('Candle').implement({
   description: 'One candle; volumes in coin units',
@@ -56,10 +58,15 @@ builder.queryField('ohlc', (t) =>
       const exchange = v.exchange as ExchangeId | undefined
       const end = (v.end as number | undefined) ?? ctx.now
       const start = end - LOOKBACK_MS[lookback]
-      const bars = await loadBars(ctx.services.market, { coin: v.coin as string, marketType, start, end, exchange, hourly: INTERVAL_MS[interval] >= HOUR_MS })
-      const byExchange: Partial<Record<ExchangeId, Bar[]>> = {}
-      for (const b of bars) (byExchange[b.exchange] ??= []).push(b)
-      const payload = buildOhlc({ coin: v.coin as string, marketType, interval, lookback, end, exchange, minutesByExchange: byExchange })
+      const market = ctx.services.market
+      // bars and bucket opens sit on whole minutes, so the candles depend on the window only through its minutes
+      const key = `${v.coin}|${exchange ?? ''}|${interval}|${lookback}|${marketType}|${Math.ceil(end / MINUTE_MS)}`
+      const payload = await memoByVersion(market, 'candles', ohlcMemo, key, async () => {
+        const bars = await loadBars(market, { coin: v.coin as string, marketType, start, end, exchange, hourly: INTERVAL_MS[interval] >= HOUR_MS })
+        const byExchange: Partial<Record<ExchangeId, Bar[]>> = {}
+        for (const b of bars) (byExchange[b.exchange] ??= []).push(b)
+        return buildOhlc({ coin: v.coin as string, marketType, interval, lookback, end, exchange, minutesByExchange: byExchange })
+      })
       const missing = missingExchanges(marketType, payload.exchanges, () => 'no trades in the window', exchange)
       return { ...payload, start, end, asOf: Math.min(end, ctx.now), missing }
     },

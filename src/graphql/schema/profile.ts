@@ -9,25 +9,16 @@ import { unavailable } from '../../errors.js'
 import type { MarketState } from '../../market/state.js'
 import { parseRouteArgs, routeArgs } from '../args.js'
 import { builder } from '../builder.js'
-import { loadAll, loadBars } from '../market-data.js'
+import { loadAll, loadBars, memoByVersion } from '../market-data.js'
 import { oiBuildUp } from '../signal-inputs.js'
 import { ExchangeNoteRef, missingExchanges, type ExchangeNote } from './common.js'
 
-const vapMemo = new WeakMap<MarketState, Map<string, { version: number; value: Promise<{ vap: Vap; exchanges: Set<ExchangeId> }> }>>()
+const vapMemo = new WeakMap<object, Map<string, { version: number; value: Promise<{ vap: Vap; exchanges: Set<ExchangeId> }> }>>()
 
 /** merged volume at price of one coin over [start, end) (hourly rollups for whole hours), once per data version and minute */
 function coinVap(market: MarketState, q: { coin: string; marketType: MarketType; start: number; end: number; exchange?: ExchangeId }) {
-  let memo = vapMemo.get(market)
-  if (!memo) vapMemo.set(market, (memo = new Map()))
   const key = `${q.coin}|${q.marketType}|${q.exchange ?? ''}|${Math.ceil(q.start / MINUTE_MS)}|${Math.ceil(q.end / MINUTE_MS)}`
-  const version = market.reader.version('candles')
-  const hit = memo.get(key)
-  if (hit && hit.version === version) return hit.value
-  if (memo.size > 64) memo.clear()
-  const value = mergeVap(market, q)
-  memo.set(key, { version, value })
-  value.catch(() => memo!.delete(key))
-  return value
+  return memoByVersion(market, 'candles', vapMemo, key, () => mergeVap(market, q))
 }
 
 async function mergeVap(market: MarketState, q: { coin: string; marketType: MarketType; start: number; end: number; exchange?: ExchangeId }) {
