@@ -10,6 +10,7 @@ import autocannon from 'autocannon'
 import { DEFAULT_COINS } from '../src/market/coins.js'
 import { benchAggregator } from './aggregate-fold.js'
 import { benchCredits } from './credits-pg.js'
+import { freshSchema, postgresAvailable } from '../test/helpers/postgres.js'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
 const ROOT = path.resolve(import.meta.dirname, '..')
@@ -119,7 +120,28 @@ async function main() {
     svc.proc.kill('SIGTERM')
   }
 
-  // 7. credits on PostgreSQL
+  // 7. the same cheap reads and memory with PostgreSQL as the store (database work off the service's thread)
+  if (await postgresAvailable()) {
+    const schema = await freshSchema('benchsvc')
+    const pgSvc = await start({ DATABASE_URL: schema.url, BENCH_COINS: coins.join(','), BENCH_DAYS: '0.1' })
+    try {
+      const bare = await start({ BENCH_BASELINE: '1', BENCH_BODY: '{}' })
+      const b = await load({ url: `http://127.0.0.1:${bare.info.port}/static`, connections: 50 })
+      bare.proc.kill('SIGTERM')
+      for (const p of ['/v1/markets/ticker?coin=BTC', '/v1/markets/exchanges']) {
+        const r = await load({ url: `http://127.0.0.1:${pgSvc.info.port}${p}`, connections: 50, key: pgSvc.info.key })
+        rows.push({ bench: `GET ${p} on PostgreSQL, 50 conns`, measured: `${fmt(r.rps, 0)} req/s, p99 ${r.p99} ms`, baseline: `${fmt(b.rps, 0)} req/s bare Express`, ratio: r.rps / b.rps, target: 'throughput ≥ 50 % of bare; p99 < 10 ms', pass: r.rps / b.rps >= 0.5 && r.p99 < 10 })
+      }
+      const mem = await rss(pgSvc.info.port)
+      rows.push({ bench: 'resident memory on PostgreSQL, serving', measured: `${fmt(mem / 2 ** 20, 0)} MB`, baseline: '500 MB target', ratio: mem / (500 * 2 ** 20), target: '< 500 MB (ratio < 1)', pass: mem < 500 * 2 ** 20 })
+    } finally {
+      pgSvc.proc.kill('SIGTERM')
+      await new Promise((r) => pgSvc.proc.once('exit', r))
+      await schema.drop()
+    }
+  }
+
+  // 8. credits on PostgreSQL
   const credits = await benchCredits()
   if (credits) {
     rows.push({ bench: 'charges/s on PostgreSQL, 100 accounts', measured: fmt(credits.manyAccounts, 0), baseline: `${fmt(credits.selectOne, 0)} SELECT 1/s`, ratio: credits.manyAccounts / 3000, target: '≥ 3,000/s, exact (ratio ≥ 1)', pass: credits.manyAccounts >= 3000 && credits.exact })
