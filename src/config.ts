@@ -1,7 +1,7 @@
 // The environment, validated once. Every setting the service reads is here, with its default (see .env.example).
 import path from 'node:path'
 import { z } from 'zod'
-import { MarketSourceError, parseMarketSource } from './market/connectors/index.js'
+import { MarketSourceError, parseMarketSource } from './market/connectors/source.js'
 
 const intFrom = (def: number, min = 0) => z.coerce.number().int().min(min).default(def)
 

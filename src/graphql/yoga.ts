@@ -1,7 +1,6 @@
 // graphql-yoga at /graphql: the same key and the same credit rules as REST, graphql-armor limits,
 // masked errors with stable codes, and the GraphiQL explorer rendered from npm assets (no CDN).
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor'
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql'
 import type { GraphQLSchema } from 'graphql'
 import { createYoga, type Plugin } from 'graphql-yoga'
 import type { ServerResponse } from 'node:http'
@@ -39,7 +38,8 @@ export function createGraphQL(services: Services, schema: GraphQLSchema) {
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
-    renderGraphiQL,
+    // the explorer's bundle (tens of MB in memory) is loaded when a browser first asks for it
+    renderGraphiQL: async (opts) => (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(opts),
     graphiql: {
       title: 'Perp analytics — GraphQL explorer',
       defaultQuery: graphiqlDefaultQuery(),

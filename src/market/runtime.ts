@@ -2,7 +2,8 @@
 // plus a newest-first backfill) or live connectors, one ingest pipeline flushed on a timer.
 import type { Services } from '../services.js'
 import { runBackfill, type BackfillProgress } from './backfill.js'
-import { createConnector, parseMarketSource, type ExchangeConnector } from './connectors/index.js'
+import type { ExchangeConnector } from './connectors/index.js'
+import { parseMarketSource } from './connectors/source.js'
 import type { MarketEvent } from './events.js'
 import { DEFAULT_COINS } from './coins.js'
 import { Ingest } from './ingest.js'
@@ -46,6 +47,8 @@ export async function startMarketRuntime(
         .catch((err: unknown) => logger.error({ err }, 'backfill failed'))
     }
   } else {
+    // CCXT is loaded only when live connectors are configured
+    const { createConnector } = await import('./connectors/index.js')
     for (const exchange of source.exchanges) {
       market.enabled.add(exchange)
       const c = createConnector(exchange, { coins: [...market.coins()], sink: ingest, logger: logger.child({ exchange }) })

@@ -1,0 +1,33 @@
+// MARKET_SOURCE → which source runs. Kept apart from the connectors so reading the configuration does not
+// load CCXT (a large library only live connectors need).
+import { EXCHANGE_IDS, type ExchangeId } from '../events.js'
+
+export type MarketSource = { kind: 'simulator' } | { kind: 'live'; exchanges: ExchangeId[] }
+
+export class MarketSourceError extends Error {
+  readonly allowed = ['simulator', 'live', ...EXCHANGE_IDS]
+}
+
+/**
+ * MARKET_SOURCE: unset/empty or "simulator" -> the simulator; "live" -> all five exchanges; a comma-separated list
+ * of exchange ids ("binance,okx") -> those. Case-insensitive, whitespace ignored, duplicates collapse, order kept
+ * (exchange ids order for "live"). "simulator" cannot be mixed with exchanges; an unknown name is an error.
+ */
+export function parseMarketSource(value: string | undefined | null): MarketSource {
+  const names = (value ?? '')
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean)
+  if (names.length === 0) return { kind: 'simulator' }
+  const unknown = names.filter((n) => n !== 'simulator' && n !== 'live' && !(EXCHANGE_IDS as readonly string[]).includes(n))
+  if (unknown.length > 0) {
+    throw new MarketSourceError(`MARKET_SOURCE: unknown source ${unknown.map((u) => `"${u}"`).join(', ')}; use simulator, live, or a comma-separated list of ${EXCHANGE_IDS.join(', ')}`)
+  }
+  if (names.includes('simulator')) {
+    if (names.some((n) => n !== 'simulator')) throw new MarketSourceError('MARKET_SOURCE: "simulator" cannot be combined with live exchanges')
+    return { kind: 'simulator' }
+  }
+  if (names.includes('live')) return { kind: 'live', exchanges: [...EXCHANGE_IDS] }
+  return { kind: 'live', exchanges: [...new Set(names)] as ExchangeId[] }
+}
+
