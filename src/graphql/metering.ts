@@ -3,7 +3,6 @@
 // operation is refused up front when the balance cannot cover it; afterwards only the fields that
 // resolved without error are charged, in one atomic statement. A failed charge discards the result.
 import {
-  GraphQLError,
   Kind,
   type DocumentNode,
   type ExecutionArgs,

@@ -3,7 +3,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { createKey, getAccount, listKeys, revokeKey, signup, usage } from '../accounts/accounts.js'
 import { authenticate, type Principal } from '../accounts/authenticate.js'
 import { applyWebhookEvent, verifyWebhook } from '../accounts/billing.js'
-import { ApiError, invalidParameter, toApiError } from '../errors.js'
+import { ApiError, toApiError } from '../errors.js'
 import type { Services } from '../services.js'
 import { sendData, sendProblem } from './envelope.js'
 import { parseParams } from './params.js'

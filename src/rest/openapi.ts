@@ -1,7 +1,7 @@
 // OpenAPI 3.1 of the REST API, derived from the route table (paths, parameters, costs as x-credits) and,
 // for response bodies, from each stored operation's selection on the GraphQL schema (snake_cased).
 import {
-  getNamedType, isEnumType, isListType, isNonNullType, isObjectType, isScalarType, Kind,
+  isEnumType, isListType, isNonNullType, isObjectType, isScalarType, Kind,
   type DocumentNode, type FieldNode, type FragmentDefinitionNode, type GraphQLOutputType, type SelectionSetNode,
 } from 'graphql'
 import { schema } from '../graphql/schema/index.js'

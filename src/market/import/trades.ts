@@ -31,7 +31,6 @@ import {
   binancePathHint,
   coinFromBinanceSymbol,
   coinFromTardisSymbol,
-  normalizeCoin,
   parseBinanceFileName,
   parseTardisFileName,
   type BinanceKind,
@@ -395,7 +394,7 @@ interface TardisMapping {
   mult: number
 }
 
-function tardisParser(d: FileDescription, o: ImportOverrides): RowParser {
+function tardisParser(_d: FileDescription, o: ImportOverrides): RowParser {
   const cache = new Map<string, TardisMapping | string>()
   let lastKey = ''
   let last: TardisMapping | string = ''
