@@ -85,6 +85,9 @@ export async function runBackfill(opts: {
       opts.source.simulateRange(from, to, ingest)
       await ingest.flush({ final: true, fresh: c.fresh })
       from = to
+      // the embedded store answers without real I/O, so without this the whole backfill would run as one chain
+      // of promise continuations and starve the HTTP server (and the live feed) until it ended
+      await new Promise((r) => setImmediate(r))
     }
     // a day cut short by a shutdown is not complete: the next start redoes it
     if (c.wholeDay && from >= c.to)

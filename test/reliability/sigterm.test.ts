@@ -1,49 +1,15 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { MINUTE_MS } from '../../src/market/bars.js'
 import { openDatabase } from '../../src/store/database.js'
+import { startService } from '../helpers/process.js'
 
 // The real service process (the README's `npm start`, on the embedded store): SIGTERM lets an in-flight
 // request finish and writes the pending 1-minute aggregates; a restart then resumes with no gap and no
 // duplicate minute in the stored data.
-const ROOT = path.resolve(import.meta.dirname, '..', '..')
-
-interface Running {
-  proc: ChildProcess
-  url: string
-  key: string
-  exited: Promise<number | null>
-}
-
-async function startService(dataDir: string): Promise<Running> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', BACKFILL_DAYS: '0.02', LOG_LEVEL: 'warn', RATE_LIMIT_RPS: '0', SIM_SEED: '11' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)))
-  let out = ''
-  const ready = await new Promise<{ url: string; key: string }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`service did not start:\n${out}`)), 90_000)
-    const onData = (d: Buffer) => {
-      out += d.toString()
-      const url = /running at (http:\/\/\S+)/.exec(out)?.[1]
-      const key = /demo key:\s+(pa_\S+)/.exec(out)?.[1]
-      if (url && key) {
-        clearTimeout(timer)
-        resolve({ url, key })
-      }
-    }
-    proc.stdout!.on('data', onData)
-    proc.stderr!.on('data', (d: Buffer) => (out += d.toString()))
-    void exited.then((code) => reject(new Error(`service exited (${code}) before it was ready:\n${out}`)))
-  })
-  return { proc, exited, ...ready }
-}
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 describe('SIGTERM and restart (npm start process)', () => {

@@ -1,0 +1,39 @@
+// The service as a real process (the README's `npm start`), for tests of start-up, shutdown and restarts.
+import { spawn, type ChildProcess } from 'node:child_process'
+import path from 'node:path'
+
+const ROOT = path.resolve(import.meta.dirname, '..', '..')
+
+export interface Running {
+  proc: ChildProcess
+  url: string
+  key: string
+  exited: Promise<number | null>
+}
+
+export async function startService(dataDir: string, env: Record<string, string> = {}): Promise<Running & { output: () => string }> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', BACKFILL_DAYS: '0.02', LOG_LEVEL: 'warn', RATE_LIMIT_RPS: '0', SIM_SEED: '11', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)))
+  let out = ''
+  const ready = await new Promise<{ url: string; key: string }>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`service did not start:\n${out}`)), 90_000)
+    const onData = (d: Buffer) => {
+      out += d.toString()
+      const url = /running at (http:\/\/\S+)/.exec(out)?.[1]
+      const key = /demo key:\s+(pa_\S+)/.exec(out)?.[1]
+      if (url && key) {
+        clearTimeout(timer)
+        resolve({ url, key })
+      }
+    }
+    proc.stdout!.on('data', onData)
+    proc.stderr!.on('data', (d: Buffer) => (out += d.toString()))
+    void exited.then((code) => reject(new Error(`service exited (${code}) before it was ready:\n${out}`)))
+  })
+  return { proc, exited, ...ready, output: () => out }
+}
+

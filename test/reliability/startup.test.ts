@@ -1,0 +1,37 @@
+import fs from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { startService, type Running } from '../helpers/process.js'
+
+// A fresh `npm start` serves analytics with data within seconds, while the history is still being backfilled
+// (newest day first): the backfill must never starve the HTTP server.
+describe('fresh start', () => {
+  let dir = ''
+  let svc: (Running & { output: () => string }) | undefined
+  afterAll(async () => {
+    svc?.proc.kill('SIGKILL')
+    if (dir) await fs.rm(dir, { recursive: true, force: true })
+  })
+
+  it('answers analytics with data while the backfill of older days is still running', { timeout: 120_000 }, async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'startup-'))
+    const t0 = Date.now()
+    svc = await startService(dir, { BACKFILL_DAYS: '4', LOG_LEVEL: 'info' })
+    const auth = { authorization: `Bearer ${svc.key}` }
+    let data: { candles: unknown[]; exchanges: string[] } = { candles: [], exchanges: [] }
+    while (Date.now() - t0 < 60_000) {
+      const ohlc = await fetch(`${svc.url}/v1/markets/ohlc?coin=BTC&interval=5m&lookback=1h`, { headers: auth })
+      expect(ohlc.status).toBe(200)
+      data = ((await ohlc.json()) as { data: typeof data }).data
+      if (data.candles.length > 0) break
+      await new Promise((r) => setTimeout(r, 1000))
+    }
+    expect(data.candles.length).toBeGreaterThan(0)
+    expect(data.exchanges).toEqual(['binance', 'bybit', 'okx', 'hyperliquid', 'dydx'])
+    expect((await fetch(`${svc.url}/v1/markets/ticker?coin=ETH`, { headers: auth })).status).toBe(200)
+    expect(Date.now() - t0).toBeLessThan(60_000)
+    // the older days were still being written when those calls were answered
+    expect(svc.output()).not.toMatch(/backfill done/)
+  })
+})
