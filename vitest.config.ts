@@ -8,6 +8,7 @@ export default defineConfig({
   resolve: { alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }] },
   test: {
     include: ['test/**/*.test.ts'],
+    setupFiles: ['test/setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',

@@ -92,12 +92,13 @@ export function weightedFunding(rows: readonly VenueRate[]): WeightedFunding {
     for (const v of used) v.reason = 'total open interest is zero'
     return { rate8h: null, reason: 'total open interest is zero', venues }
   }
-  let sum = 0
+  // Σ rate × (oi / Σ oi): the same value as Σ rate × oi / Σ oi, without rate × oi underflowing for tiny OI
+  let rate8h = 0
   for (const v of used) {
     v.weight = v.oiUsd! / total
-    sum += v.rate8h! * v.oiUsd!
+    rate8h += v.rate8h! * v.weight
   }
-  return { rate8h: sum / total, reason: null, venues }
+  return { rate8h, reason: null, venues }
 }
 
 /** a per-minute market sample as far as funding needs it (open interest in coins, one-sided) */

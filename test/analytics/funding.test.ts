@@ -132,6 +132,11 @@ describe('weightedFunding', () => {
       { numRuns: 300 },
     )
   })
+
+  it('a subnormal open interest does not underflow the weighted rate (found by the property above)', () => {
+    const w = weightedFunding([{ exchange: 'binance', rate: 1.2500000000000003e-16, intervalHours: 1, oiUsd: 5e-324 }])
+    expect(w.rate8h).toBe(1.2500000000000003e-16 * 8)
+  })
 })
 
 describe('history and statistics', () => {
