@@ -5,7 +5,7 @@ import { Ingest } from '../../src/market/ingest.js'
 import { MarketSimulator } from '../../src/market/simulator/index.js'
 import { TEST_NOW, seedMarket } from '../helpers/market.js'
 import { PG_TEST_URL, freshSchema, requirePostgresInCi } from '../helpers/postgres.js'
-import { expectProblem, startTestService, type TestService } from '../helpers/service.js'
+import { expectProblem, startTestService } from '../helpers/service.js'
 import { startTcpProxy } from '../helpers/tcp-proxy.js'
 
 describe('faults', () => {

@@ -1,7 +1,7 @@
 // Binance: USD-M perpetuals through CCXT `binanceusdm`, spot through CCXT `binance` (two classes, two instances).
-import ccxt, { type Exchange, type MarketInterface } from 'ccxt'
+import ccxt, { type Exchange } from 'ccxt'
 import type { MarketType, OpenInterestEvent, TickerEvent } from '../events.js'
-import { ExchangeConnector, findByBase, type ConnectorOptions, type KlineQuery } from './connector.js'
+import { ExchangeConnector, type ConnectorOptions, type KlineQuery } from './connector.js'
 import { binanceKline, type Kline } from './klines.js'
 import { mergeParts, openInterestEvent, partsFromFundingRate, partsFromTicker, tickerEvent, type MarketRef } from './mapping.js'
 import { callRaw, setOption, skipCurrencies } from './ccxt-access.js'
@@ -35,11 +35,6 @@ export class BinanceConnector extends ExchangeConnector {
     return marketType === 'perp' ? this.perp : this.spot
   }
 
-  protected findMarket(ex: Exchange, coin: string, marketType: MarketType): MarketInterface | undefined {
-    return marketType === 'perp'
-      ? findByBase(ex, coin, (m) => m.swap === true && m.linear === true && m.settle === 'USDT')
-      : findByBase(ex, coin, (m) => m.spot === true && m.quote === 'USDT')
-  }
 
   protected override bookLimit(): number {
     return BOOK_LIMIT

@@ -1,8 +1,8 @@
 // Bybit v5: linear USDT perpetuals (category=linear) and spot through one CCXT `bybit` instance.
-import ccxt, { type Exchange, type FundingRate, type MarketInterface } from 'ccxt'
-import type { MarketType, OpenInterestEvent, TickerEvent } from '../events.js'
+import ccxt, { type Exchange, type FundingRate } from 'ccxt'
+import type { OpenInterestEvent, TickerEvent } from '../events.js'
 import { setOption, skipCurrencies } from './ccxt-access.js'
-import { ExchangeConnector, findByBase, type ConnectorOptions } from './connector.js'
+import { ExchangeConnector, type ConnectorOptions } from './connector.js'
 import { mergeParts, num, openInterestEvent, partsFromFundingRate, partsFromTicker, tickerEvent, type MarketRef } from './mapping.js'
 
 /** orderbook.1000.<symbol>: the deepest public ws depth (CCXT accepts 1, 50, 200, 1000). */
@@ -43,11 +43,6 @@ export class BybitConnector extends ExchangeConnector {
     return this.ex
   }
 
-  protected findMarket(ex: Exchange, coin: string, marketType: MarketType): MarketInterface | undefined {
-    return marketType === 'perp'
-      ? findByBase(ex, coin, (m) => m.swap === true && m.linear === true && m.settle === 'USDT')
-      : findByBase(ex, coin, (m) => m.spot === true && m.quote === 'USDT')
-  }
 
   protected override bookLimit(): number {
     return BOOK_LIMIT

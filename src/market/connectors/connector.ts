@@ -78,7 +78,12 @@ export abstract class ExchangeConnector {
   /** the CCXT instance serving a market type, undefined when the venue has none */
   protected abstract exchangeFor(marketType: MarketType): Exchange | undefined
   /** the venue market for a coin (after loadMarkets), undefined when not listed */
-  protected abstract findMarket(ex: Exchange, coin: string, marketType: MarketType): MarketInterface | undefined
+  /** the coin's market on this venue; default: the USDT-settled linear perp and the USDT spot pair (the CEXes) */
+  protected findMarket(ex: Exchange, coin: string, marketType: MarketType): MarketInterface | undefined {
+    return marketType === 'perp'
+      ? findByBase(ex, coin, (m) => m.swap === true && m.linear === true && m.settle === 'USDT')
+      : findByBase(ex, coin, (m) => m.spot === true && m.quote === 'USDT')
+  }
   protected abstract pollTickers(refs: MarketRef[]): Promise<TickerEvent[]>
   protected abstract pollOpenInterest(refs: MarketRef[]): Promise<OpenInterestEvent[]>
 

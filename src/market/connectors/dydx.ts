@@ -126,7 +126,7 @@ export class DydxConnector extends ExchangeConnector {
     return marketType === 'perp' ? this.ex : undefined
   }
 
-  protected findMarket(ex: Exchange, coin: string): MarketInterface | undefined {
+  protected override findMarket(ex: Exchange, coin: string): MarketInterface | undefined {
     return findByBase(ex, coin, (m) => m.swap === true && m.settle === 'USDC')
   }
 

@@ -86,7 +86,7 @@ export class HyperliquidConnector extends ExchangeConnector {
     return marketType === 'perp' ? this.ex : undefined
   }
 
-  protected findMarket(ex: Exchange, coin: string): MarketInterface | undefined {
+  protected override findMarket(ex: Exchange, coin: string): MarketInterface | undefined {
     return findByBase(ex, coin, (m) => m.swap === true && m.settle === 'USDC' && (m.info as { dex?: string })?.dex === undefined)
   }
 

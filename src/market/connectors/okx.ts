@@ -1,10 +1,10 @@
 // OKX v5: USDT-margined perpetual SWAPs and spot through one CCXT `okx` instance.
 // SWAP amounts are contracts: CCXT's market.contractSize is the instrument's ctVal (BTC-USDT-SWAP: 0.01 BTC).
 import { crc32 } from 'node:zlib'
-import ccxt, { ChecksumError, type Exchange, type MarketInterface } from 'ccxt'
-import type { MarketType, OpenInterestEvent, TickerEvent } from '../events.js'
+import ccxt, { ChecksumError, type Exchange } from 'ccxt'
+import type { OpenInterestEvent, TickerEvent } from '../events.js'
 import { callRaw, setOption, skipCurrencies } from './ccxt-access.js'
-import { ExchangeConnector, findByBase, type ConnectorOptions } from './connector.js'
+import { ExchangeConnector, type ConnectorOptions } from './connector.js'
 import { mergeParts, num, openInterestEvent, partsFromFundingRate, partsFromTicker, tickerEvent, type MarketRef, type TickerParts } from './mapping.js'
 
 /** The `books` channel and GET /market/books both stop at 400 levels per side. */
@@ -125,11 +125,6 @@ export class OkxConnector extends ExchangeConnector {
     return this.ex
   }
 
-  protected findMarket(ex: Exchange, coin: string, marketType: MarketType): MarketInterface | undefined {
-    return marketType === 'perp'
-      ? findByBase(ex, coin, (m) => m.swap === true && m.linear === true && m.settle === 'USDT')
-      : findByBase(ex, coin, (m) => m.spot === true && m.quote === 'USDT')
-  }
 
   protected override bookLimit(): number {
     return BOOK_LIMIT

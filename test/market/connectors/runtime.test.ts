@@ -100,7 +100,7 @@ class ScriptedConnector extends ExchangeConnector {
   protected exchangeFor(t: MarketType): Exchange | undefined {
     return t === 'perp' ? (this.ex as unknown as Exchange) : undefined
   }
-  protected findMarket(ex: Exchange, coin: string): MarketInterface | undefined {
+  protected override findMarket(ex: Exchange, coin: string): MarketInterface | undefined {
     return findByBase(ex, coin, (m) => m.swap === true)
   }
   protected async pollTickers(): Promise<TickerEvent[]> {
