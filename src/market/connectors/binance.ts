@@ -3,7 +3,7 @@ import ccxt, { type Exchange } from 'ccxt'
 import type { MarketType, OpenInterestEvent, TickerEvent } from '../events.js'
 import { ExchangeConnector, type ConnectorOptions, type KlineQuery } from './connector.js'
 import { binanceKline, type Kline } from './klines.js'
-import { mergeParts, openInterestEvent, partsFromFundingRate, partsFromTicker, tickerEvent, type MarketRef } from './mapping.js'
+import { partsFromFundingRate, tickerEvent, type MarketRef } from './mapping.js'
 import { callRaw, setOption, skipCurrencies } from './ccxt-access.js'
 
 /** Deepest REST snapshot USD-M allows (spot allows 5000; 1000 already spans well over ±5 % on our coins). */
@@ -67,28 +67,15 @@ export class BinanceConnector extends ExchangeConnector {
         }
       })(),
       (async () => {
-        if (spots.length === 0 || !this.spot) return
-        const tickers = await this.spot.fetchTickers(spots.map((r) => r.symbol))
-        for (const ref of spots) {
-          const t = tickers[ref.symbol]
-          if (t) out.push(tickerEvent(ref, mergeParts(partsFromTicker(t)), now))
-        }
+        if (this.spot) out.push(...(await this.spotTickerEvents(this.spot, spots, now)))
       })(),
     ])
     return out
   }
 
   /** /fapi/v1/openInterest per symbol: one-sided, in coins. */
-  protected async pollOpenInterest(refs: MarketRef[]): Promise<OpenInterestEvent[]> {
-    const out: OpenInterestEvent[] = []
-    await this.settleAll(
-      refs.map(async (ref) => {
-        const oi = await this.perp.fetchOpenInterest(ref.symbol)
-        const e = openInterestEvent(ref, oi, { now: this.now() })
-        if (e) out.push(e)
-      }),
-    )
-    return out
+  protected pollOpenInterest(refs: MarketRef[]): Promise<OpenInterestEvent[]> {
+    return this.openInterestPerMarket(this.perp, refs)
   }
 
   /** Raw klines, because CCXT's OHLCV drops the taker-buy volume Binance reports. */

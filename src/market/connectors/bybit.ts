@@ -3,7 +3,7 @@ import ccxt, { type Exchange, type FundingRate } from 'ccxt'
 import type { OpenInterestEvent, TickerEvent } from '../events.js'
 import { setOption, skipCurrencies } from './ccxt-access.js'
 import { ExchangeConnector, type ConnectorOptions } from './connector.js'
-import { mergeParts, num, openInterestEvent, partsFromFundingRate, partsFromTicker, tickerEvent, type MarketRef } from './mapping.js'
+import { num, partsFromFundingRate, tickerEvent, type MarketRef } from './mapping.js'
 
 /** orderbook.1000.<symbol>: the deepest public ws depth (CCXT accepts 1, 50, 200, 1000). */
 const BOOK_LIMIT = 1000
@@ -74,27 +74,14 @@ export class BybitConnector extends ExchangeConnector {
         }
       })(),
       (async () => {
-        if (spots.length === 0) return
-        const tickers = await this.ex.fetchTickers(spots.map((r) => r.symbol))
-        for (const ref of spots) {
-          const t = tickers[ref.symbol]
-          if (t) out.push(tickerEvent(ref, mergeParts(partsFromTicker(t)), now))
-        }
+        out.push(...(await this.spotTickerEvents(this.ex, spots, now)))
       })(),
     ])
     return out
   }
 
   /** GET /v5/market/open-interest (5-minute buckets, newest): one-sided, base coin for linear contracts. */
-  protected async pollOpenInterest(refs: MarketRef[]): Promise<OpenInterestEvent[]> {
-    const out: OpenInterestEvent[] = []
-    await this.settleAll(
-      refs.map(async (ref) => {
-        const oi = await this.ex.fetchOpenInterest(ref.symbol, { intervalTime: '5min' })
-        const e = openInterestEvent(ref, oi, { now: this.now() })
-        if (e) out.push(e)
-      }),
-    )
-    return out
+  protected pollOpenInterest(refs: MarketRef[]): Promise<OpenInterestEvent[]> {
+    return this.openInterestPerMarket(this.ex, refs, { intervalTime: '5min' })
   }
 }

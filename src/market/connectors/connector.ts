@@ -15,7 +15,7 @@ import {
   type StreamName,
 } from './connector-options.js'
 import { klineFromOhlcv, type Kline } from './klines.js'
-import { bookEvent, fundingEvents, marketRef, tradeEvent, type MarketRef } from './mapping.js'
+import { bookEvent, fundingEvents, marketRef, mergeParts, openInterestEvent, partsFromTicker, tickerEvent, tradeEvent, type MarketRef } from './mapping.js'
 import { Supervisor } from './supervisor.js'
 
 export type { ConnectorHealth, ConnectorLogger, ConnectorOptions, KlineQuery, PollIntervals, StreamName } from './connector-options.js'
@@ -328,6 +328,28 @@ export abstract class ExchangeConnector {
       if (events.length > 1 || prev !== undefined) this.learnedIntervalHours.set(ref.symbol, newest.intervalHours)
     }
     return fresh
+  }
+
+  /** CCXT's unified open interest, one call per perp market (one-sided, coin units after mapping) */
+  protected async openInterestPerMarket(ex: Exchange, refs: MarketRef[], params: Record<string, unknown> = {}): Promise<OpenInterestEvent[]> {
+    const out: OpenInterestEvent[] = []
+    await this.settleAll(
+      refs.map(async (ref) => {
+        const e = openInterestEvent(ref, await ex.fetchOpenInterest(ref.symbol, params), { now: this.now() })
+        if (e) out.push(e)
+      }),
+    )
+    return out
+  }
+
+  /** spot tickers (last price) of several markets in one fetchTickers call */
+  protected async spotTickerEvents(ex: Exchange, spots: MarketRef[], now: number): Promise<TickerEvent[]> {
+    if (spots.length === 0) return []
+    const tickers = await ex.fetchTickers(spots.map((r) => r.symbol))
+    return spots.flatMap((ref) => {
+      const t = tickers[ref.symbol]
+      return t ? [tickerEvent(ref, mergeParts(partsFromTicker(t)), now)] : []
+    })
   }
 
   /**

@@ -5,7 +5,7 @@ import ccxt, { ChecksumError, type Exchange } from 'ccxt'
 import type { OpenInterestEvent, TickerEvent } from '../events.js'
 import { callRaw, setOption, skipCurrencies } from './ccxt-access.js'
 import { ExchangeConnector, type ConnectorOptions } from './connector.js'
-import { mergeParts, num, openInterestEvent, partsFromFundingRate, partsFromTicker, tickerEvent, type MarketRef, type TickerParts } from './mapping.js'
+import { mergeParts, num, partsFromFundingRate, partsFromTicker, tickerEvent, type MarketRef, type TickerParts } from './mapping.js'
 
 /** The `books` channel and GET /market/books both stop at 400 levels per side. */
 const BOOK_LIMIT = 400
@@ -192,15 +192,7 @@ export class OkxConnector extends ExchangeConnector {
   }
 
   /** public/open-interest?instType=SWAP: `oi` in contracts (CCXT openInterestAmount) x ctVal = `oiCcy` coins. */
-  protected async pollOpenInterest(refs: MarketRef[]): Promise<OpenInterestEvent[]> {
-    const out: OpenInterestEvent[] = []
-    await this.settleAll(
-      refs.map(async (ref) => {
-        const oi = await this.ex.fetchOpenInterest(ref.symbol)
-        const e = openInterestEvent(ref, oi, { now: this.now() })
-        if (e) out.push(e)
-      }),
-    )
-    return out
+  protected pollOpenInterest(refs: MarketRef[]): Promise<OpenInterestEvent[]> {
+    return this.openInterestPerMarket(this.ex, refs)
   }
 }
