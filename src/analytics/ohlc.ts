@@ -47,16 +47,7 @@ export function lookbackWindow(lookback: Lookback, end: number): TimeWindow {
 }
 
 /** one candle as the payload carries it (quoteVolume is internal: it is not in the contract) */
-export interface Candle {
-  ts: number
-  open: number
-  high: number
-  low: number
-  close: number
-  volume: number
-  buyVolume: number
-  sellVolume: number
-  trades: number
+export interface Candle extends Omit<Bar, 'quoteVolume'> {
   /** composite only: the exchanges whose prices entered this candle */
   exchanges?: ExchangeId[]
 }
