@@ -19,7 +19,7 @@ const groupBy = <T extends { coin: string }>(coins: readonly string[], rows: rea
 }
 
 /** the live cache as sample rows (the newest values, fresher than anything stored) */
-function liveSamples(market: MarketState, coins: ReadonlySet<string>): MarketSample[] {
+export function liveSamples(market: MarketState, coins: ReadonlySet<string>): MarketSample[] {
   const out: MarketSample[] = []
   for (const t of market.live.tickers.values()) {
     if (t.marketType !== 'perp' || !coins.has(t.coin)) continue
@@ -34,6 +34,14 @@ function liveSamples(market: MarketState, coins: ReadonlySet<string>): MarketSam
   return out
 }
 
+/** the live last prices of perps as price rows */
+export function livePrices(market: MarketState, coins: ReadonlySet<string>): (PriceRow & { coin: string })[] {
+  const rows: (PriceRow & { coin: string })[] = []
+  for (const t of market.live.tickers.values())
+    if (t.marketType === 'perp' && coins.has(t.coin) && t.lastPrice != null) rows.push({ coin: t.coin, exchange: t.exchange, ts: t.ts, price: t.lastPrice })
+  return rows
+}
+
 export function createMarketLoaders(market: MarketState, now: number) {
   const reader = market.reader
   const opts = { cache: true }
@@ -42,10 +50,7 @@ export function createMarketLoaders(market: MarketState, now: number) {
     spreadRows: new DataLoader<string, PriceRow[]>(async (coins) => {
       const bars = await reader.candles('candle_1m', coins, 'perp', now - DAY_MS - 2 * MINUTE_MS, now)
       const rows: (PriceRow & { coin: string })[] = bars.map((b) => ({ coin: b.coin, exchange: b.exchange, ts: b.ts + MINUTE_MS - 1, price: b.close }))
-      const set = new Set(coins)
-      for (const t of market.live.tickers.values())
-        if (t.marketType === 'perp' && set.has(t.coin) && t.lastPrice != null) rows.push({ coin: t.coin, exchange: t.exchange, ts: t.ts, price: t.lastPrice })
-      return groupBy(coins, rows)
+      return groupBy(coins, [...rows, ...livePrices(market, new Set(coins))])
     }, opts),
 
     /** perp samples of the funding statistics window (7 days) plus the live values */

@@ -6,6 +6,7 @@ import { classifyRegime, REGIME_HISTORY_HOURS, REGIME_WINDOW_HOURS, type RegimeR
 import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../market/bars.js'
 import type { ExchangeId } from '../market/events.js'
 import type { MarketState } from '../market/state.js'
+import { livePrices, liveSamples } from './market-data.js'
 
 /** minutes of the divergence grid taken from minute cells; older windows come from hourly cells */
 export const DIVERGENCE_MINUTE_TAIL_MS = 6 * HOUR_MS
@@ -93,15 +94,8 @@ export function priceChange24h(market: MarketState, coin: string, now: number): 
  * the live values: what the snapshot feeds its models with.
  */
 export function seriesHistory(market: MarketState, coin: string, now: number) {
-  const live = [...market.live.tickers.values()].filter((t) => t.coin === coin && t.marketType === 'perp' && t.ts <= now)
-  const liveSamples = live.map((t) => ({
-    exchange: t.exchange,
-    ts: t.ts,
-    fundingRate: t.fundingRate,
-    fundingIntervalHours: t.fundingIntervalHours,
-    markPrice: t.markPrice,
-    openInterest: market.live.openInterest.get(`${t.exchange}:${coin}:perp`)?.openInterest ?? null,
-  }))
+  const only = new Set([coin])
+  const live = liveSamples(market, only).filter((s) => s.ts <= now)
   const asSample = (c: ReturnType<typeof market.series.minutes.perpSamples>[number]) => ({
     exchange: c.exchange,
     ts: c.ts,
@@ -112,9 +106,9 @@ export function seriesHistory(market: MarketState, coin: string, now: number) {
   })
   const spreadRows = [
     ...market.series.minutes.perpCloses(coin, now - DAY_MS - 2 * MINUTE_MS, now),
-    ...live.filter((t) => t.lastPrice != null).map((t) => ({ exchange: t.exchange, ts: t.ts, price: t.lastPrice! })),
+    ...livePrices(market, only).filter((r) => r.ts <= now),
   ]
-  const fundingSamples = [...market.series.hours.perpSamples(coin, now - 7 * DAY_MS - HOUR_MS, now).map(asSample), ...liveSamples]
-  const oiSamples = [...market.series.minutes.perpSamples(coin, now - DAY_MS - 10 * MINUTE_MS, now).map(asSample), ...liveSamples]
+  const fundingSamples = [...market.series.hours.perpSamples(coin, now - 7 * DAY_MS - HOUR_MS, now).map(asSample), ...live]
+  const oiSamples = [...market.series.minutes.perpSamples(coin, now - DAY_MS - 10 * MINUTE_MS, now).map(asSample), ...live]
   return { spreadRows, fundingSamples, oiSamples }
 }
