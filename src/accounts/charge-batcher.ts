@@ -53,7 +53,7 @@ export class ChargeBatcher {
   batches = 0
 
   constructor(
-    private readonly sql: Pick<Sql, 'query'>,
+    private readonly sql: Pick<Sql, 'query' | 'prepared'>,
     private readonly maxBatch = 512,
   ) {}
 
@@ -82,7 +82,7 @@ export class ChargeBatcher {
   private async write(batch: Pending[]): Promise<void> {
     this.batches++
     const c = batch.map((p) => p.charge)
-    const rows = await this.sql.query<{ i: number; key_ok: boolean; balance_after: number | null }>(BATCH_SQL, [
+    const rows = await this.sql.prepared<{ i: number; key_ok: boolean; balance_after: number | null }>('charge_batch', BATCH_SQL, [
       c.map((_, i) => i),
       c.map((x) => x.accountId),
       c.map((x) => x.keyId),

@@ -7,10 +7,16 @@ import type { Config } from '../config.js'
 import { PrismaClient } from '../generated/prisma/client.js'
 import { pgConfigFromUrl, pgliteMigrationFactory, pgMigrationFactory } from './migration-adapters.js'
 import { applyMigrations } from './migrations.js'
+import { pglitePrepared } from './prepared.js'
 
 export interface Sql {
   /** rows as objects; $1.. placeholders */
   query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>
+  /**
+   * the same as query(), for a statement run very often: parsed and planned once under `name` (per connection),
+   * then only bound and executed. One name, one text.
+   */
+  prepared<T = Record<string, unknown>>(name: string, text: string, params: readonly unknown[]): Promise<T[]>
   /** run statements in one transaction on one connection */
   transaction<T>(fn: (tx: Pick<Sql, 'query'>) => Promise<T>): Promise<T>
   /** bulk-load CSV rows into a table (PGlite: COPY FROM a blob); absent where the driver has no COPY support */
@@ -41,6 +47,7 @@ async function openPglite(dir: string | null): Promise<Database> {
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(pg) })
   const sql: Sql = {
     query: async <T>(text: string, params?: unknown[]) => (await pg.query<T>(text, params)).rows,
+    prepared: pglitePrepared(pg),
     transaction: (fn) => pg.transaction((tx) => fn({ query: async <T>(text: string, params?: unknown[]) => (await tx.query<T>(text, params)).rows })),
     async copyCsv(table, columns, csv) {
       await pg.query(`COPY ${table} (${columns.join(', ')}) FROM '/dev/blob' WITH (FORMAT csv)`, [], { blob: new Blob([csv]) })
@@ -69,6 +76,7 @@ async function openPostgres(url: string): Promise<Database> {
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, schema ? { schema } : undefined) })
   const sql: Sql = {
     query: async <T>(text: string, params?: unknown[]) => (await pool.query(text, params)).rows as T[],
+    prepared: async <T>(name: string, text: string, params: readonly unknown[]) => (await pool.query({ name, text, values: [...params] })).rows as T[],
     async transaction(fn) {
       const client = await pool.connect()
       try {
