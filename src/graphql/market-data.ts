@@ -6,7 +6,7 @@ import type { BookInput } from '../analytics/imbalance.js'
 import type { OiSample } from '../analytics/oi-changes.js'
 import type { PriceRow } from '../analytics/spread.js'
 import type { TickerInput } from '../analytics/ticker.js'
-import { DAY_MS, HOUR_MS, MINUTE_MS, type MinuteBar } from '../market/bars.js'
+import { DAY_MS, HOUR_MS, MINUTE_MS, type Bar, type MinuteBar } from '../market/bars.js'
 import { EXCHANGE_IDS, type ExchangeId, type MarketType } from '../market/events.js'
 import type { MarketState } from '../market/state.js'
 import type { DataKind } from '../market/reader.js'
@@ -90,24 +90,35 @@ export function createMarketLoaders(market: MarketState, now: number) {
 
 export type MarketLoaders = ReturnType<typeof createMarketLoaders>
 
-/** candles of one coin over [start, end): hourly rollups for whole hours, minutes for the edges */
+/**
+ * candles of one coin over [start, end): hourly rollups for whole hours, minutes for the edges. Without volume at
+ * price, every part the in-memory series mirrors (hours of the retention window, minutes of the last day) is
+ * taken from there, and only what it does not hold (e.g. the first partial hour of a 30-day window) is read.
+ */
 export async function loadBars(
   market: MarketState,
   q: { coin: string; marketType: MarketType; start: number; end: number; exchange?: ExchangeId; withVap?: boolean; hourly: boolean },
 ): Promise<MinuteBar[]> {
-  const { reader } = market
+  const { reader, series } = market
   const filter = (bars: MinuteBar[]) => (q.exchange ? bars.filter((b) => b.exchange === q.exchange) : bars)
-  if (!q.hourly) return filter(await reader.candles('candle_1m', [q.coin], q.marketType, q.start, q.end, q.withVap))
+  const minutes = async (from: number, to: number): Promise<MinuteBar[]> => {
+    if (to <= from) return []
+    if (!q.withVap && series.covers(series.minutes, from, to)) return asMinuteBars(q, series.minutes.marketBars(q.coin, q.marketType, from, to, q.exchange))
+    return filter(await reader.candles('candle_1m', [q.coin], q.marketType, from, to, q.withVap))
+  }
   const h0 = Math.ceil(q.start / HOUR_MS) * HOUR_MS
   const h1 = Math.floor(q.end / HOUR_MS) * HOUR_MS
-  if (h1 <= h0) return filter(await reader.candles('candle_1m', [q.coin], q.marketType, q.start, q.end, q.withVap))
-  const [head, hours, tail] = await Promise.all([
-    h0 > q.start ? reader.candles('candle_1m', [q.coin], q.marketType, q.start, h0, q.withVap) : Promise.resolve([]),
-    reader.candles('candle_1h', [q.coin], q.marketType, h0, h1, q.withVap),
-    h1 < q.end ? reader.candles('candle_1m', [q.coin], q.marketType, h1, q.end, q.withVap) : Promise.resolve([]),
-  ])
-  return filter([...head, ...hours, ...tail])
+  if (!q.hourly || h1 <= h0) return minutes(q.start, q.end)
+  const hours = async (): Promise<MinuteBar[]> => {
+    if (!q.withVap && series.covers(series.hours, h0, h1)) return asMinuteBars(q, series.hours.marketBars(q.coin, q.marketType, h0, h1, q.exchange))
+    return filter(await reader.candles('candle_1h', [q.coin], q.marketType, h0, h1, q.withVap))
+  }
+  const [head, mid, tail] = await Promise.all([minutes(q.start, h0), hours(), minutes(h1, q.end)])
+  return [...head, ...mid, ...tail]
 }
+
+const asMinuteBars = (q: { coin: string; marketType: MarketType }, bars: (Bar & { exchange: ExchangeId })[]): MinuteBar[] =>
+  bars.map((b) => ({ ...b, coin: q.coin, marketType: q.marketType, vap: new Map() }))
 
 /** loadMany that fails when any key failed (a store outage must surface as 503, never as an empty answer) */
 export async function loadAll<V>(loader: DataLoader<string, V>, keys: readonly string[]): Promise<V[]> {

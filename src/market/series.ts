@@ -8,7 +8,7 @@ import type { ExchangeId, MarketType } from './events.js'
 import { rowToBar } from './store/candles.js'
 import type { MarketSample } from './store/samples.js'
 
-type BarCell = Pick<Bar, 'open' | 'high' | 'low' | 'close' | 'volume' | 'buyVolume' | 'sellVolume' | 'quoteVolume'>
+type BarCell = Omit<Bar, 'ts'>
 interface SampleCell {
   ts: number
   oi: number | null
@@ -44,12 +44,15 @@ class Grid {
   /** coin → bucket ts → exchange → latest perp sample in the bucket */
   readonly samples = new Map<string, Map<number, Map<ExchangeId, SampleCell>>>()
 
+  /** buckets from here on mirror the store (null until loaded) */
+  coveredFrom: number | null = null
+
   constructor(readonly bucketMs: number) {}
 
   setBar(b: MinuteBar): void {
     const ts = floorTo(b.ts, this.bucketMs)
     at(at(this.bars, b.coin, () => new Map()), ts, () => new Map()).set(`${b.exchange}:${b.marketType}`, {
-      open: b.open, high: b.high, low: b.low, close: b.close, volume: b.volume, buyVolume: b.buyVolume, sellVolume: b.sellVolume, quoteVolume: b.quoteVolume,
+      open: b.open, high: b.high, low: b.low, close: b.close, volume: b.volume, buyVolume: b.buyVolume, sellVolume: b.sellVolume, quoteVolume: b.quoteVolume, trades: b.trades,
     })
   }
 
@@ -62,8 +65,24 @@ class Grid {
   }
 
   prune(before: number): void {
+    if (this.coveredFrom !== null && this.coveredFrom < before) this.coveredFrom = floorTo(before + this.bucketMs - 1, this.bucketMs)
     for (const m of [this.bars, this.samples] as Map<string, Map<number, unknown>>[])
       for (const byTs of m.values()) for (const ts of byTs.keys()) if (ts < before) byTs.delete(ts)
+  }
+
+  /** the bars of one coin and market type in buckets [from, to), as stored (candle_1m / candle_1h rows) */
+  marketBars(coin: string, marketType: MarketType, from: number, to: number, exchange?: ExchangeId): (Bar & { exchange: ExchangeId })[] {
+    const out: (Bar & { exchange: ExchangeId })[] = []
+    const suffix = `:${marketType}`
+    for (const [ts, cells] of this.bars.get(coin) ?? []) {
+      if (ts < from || ts >= to) continue
+      for (const [key, c] of cells) {
+        if (!key.endsWith(suffix)) continue
+        const e = key.slice(0, key.length - suffix.length) as ExchangeId
+        if (!exchange || e === exchange) out.push({ ts, exchange: e, ...c })
+      }
+    }
+    return out
   }
 
   /** per-exchange perp closes in [from, to): one row per market and bucket, at the bucket's last ms */
@@ -163,8 +182,8 @@ function mergePoint(ts: number, cells: Map<string, BarCell> | undefined, samples
 }
 
 export class CoinSeries {
-  readonly hours = new Grid(HOUR_MS)
-  readonly minutes = new Grid(MINUTE_MS)
+  hours = new Grid(HOUR_MS)
+  minutes = new Grid(MINUTE_MS)
   /** bumped on every change, for caches of results computed from the series */
   version = 0
 
@@ -178,7 +197,8 @@ export class CoinSeries {
     if (!written.minuteBars?.length && !written.hourBars?.length && !written.samples?.length) return
     const minuteFloor = now - this.minuteRetentionMs
     for (const b of written.minuteBars ?? []) if (b.ts >= minuteFloor) this.minutes.setBar(b)
-    for (const b of written.hourBars ?? []) this.hours.setBar(b)
+    const hourFloor = now - this.retentionMs - HOUR_MS
+    for (const b of written.hourBars ?? []) if (b.ts >= hourFloor) this.hours.setBar(b)
     for (const s of written.samples ?? []) {
       this.hours.setSample(s)
       if (s.ts >= minuteFloor) this.minutes.setSample(s)
@@ -193,8 +213,9 @@ export class CoinSeries {
   }
 
   /**
-   * Fill from the store: hourly rollups and the latest sample per hour for the retention, minutes for the last
-   * day. Read in time slices: the embedded store's WebAssembly memory grows to fit the largest result and never
+   * Replace the mirror with what the store holds: hourly rollups and the latest sample per hour for the
+   * retention, minutes for the last day (run before ingest starts: writes applied meanwhile would be lost).
+   * Read in time slices: the embedded store's WebAssembly memory grows to fit the largest result and never
    * shrinks, so small results keep the process small.
    */
   async load(db: Database, now: number): Promise<void> {
@@ -204,21 +225,32 @@ export class CoinSeries {
     const cols = 'exchange, coin, market_type, ts, open, high, low, close, volume, buy_volume, sell_volume, quote_volume, trades'
     const sampleCols = 'exchange, coin, ts, open_interest, mark_price, funding_rate, funding_interval_hours'
     const end = now + HOUR_MS
+    const hours = new Grid(HOUR_MS)
+    const minutes = new Grid(MINUTE_MS)
     for (let t = from; t < end; t += 2 * DAY_MS) {
-      for (const r of await q<Parameters<typeof rowToBar>[0]>(`SELECT ${cols} FROM candle_1h WHERE ts >= $1 AND ts < $2`, [t, t + 2 * DAY_MS])) this.hours.setBar(rowToBar(r, false))
+      for (const r of await q<Parameters<typeof rowToBar>[0]>(`SELECT ${cols} FROM candle_1h WHERE ts >= $1 AND ts < $2`, [t, t + 2 * DAY_MS])) hours.setBar(rowToBar(r, false))
       const samples = await q<SampleRow>(
         `SELECT DISTINCT ON (exchange, coin, ts / ${HOUR_MS}) ${sampleCols}
          FROM market_sample WHERE market_type = 'perp' AND ts >= $1 AND ts < $2 ORDER BY exchange, coin, ts / ${HOUR_MS}, ts DESC`,
         [t, t + 2 * DAY_MS],
       )
-      for (const r of samples) this.hours.setSample(toSample(r))
+      for (const r of samples) hours.setSample(toSample(r))
     }
     for (let t = mFrom; t < end; t += 2 * HOUR_MS) {
-      for (const r of await q<Parameters<typeof rowToBar>[0]>(`SELECT ${cols} FROM candle_1m WHERE ts >= $1 AND ts < $2`, [t, t + 2 * HOUR_MS])) this.minutes.setBar(rowToBar(r, false))
+      for (const r of await q<Parameters<typeof rowToBar>[0]>(`SELECT ${cols} FROM candle_1m WHERE ts >= $1 AND ts < $2`, [t, t + 2 * HOUR_MS])) minutes.setBar(rowToBar(r, false))
       for (const r of await q<SampleRow>(`SELECT ${sampleCols} FROM market_sample WHERE market_type = 'perp' AND ts >= $1 AND ts < $2`, [t, t + 2 * HOUR_MS]))
-        this.minutes.setSample(toSample(r))
+        minutes.setSample(toSample(r))
     }
+    hours.coveredFrom = from
+    minutes.coveredFrom = mFrom
+    this.hours = hours
+    this.minutes = minutes
     this.version++
+  }
+
+  /** whether [from, to) of a grid is fully mirrored here (loaded, and not pruned away) */
+  covers(grid: Grid, from: number, to: number): boolean {
+    return grid.coveredFrom !== null && from >= grid.coveredFrom && to >= from
   }
 }
 

@@ -125,6 +125,7 @@ export async function removeExchangeData(t: TestService, exchange: string, coin:
     live.openInterest.delete(`${exchange}:${coin}:${mt}`)
     live.books.delete(`${exchange}:${coin}:${mt}`)
   }
+  await t.services.market.series.load(t.services.db, t.services.market.clock()) // the in-memory mirror, too
   bumpAll(t)
 }
 
