@@ -13,6 +13,8 @@ import { benchCredits } from './credits-pg.js'
 import { freshSchema, postgresAvailable } from '../test/helpers/postgres.js'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
+/** run only some steps: BENCH_ONLY=fold,backfill,cheap,shim,heavy,memory,postgres,credits (default: all) */
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'fold,backfill,cheap,shim,heavy,memory,postgres,credits').split(','))
 const ROOT = path.resolve(import.meta.dirname, '..')
 
 interface Row {
@@ -52,6 +54,23 @@ async function load(opts: { url: string; connections: number; key?: string; meth
   return { rps: r.requests.average, p99: r.latency.p99, mean: r.latency.mean, total: r.requests.total }
 }
 
+/** CPU seconds (user + system, all threads) a process has used so far, from /proc (Linux) */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    return (Number(f[11]) + Number(f[12])) / 100
+  } catch {
+    return NaN
+  }
+}
+
+/** load plus the server's CPU time per request over the same interval */
+async function loadWithCpu(proc: ChildProcess, opts: Parameters<typeof load>[0]) {
+  const c0 = cpuSeconds(proc.pid)
+  const r = await load(opts)
+  return { ...r, cpuUs: ((cpuSeconds(proc.pid) - c0) * 1e6) / r.total }
+}
+
 async function rss(port: number): Promise<number> {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
   return Number(/^process_resident_memory_bytes (\S+)/m.exec(text)?.[1] ?? NaN)
@@ -65,15 +84,17 @@ async function main() {
   console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model}, ${fmt(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`)
 
   // 1. ingestion: fold rate on one core, against a bare loop over the same trades
-  const fold = benchAggregator()
-  rows.push({ bench: 'aggregator fold (trades/s, one core)', measured: fmt(fold.tradesPerSecond, 0), baseline: `${fmt(fold.bareLoopPerSecond, 0)} bare loop`, ratio: fold.tradesPerSecond / 1e6, target: '≥ 1,000,000/s (ratio to target ≥ 1)', pass: fold.tradesPerSecond >= 1e6 })
+  if (ONLY.has('fold')) {
+    const fold = benchAggregator()
+    rows.push({ bench: 'aggregator fold (trades/s, one core)', measured: fmt(fold.tradesPerSecond, 0), baseline: `${fmt(fold.bareLoopPerSecond, 0)} bare loop`, ratio: fold.tradesPerSecond / 1e6, target: '≥ 1,000,000/s (ratio to target ≥ 1)', pass: fold.tradesPerSecond >= 1e6 })
+  }
 
   // 2. the full pipeline backfill of the default history on the embedded store
   const store = { DATABASE_URL: `pglite:${path.join(dir, 'pglite')}`, BENCH_COINS: coins.join(','), BENCH_DAYS: String(days) }
   console.log(`backfilling ${days} days of ${coins.length} coins into the embedded store…`)
   const filler = await start(store)
   const backfillMs = filler.info.backfillMs ?? 0
-  if (!keep || backfillMs > 60_000)
+  if (ONLY.has('backfill') && (!keep || backfillMs > 60_000))
     rows.push({ bench: `backfill ${days} d × ${coins.length} coins (simulator → aggregates → store)`, measured: `${fmt(backfillMs / 1000)} s`, baseline: '180 s target', ratio: backfillMs / 180_000, target: '< 3 min (ratio < 1)', pass: backfillMs < 180_000 })
   const fillerRss = await rss(filler.info.port)
   filler.proc.kill('SIGTERM')
@@ -86,17 +107,27 @@ async function main() {
   const tickerBody = await (await fetch(`${base}/v1/markets/ticker?coin=BTC`, { headers: { authorization: `Bearer ${key}` } })).text()
   const bl = await start({ BENCH_BASELINE: '1', BENCH_BODY: tickerBody })
   try {
-    // 3. cheap reads against bare Express with the same JSON
-    const bare = await load({ url: `http://127.0.0.1:${bl.info.port}/static`, connections: 50 })
-    for (const p of ['/v1/markets/ticker?coin=BTC', '/v1/markets/exchanges']) {
-      const r = await load({ url: `${base}${p}`, connections: 50, key })
-      rows.push({ bench: `GET ${p} (auth + charge), 50 conns`, measured: `${fmt(r.rps, 0)} req/s, p99 ${r.p99} ms`, baseline: `${fmt(bare.rps, 0)} req/s bare Express`, ratio: r.rps / bare.rps, target: 'throughput ≥ 50 % of bare; p99 < 10 ms', pass: r.rps / bare.rps >= 0.5 && r.p99 < 10 })
-    }
+    // 3. cheap reads against bare Express with the same JSON, each run right after its own baseline run
+    if (ONLY.has('cheap'))
+      for (const p of ['/v1/markets/ticker?coin=BTC', '/v1/markets/exchanges']) {
+        const bare = await loadWithCpu(bl.proc, { url: `http://127.0.0.1:${bl.info.port}/static`, connections: 50 })
+        const r = await loadWithCpu(svc.proc, { url: `${base}${p}`, connections: 50, key })
+        rows.push({
+          bench: `GET ${p} (auth + charge), 50 conns`,
+          measured: `${fmt(r.rps, 0)} req/s, p99 ${r.p99} ms, ${fmt(r.cpuUs, 0)} µs CPU/req`,
+          baseline: `bare Express: ${fmt(bare.rps, 0)} req/s, p99 ${bare.p99} ms, ${fmt(bare.cpuUs, 0)} µs CPU/req`,
+          ratio: r.rps / bare.rps,
+          target: 'throughput ≥ 50 % of bare; p99 < 10 ms',
+          pass: r.rps / bare.rps >= 0.5 && r.p99 < 10,
+        })
+      }
     // 4. REST shim overhead: the same stored operation through REST and through /graphql
-    const doc = fs.readFileSync(path.join(ROOT, 'schema/operations/v1/ticker.graphql'), 'utf8')
-    const viaGql = await load({ url: `${base}/graphql`, connections: 10, key, method: 'POST', body: JSON.stringify({ query: doc, variables: { coin: 'BTC' } }) })
-    const viaRest = await load({ url: `${base}/v1/markets/ticker?coin=BTC`, connections: 10, key })
-    rows.push({ bench: 'REST shim vs POST /graphql (same operation), mean latency', measured: `${fmt(viaRest.mean, 2)} ms`, baseline: `${fmt(viaGql.mean, 2)} ms GraphQL`, ratio: viaRest.mean / viaGql.mean, target: '≤ 1.15', pass: viaRest.mean / viaGql.mean <= 1.15 })
+    if (ONLY.has('shim')) {
+      const doc = fs.readFileSync(path.join(ROOT, 'schema/operations/v1/ticker.graphql'), 'utf8')
+      const viaGql = await load({ url: `${base}/graphql`, connections: 10, key, method: 'POST', body: JSON.stringify({ query: doc, variables: { coin: 'BTC' } }) })
+      const viaRest = await load({ url: `${base}/v1/markets/ticker?coin=BTC`, connections: 10, key })
+      rows.push({ bench: 'REST shim vs POST /graphql (same operation), mean latency', measured: `${fmt(viaRest.mean, 2)} ms`, baseline: `${fmt(viaGql.mean, 2)} ms GraphQL`, ratio: viaRest.mean / viaGql.mean, target: '≤ 1.15', pass: viaRest.mean / viaGql.mean <= 1.15 })
+    }
 
     // 5. heavy reads, p99 at 10 connections
     const heavy: [string, string, number][] = [
@@ -105,33 +136,42 @@ async function main() {
       ['volume profile 30 d, 200 bins', '/v1/structure/volume-profile?coin=BTC&lookback=30d&bins=200', 100],
       ['liquidation cascade', `/v1/signals/liquidation-cascade?coin=BTC&trigger_price=${await triggerPrice(base, key!)}`, 50],
     ]
-    const bare10 = await load({ url: `http://127.0.0.1:${bl.info.port}/static`, connections: 10 })
-    for (const [name, p, target] of heavy) {
+    const bare10 = ONLY.has('heavy') ? await load({ url: `http://127.0.0.1:${bl.info.port}/static`, connections: 10 }) : null
+    for (const [name, p, target] of ONLY.has('heavy') ? heavy : []) {
       await fetch(`${base}${p}`, { headers: { authorization: `Bearer ${key}` } }) // warm the caches once
       const r = await load({ url: `${base}${p}`, connections: 10, key })
-      rows.push({ bench: `${name}, p99 at 10 conns`, measured: `${r.p99} ms (${fmt(r.rps, 0)} req/s)`, baseline: `${bare10.p99} ms bare p99`, ratio: r.p99 / target, target: `p99 < ${target} ms (ratio < 1)`, pass: r.p99 < target })
+      rows.push({ bench: `${name}, p99 at 10 conns`, measured: `${r.p99} ms (${fmt(r.rps, 0)} req/s)`, baseline: `${bare10!.p99} ms bare p99`, ratio: r.p99 / target, target: `p99 < ${target} ms (ratio < 1)`, pass: r.p99 < target })
     }
     // 6. steady-state memory with the history loaded
-    await new Promise((r) => setTimeout(r, 5000))
-    const mem = await rss(port)
-    rows.push({ bench: `resident memory, ${days} d loaded, serving (restarted)`, measured: `${fmt(mem / 2 ** 20, 0)} MB`, baseline: `${fmt(fillerRss / 2 ** 20, 0)} MB in the process that backfilled`, ratio: mem / (500 * 2 ** 20), target: '< 500 MB (ratio < 1)', pass: mem < 500 * 2 ** 20 })
+    if (ONLY.has('memory')) {
+      await new Promise((r) => setTimeout(r, 5000))
+      const mem = await rss(port)
+      rows.push({ bench: `resident memory, ${days} d loaded, serving (restarted)`, measured: `${fmt(mem / 2 ** 20, 0)} MB`, baseline: `${fmt(fillerRss / 2 ** 20, 0)} MB in the process that backfilled`, ratio: mem / (500 * 2 ** 20), target: '< 500 MB (ratio < 1)', pass: mem < 500 * 2 ** 20 })
+    }
   } finally {
     bl.proc.kill('SIGTERM')
     svc.proc.kill('SIGTERM')
   }
 
   // 7. the same cheap reads and memory with PostgreSQL as the store (database work off the service's thread)
-  if (await postgresAvailable()) {
+  if (ONLY.has('postgres') && (await postgresAvailable())) {
     const schema = await freshSchema('benchsvc')
     const pgSvc = await start({ DATABASE_URL: schema.url, BENCH_COINS: coins.join(','), BENCH_DAYS: '0.1' })
     try {
-      const bare = await start({ BENCH_BASELINE: '1', BENCH_BODY: '{}' })
-      const b = await load({ url: `http://127.0.0.1:${bare.info.port}/static`, connections: 50 })
-      bare.proc.kill('SIGTERM')
+      const bare = await start({ BENCH_BASELINE: '1', BENCH_BODY: tickerBody })
       for (const p of ['/v1/markets/ticker?coin=BTC', '/v1/markets/exchanges']) {
-        const r = await load({ url: `http://127.0.0.1:${pgSvc.info.port}${p}`, connections: 50, key: pgSvc.info.key })
-        rows.push({ bench: `GET ${p} on PostgreSQL, 50 conns`, measured: `${fmt(r.rps, 0)} req/s, p99 ${r.p99} ms`, baseline: `${fmt(b.rps, 0)} req/s bare Express`, ratio: r.rps / b.rps, target: 'throughput ≥ 50 % of bare; p99 < 10 ms', pass: r.rps / b.rps >= 0.5 && r.p99 < 10 })
+        const b = await loadWithCpu(bare.proc, { url: `http://127.0.0.1:${bare.info.port}/static`, connections: 50 })
+        const r = await loadWithCpu(pgSvc.proc, { url: `http://127.0.0.1:${pgSvc.info.port}${p}`, connections: 50, key: pgSvc.info.key })
+        rows.push({
+          bench: `GET ${p} on PostgreSQL, 50 conns`,
+          measured: `${fmt(r.rps, 0)} req/s, p99 ${r.p99} ms, ${fmt(r.cpuUs, 0)} µs CPU/req`,
+          baseline: `bare Express: ${fmt(b.rps, 0)} req/s, p99 ${b.p99} ms, ${fmt(b.cpuUs, 0)} µs CPU/req`,
+          ratio: r.rps / b.rps,
+          target: 'throughput ≥ 50 % of bare; p99 < 10 ms',
+          pass: r.rps / b.rps >= 0.5 && r.p99 < 10,
+        })
       }
+      bare.proc.kill('SIGTERM')
       const mem = await rss(pgSvc.info.port)
       rows.push({ bench: 'resident memory on PostgreSQL, serving', measured: `${fmt(mem / 2 ** 20, 0)} MB`, baseline: '500 MB target', ratio: mem / (500 * 2 ** 20), target: '< 500 MB (ratio < 1)', pass: mem < 500 * 2 ** 20 })
     } finally {
@@ -142,11 +182,11 @@ async function main() {
   }
 
   // 8. credits on PostgreSQL
-  const credits = await benchCredits()
+  const credits = ONLY.has('credits') ? await benchCredits() : null
   if (credits) {
     rows.push({ bench: 'charges/s on PostgreSQL, 100 accounts', measured: fmt(credits.manyAccounts, 0), baseline: `${fmt(credits.selectOne, 0)} SELECT 1/s`, ratio: credits.manyAccounts / 3000, target: '≥ 3,000/s, exact (ratio ≥ 1)', pass: credits.manyAccounts >= 3000 && credits.exact })
     rows.push({ bench: 'charges/s on PostgreSQL, one account', measured: fmt(credits.oneAccount, 0), baseline: `${fmt(credits.selectOne, 0)} SELECT 1/s`, ratio: credits.oneAccount / 1000, target: '≥ 1,000/s, exact (ratio ≥ 1)', pass: credits.oneAccount >= 1000 && credits.exact })
-  } else console.log('PostgreSQL not reachable: credit benchmark skipped')
+  } else if (ONLY.has('credits')) console.log('PostgreSQL not reachable: credit benchmark skipped')
 
   if (!keep) fs.rmSync(dir, { recursive: true, force: true })
   const table = ['| benchmark | measured | baseline (same run) | ratio | target | ok |', '|---|---|---|---|---|---|', ...rows.map((r) => `| ${r.bench} | ${r.measured} | ${r.baseline} | ${fmt(r.ratio, 2)} | ${r.target} | ${r.pass ? 'yes' : 'NO'} |`)].join('\n')

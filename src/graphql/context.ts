@@ -16,6 +16,11 @@ export interface RequestContext {
   now: number
   /** per-request dataloaders over market data (created on first use) */
   readonly loaders: MarketLoaders
+  /**
+   * properties of the root field's result that are a pure function of a key (property → key), declared by
+   * resolvers that serve a memoized payload: the REST shim may reuse the JSON it wrote for the same key
+   */
+  readonly pureFragments: Map<string, string>
 }
 
 export function createContext(services: Services, req: { requestId: string; authorization: string | undefined; principal?: Principal | null }): RequestContext {
@@ -27,6 +32,7 @@ export function createContext(services: Services, req: { requestId: string; auth
     authorization: req.authorization,
     principal: req.principal ?? null,
     now: services.clock(),
+    pureFragments: new Map(),
     get loaders() {
       return (loaders ??= createMarketLoaders(services.market, ctx.now))
     },

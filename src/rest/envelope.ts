@@ -32,11 +32,45 @@ export interface Meta {
   asOf: number
 }
 
-export function sendData(res: Response, status: number, data: unknown, meta: Meta, alreadySnake = false): void {
-  const body = JSON.stringify({
-    data: alreadySnake ? data : snakeKeys(data),
-    meta: { request_id: meta.requestId, credits_charged: meta.creditsCharged, credits_remaining: meta.creditsRemaining, as_of: meta.asOf },
-  })
+/**
+ * JSON of pure fragments by key, least recently used first out: a large memoized part of a payload (30 days of
+ * candles) is serialized once per data version instead of once per request.
+ */
+export class FragmentCache {
+  private readonly entries = new Map<string, string>()
+  constructor(private readonly maxEntries = 32) {}
+
+  json(key: string, value: unknown): string {
+    let text = this.entries.get(key)
+    if (text !== undefined) {
+      this.entries.delete(key)
+    } else {
+      text = JSON.stringify(snakeKeys(value))
+      if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!)
+    }
+    this.entries.set(key, text)
+    return text
+  }
+}
+
+/** `data` as REST JSON; properties named in `fragments` (property → key) come from the fragment cache */
+export function dataJson(data: unknown, fragments?: { keys: ReadonlyMap<string, string>; cache: FragmentCache }): string {
+  if (!fragments?.keys.size || !data || typeof data !== 'object' || Array.isArray(data)) return JSON.stringify(snakeKeys(data)) ?? 'null'
+  const rest: Record<string, unknown> = {}
+  const parts: string[] = []
+  for (const [k, v] of Object.entries(data)) {
+    const key = fragments.keys.get(k)
+    if (key !== undefined && v !== null && v !== undefined) parts.push(`${JSON.stringify(snake(k))}:${fragments.cache.json(key, v)}`)
+    else rest[k] = v
+  }
+  const head = JSON.stringify(snakeKeys(rest))
+  if (!parts.length) return head
+  return head === '{}' ? `{${parts.join(',')}}` : `${head.slice(0, -1)},${parts.join(',')}}`
+}
+
+export function sendData(res: Response, status: number, data: unknown, meta: Meta, alreadySnake = false, fragments?: Parameters<typeof dataJson>[1]): void {
+  const metaJson = JSON.stringify({ request_id: meta.requestId, credits_charged: meta.creditsCharged, credits_remaining: meta.creditsRemaining, as_of: meta.asOf })
+  const body = `{"data":${alreadySnake ? JSON.stringify(data) : dataJson(data, fragments)},"meta":${metaJson}}`
   res.status(status).set('Content-Type', 'application/json; charset=utf-8').end(body)
 }
 

@@ -11,7 +11,7 @@ import { createContext } from '../graphql/context.js'
 import { apiErrorOf } from '../graphql/errors.js'
 import { executeMetered, type CostTable } from '../graphql/metering.js'
 import type { Services } from '../services.js'
-import { sendData, sendProblem } from './envelope.js'
+import { FragmentCache, sendData, sendProblem } from './envelope.js'
 import { parseParams, snakeToCamel } from './params.js'
 import { ROUTES, type AnalyticsRoute } from './routes.js'
 
@@ -46,6 +46,7 @@ function compiledExecutor(schema: GraphQLSchema, document: DocumentNode): Execut
 
 export function analyticsRouter(services: Services, schema: GraphQLSchema): express.Router {
   const router = express.Router()
+  const fragments = new FragmentCache()
   for (const route of ROUTES) {
     const document = loadOperation(route, schema)
     const run = document ? compiledExecutor(schema, document) : null
@@ -71,7 +72,9 @@ export function analyticsRouter(services: Services, schema: GraphQLSchema): expr
       const data = (metered.result.data as Record<string, unknown>)[route.field]
       res.set('X-Credits-Charged', String(metered.charged))
       const asOf = data && typeof data === 'object' && 'asOf' in data && typeof data.asOf === 'number' ? data.asOf : ctx.now
-      sendData(res, 200, data, { requestId, creditsCharged: metered.charged, creditsRemaining: metered.remaining, asOf })
+      // memoized parts of the payload are serialized once per stored operation and key
+      const keys = ctx.pureFragments.size ? new Map([...ctx.pureFragments].map(([prop, key]) => [prop, `${route.operation}|${key}`])) : undefined
+      sendData(res, 200, data, { requestId, creditsCharged: metered.charged, creditsRemaining: metered.remaining, asOf }, false, keys && { keys, cache: fragments })
     } catch (e) {
       const err = toApiError(e)
       if (err.status >= 500) services.logger.error({ err: e, requestId, path: route.path }, 'analytics request failed')

@@ -61,6 +61,8 @@ builder.queryField('ohlc', (t) =>
       const market = ctx.services.market
       // bars and bucket opens sit on whole minutes, so the candles depend on the window only through its minutes
       const key = `${v.coin}|${exchange ?? ''}|${interval}|${lookback}|${marketType}|${Math.ceil(end / MINUTE_MS)}`
+      // the candles are a function of the memo key and the data version: REST may reuse their JSON
+      ctx.pureFragments.set('candles', `ohlc|${key}|${market.reader.version('candles')}`)
       const payload = await memoByVersion(market, 'candles', ohlcMemo, key, async () => {
         const bars = await loadBars(market, { coin: v.coin as string, marketType, start, end, exchange, hourly: INTERVAL_MS[interval] >= HOUR_MS })
         const byExchange: Partial<Record<ExchangeId, Bar[]>> = {}
