@@ -17,13 +17,18 @@ export interface RequestContext {
   /** per-request dataloaders over market data (created on first use) */
   readonly loaders: MarketLoaders
   /**
-   * properties of the root field's result that are a pure function of a key (property → key), declared by
-   * resolvers that serve a memoized payload: the REST shim may reuse the JSON it wrote for the same key
+   * properties of the root field's result that are a pure function of a key, declared by resolvers that serve a
+   * memoized payload (property → key, and the JSON already written for that key when the caller has it)
    */
-  readonly pureFragments: Map<string, string>
+  readonly pureFragments: Map<string, { key: string; json?: string }>
+  /** REST only: the JSON the REST shim wrote before, by fragment key (a resolver may then skip that part) */
+  readonly fragmentCache?: { peek(key: string): string | undefined }
 }
 
-export function createContext(services: Services, req: { requestId: string; authorization: string | undefined; principal?: Principal | null }): RequestContext {
+export function createContext(
+  services: Services,
+  req: { requestId: string; authorization: string | undefined; principal?: Principal | null; fragmentCache?: RequestContext['fragmentCache'] },
+): RequestContext {
   let pending: Promise<Principal> | null = null
   let loaders: MarketLoaders | undefined
   const ctx: RequestContext = {
@@ -33,6 +38,7 @@ export function createContext(services: Services, req: { requestId: string; auth
     principal: req.principal ?? null,
     now: services.clock(),
     pureFragments: new Map(),
+    fragmentCache: req.fragmentCache,
     get loaders() {
       return (loaders ??= createMarketLoaders(services.market, ctx.now))
     },

@@ -9,6 +9,7 @@ import type { TickerInput } from '../analytics/ticker.js'
 import { DAY_MS, HOUR_MS, MINUTE_MS, type Bar, type MinuteBar } from '../market/bars.js'
 import { EXCHANGE_IDS, type ExchangeId, type MarketType } from '../market/events.js'
 import type { MarketState } from '../market/state.js'
+import type { RequestContext } from './context.js'
 import type { DataKind } from '../market/reader.js'
 import type { MarketSample } from '../market/store/samples.js'
 
@@ -119,6 +120,17 @@ export async function loadBars(
 
 const asMinuteBars = (q: { coin: string; marketType: MarketType }, bars: (Bar & { exchange: ExchangeId })[]): MinuteBar[] =>
   bars.map((b) => ({ ...b, coin: q.coin, marketType: q.marketType, vap: new Map() }))
+
+/**
+ * Declare property `prop` of this root field's result a pure function of `key` (e.g. a memo key and data
+ * version). True when the REST caller already holds the JSON written for that key: the resolver may then leave
+ * the property empty, and the REST shim puts that JSON in its place.
+ */
+export function pureFragment(ctx: RequestContext, prop: string, key: string): boolean {
+  const json = ctx.fragmentCache?.peek(key)
+  ctx.pureFragments.set(prop, { key, json })
+  return json !== undefined
+}
 
 /** loadMany that fails when any key failed (a store outage must surface as 503, never as an empty answer) */
 export async function loadAll<V>(loader: DataLoader<string, V>, keys: readonly string[]): Promise<V[]> {

@@ -40,6 +40,16 @@ export class FragmentCache {
   private readonly entries = new Map<string, string>()
   constructor(private readonly maxEntries = 32) {}
 
+  /** the JSON written for key, if still held */
+  peek(key: string): string | undefined {
+    const text = this.entries.get(key)
+    if (text !== undefined) {
+      this.entries.delete(key)
+      this.entries.set(key, text)
+    }
+    return text
+  }
+
   json(key: string, value: unknown): string {
     let text = this.entries.get(key)
     if (text !== undefined) {
@@ -53,14 +63,20 @@ export class FragmentCache {
   }
 }
 
-/** `data` as REST JSON; properties named in `fragments` (property → key) come from the fragment cache */
-export function dataJson(data: unknown, fragments?: { keys: ReadonlyMap<string, string>; cache: FragmentCache }): string {
-  if (!fragments?.keys.size || !data || typeof data !== 'object' || Array.isArray(data)) return JSON.stringify(snakeKeys(data)) ?? 'null'
+export interface Fragments {
+  /** property → its key, and the JSON already held for it (then the property's value is a placeholder) */
+  entries: ReadonlyMap<string, { key: string; json?: string }>
+  cache: FragmentCache
+}
+
+/** `data` as REST JSON; properties named in `fragments` are written once per key and reused */
+export function dataJson(data: unknown, fragments?: Fragments): string {
+  if (!fragments?.entries.size || !data || typeof data !== 'object' || Array.isArray(data)) return JSON.stringify(snakeKeys(data)) ?? 'null'
   const rest: Record<string, unknown> = {}
   const parts: string[] = []
   for (const [k, v] of Object.entries(data)) {
-    const key = fragments.keys.get(k)
-    if (key !== undefined && v !== null && v !== undefined) parts.push(`${JSON.stringify(snake(k))}:${fragments.cache.json(key, v)}`)
+    const f = fragments.entries.get(k)
+    if (f && v !== null && v !== undefined) parts.push(`${JSON.stringify(snake(k))}:${f.json ?? fragments.cache.json(f.key, v)}`)
     else rest[k] = v
   }
   const head = JSON.stringify(snakeKeys(rest))
@@ -68,7 +84,7 @@ export function dataJson(data: unknown, fragments?: { keys: ReadonlyMap<string, 
   return head === '{}' ? `{${parts.join(',')}}` : `${head.slice(0, -1)},${parts.join(',')}}`
 }
 
-export function sendData(res: Response, status: number, data: unknown, meta: Meta, alreadySnake = false, fragments?: Parameters<typeof dataJson>[1]): void {
+export function sendData(res: Response, status: number, data: unknown, meta: Meta, alreadySnake = false, fragments?: Fragments): void {
   const metaJson = JSON.stringify({ request_id: meta.requestId, credits_charged: meta.creditsCharged, credits_remaining: meta.creditsRemaining, as_of: meta.asOf })
   const body = `{"data":${alreadySnake ? JSON.stringify(data) : dataJson(data, fragments)},"meta":${metaJson}}`
   res.status(status).set('Content-Type', 'application/json; charset=utf-8').end(body)

@@ -46,20 +46,21 @@ function compiledExecutor(schema: GraphQLSchema, document: DocumentNode): Execut
 
 export function analyticsRouter(services: Services, schema: GraphQLSchema): express.Router {
   const router = express.Router()
-  const fragments = new FragmentCache()
   for (const route of ROUTES) {
     const document = loadOperation(route, schema)
     const run = document ? compiledExecutor(schema, document) : null
-    router.get(route.path, (req, res) => void handle(route, document, run, req, res))
+    // the JSON of memoized payload parts, per stored operation (its selection decides what the JSON holds)
+    const fragments = new FragmentCache()
+    router.get(route.path, (req, res) => void handle(route, document, run, fragments, req, res))
   }
 
-  async function handle(route: AnalyticsRoute, document: DocumentNode | null, run: Execute | null, req: Request, res: Response) {
+  async function handle(route: AnalyticsRoute, document: DocumentNode | null, run: Execute | null, fragments: FragmentCache, req: Request, res: Response) {
     const requestId = res.locals.requestId as string
     res.set('X-Credits-Charged', '0')
     try {
       const principal = await services.auth.authenticate(req.headers.authorization)
       res.set('X-Credits-Remaining', String(principal.credits))
-      const ctx = createContext(services, { requestId, authorization: req.headers.authorization, principal })
+      const ctx = createContext(services, { requestId, authorization: req.headers.authorization, principal, fragmentCache: fragments })
       const values = parseParams(route.params, req.query as Record<string, unknown>, { coins: services.market.coins(), now: ctx.now })
       route.check?.(values)
       if (!document || !run) throw unavailable(`${route.path} is not available yet: its market data is not being collected by this deployment. Nothing was charged.`)
@@ -73,8 +74,8 @@ export function analyticsRouter(services: Services, schema: GraphQLSchema): expr
       res.set('X-Credits-Charged', String(metered.charged))
       const asOf = data && typeof data === 'object' && 'asOf' in data && typeof data.asOf === 'number' ? data.asOf : ctx.now
       // memoized parts of the payload are serialized once per stored operation and key
-      const keys = ctx.pureFragments.size ? new Map([...ctx.pureFragments].map(([prop, key]) => [prop, `${route.operation}|${key}`])) : undefined
-      sendData(res, 200, data, { requestId, creditsCharged: metered.charged, creditsRemaining: metered.remaining, asOf }, false, keys && { keys, cache: fragments })
+      const parts = ctx.pureFragments.size ? { entries: ctx.pureFragments, cache: fragments } : undefined
+      sendData(res, 200, data, { requestId, creditsCharged: metered.charged, creditsRemaining: metered.remaining, asOf }, false, parts)
     } catch (e) {
       const err = toApiError(e)
       if (err.status >= 500) services.logger.error({ err: e, requestId, path: route.path }, 'analytics request failed')

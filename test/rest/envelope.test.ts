@@ -22,7 +22,7 @@ describe('dataJson with pure fragments', () => {
   it('gives the same JSON value as serializing the whole payload', () => {
     const cache = new FragmentCache()
     const plain = JSON.parse(JSON.stringify(snakeKeys(payload())))
-    const viaFragments = JSON.parse(dataJson(payload(), { keys: new Map([['candles', 'k1']]), cache }))
+    const viaFragments = JSON.parse(dataJson(payload(), { entries: new Map([['candles', { key: 'k1' }]]), cache }))
     expect(viaFragments).toEqual(plain)
     expect(viaFragments.candles[0]).toEqual({ ts: 1, open: 1.5, buy_volume: 2, exchanges: ['okx'] })
   })
@@ -30,20 +30,26 @@ describe('dataJson with pure fragments', () => {
   it('reuses the JSON written for a key, and writes new JSON for a new key', () => {
     const cache = new FragmentCache()
     const first = payload()
-    dataJson(first, { keys: new Map([['candles', 'k1']]), cache })
+    dataJson(first, { entries: new Map([['candles', { key: 'k1' }]]), cache })
     const changed = payload()
     changed.candles[0]!.open = 7
     // same key: the fragment is what was written for the key (the key promises the value is the same)
-    expect(JSON.parse(dataJson(changed, { keys: new Map([['candles', 'k1']]), cache })).candles[0].open).toBe(1.5)
+    expect(JSON.parse(dataJson(changed, { entries: new Map([['candles', { key: 'k1' }]]), cache })).candles[0].open).toBe(1.5)
     // a new key: the new value
-    expect(JSON.parse(dataJson(changed, { keys: new Map([['candles', 'k2']]), cache })).candles[0].open).toBe(7)
+    expect(JSON.parse(dataJson(changed, { entries: new Map([['candles', { key: 'k2' }]]), cache })).candles[0].open).toBe(7)
+  })
+
+  it('puts JSON already held in place of a placeholder value', () => {
+    const cache = new FragmentCache()
+    const held = JSON.stringify([{ ts: 1 }])
+    expect(JSON.parse(dataJson({ candles: [], a: 1 }, { entries: new Map([['candles', { key: 'h', json: held }]]), cache }))).toEqual({ a: 1, candles: [{ ts: 1 }] })
   })
 
   it('handles a payload that is only the fragment, null fragments and non-object data', () => {
     const cache = new FragmentCache()
-    expect(JSON.parse(dataJson({ candles: [1, 2] }, { keys: new Map([['candles', 'only']]), cache }))).toEqual({ candles: [1, 2] })
-    expect(JSON.parse(dataJson({ candles: null, a: 1 }, { keys: new Map([['candles', 'nul']]), cache }))).toEqual({ candles: null, a: 1 })
-    expect(JSON.parse(dataJson([{ aB: 1 }], { keys: new Map([['x', 'arr']]), cache }))).toEqual([{ a_b: 1 }])
+    expect(JSON.parse(dataJson({ candles: [1, 2] }, { entries: new Map([['candles', { key: 'only' }]]), cache }))).toEqual({ candles: [1, 2] })
+    expect(JSON.parse(dataJson({ candles: null, a: 1 }, { entries: new Map([['candles', { key: 'nul' }]]), cache }))).toEqual({ candles: null, a: 1 })
+    expect(JSON.parse(dataJson([{ aB: 1 }], { entries: new Map([['x', { key: 'arr' }]]), cache }))).toEqual([{ a_b: 1 }])
   })
 
   it('keeps at most maxEntries fragments, dropping the least recently used', () => {

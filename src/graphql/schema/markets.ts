@@ -5,7 +5,7 @@ import { HOUR_MS, MINUTE_MS, type Bar } from '../../market/bars.js'
 import type { ExchangeId, MarketType } from '../../market/events.js'
 import { routeArgs, parseRouteArgs, coinsOf } from '../args.js'
 import { builder } from '../builder.js'
-import { loadAll, loadBars, memoByVersion } from '../market-data.js'
+import { loadAll, loadBars, memoByVersion, pureFragment } from '../market-data.js'
 import { ExchangeNoteRef, missingExchanges, type ExchangeNote } from './common.js'
 
 const ohlcMemo = new WeakMap<object, Map<string, { version: number; value: Promise<OhlcPayload> }>>()
@@ -61,8 +61,9 @@ builder.queryField('ohlc', (t) =>
       const market = ctx.services.market
       // bars and bucket opens sit on whole minutes, so the candles depend on the window only through its minutes
       const key = `${v.coin}|${exchange ?? ''}|${interval}|${lookback}|${marketType}|${Math.ceil(end / MINUTE_MS)}`
-      // the candles are a function of the memo key and the data version: REST may reuse their JSON
-      ctx.pureFragments.set('candles', `ohlc|${key}|${market.reader.version('candles')}`)
+      // the candles are a function of the memo key and the data version: a REST caller that already wrote their
+      // JSON for this version gets it again, and GraphQL execution skips them
+      const known = pureFragment(ctx, 'candles', `${key}|${market.reader.version('candles')}`)
       const payload = await memoByVersion(market, 'candles', ohlcMemo, key, async () => {
         const bars = await loadBars(market, { coin: v.coin as string, marketType, start, end, exchange, hourly: INTERVAL_MS[interval] >= HOUR_MS })
         const byExchange: Partial<Record<ExchangeId, Bar[]>> = {}
@@ -70,7 +71,7 @@ builder.queryField('ohlc', (t) =>
         return buildOhlc({ coin: v.coin as string, marketType, interval, lookback, end, exchange, minutesByExchange: byExchange })
       })
       const missing = missingExchanges(marketType, payload.exchanges, () => 'no trades in the window', exchange)
-      return { ...payload, start, end, asOf: Math.min(end, ctx.now), missing }
+      return { ...payload, candles: known ? [] : payload.candles, start, end, asOf: Math.min(end, ctx.now), missing }
     },
   }),
 )
