@@ -8,7 +8,8 @@ import type { ExchangeId, MarketType } from './events.js'
 import { rowToBar } from './store/candles.js'
 import type { MarketSample } from './store/samples.js'
 
-type BarCell = Omit<Bar, 'ts'>
+/** one stored bar without its bucket time, tagged with its market (read on every merge: no key parsing) */
+type BarCell = Omit<Bar, 'ts'> & { exchange: ExchangeId; marketType: MarketType }
 interface SampleCell {
   ts: number
   oi: number | null
@@ -53,6 +54,7 @@ class Grid {
     const ts = floorTo(b.ts, this.bucketMs)
     at(at(this.bars, b.coin, () => new Map()), ts, () => new Map()).set(`${b.exchange}:${b.marketType}`, {
       open: b.open, high: b.high, low: b.low, close: b.close, volume: b.volume, buyVolume: b.buyVolume, sellVolume: b.sellVolume, quoteVolume: b.quoteVolume, trades: b.trades,
+      exchange: b.exchange, marketType: b.marketType,
     })
   }
 
@@ -73,14 +75,9 @@ class Grid {
   /** the bars of one coin and market type in buckets [from, to), as stored (candle_1m / candle_1h rows) */
   marketBars(coin: string, marketType: MarketType, from: number, to: number, exchange?: ExchangeId): (Bar & { exchange: ExchangeId })[] {
     const out: (Bar & { exchange: ExchangeId })[] = []
-    const suffix = `:${marketType}`
     for (const [ts, cells] of this.bars.get(coin) ?? []) {
       if (ts < from || ts >= to) continue
-      for (const [key, c] of cells) {
-        if (!key.endsWith(suffix)) continue
-        const e = key.slice(0, key.length - suffix.length) as ExchangeId
-        if (!exchange || e === exchange) out.push({ ts, exchange: e, ...c })
-      }
+      for (const { marketType: mt, ...c } of cells.values()) if (mt === marketType && (!exchange || c.exchange === exchange)) out.push({ ts, ...c })
     }
     return out
   }
@@ -90,7 +87,7 @@ class Grid {
     const out: { exchange: ExchangeId; ts: number; price: number }[] = []
     for (const [ts, cells] of this.bars.get(coin) ?? []) {
       if (ts < from || ts >= to) continue
-      for (const [key, c] of cells) if (key.endsWith(':perp')) out.push({ exchange: key.slice(0, key.indexOf(':')) as ExchangeId, ts: ts + this.bucketMs - 1, price: c.close })
+      for (const c of cells.values()) if (c.marketType === 'perp') out.push({ exchange: c.exchange, ts: ts + this.bucketMs - 1, price: c.close })
     }
     return out
   }
@@ -135,10 +132,9 @@ function mergePoint(ts: number, cells: Map<string, BarCell> | undefined, samples
   let vol = 0, quote = 0, buy = 0, sell = 0, wClose = 0, sumClose = 0, nClose = 0
   let high = -Infinity, low = Infinity
   let spotBuy: number | null = null, spotSell: number | null = null
-  for (const [key, c] of cells ?? []) {
-    const [e, mt] = key.split(':') as [ExchangeId, MarketType]
-    if (exchange && e !== exchange) continue
-    if (mt === 'spot') {
+  for (const c of cells?.values() ?? []) {
+    if (exchange && c.exchange !== exchange) continue
+    if (c.marketType === 'spot') {
       spotBuy = (spotBuy ?? 0) + c.buyVolume
       spotSell = (spotSell ?? 0) + c.sellVolume
       continue

@@ -1,7 +1,7 @@
 // /v1/structure/volume-profile and /v1/signals/liquidation-cascade: both read the coin's volume at price.
 import { estimateLiquidationLevels, simulateCascade, type CascadePhase, type CascadeResult } from '../../analytics/liquidation-cascade.js'
 import { hvnZones, volumeProfile, type VolumeProfile, type VolumeProfileLevel } from '../../analytics/volume-profile.js'
-import { DAY_MS, MINUTE_MS } from '../../market/bars.js'
+import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../../market/bars.js'
 import { EXCHANGE_IDS, type ExchangeId, type MarketType } from '../../market/events.js'
 import { vapMerge, type Vap } from '../../market/volume-at-price.js'
 import { LOOKBACK_MS, type Lookback } from '../../analytics/ohlc.js'
@@ -10,10 +10,16 @@ import type { MarketState } from '../../market/state.js'
 import { parseRouteArgs, routeArgs } from '../args.js'
 import { builder } from '../builder.js'
 import { loadAll, loadBars, memoByVersion } from '../market-data.js'
-import { oiBuildUp } from '../signal-inputs.js'
+import { memoized, oiBuildUp } from '../signal-inputs.js'
 import { ExchangeNoteRef, missingExchanges, type ExchangeNote } from './common.js'
 
-const vapMemo = new WeakMap<object, Map<string, { version: number; value: Promise<{ vap: Vap; exchanges: Set<ExchangeId> }> }>>()
+interface MergedVap {
+  vap: Vap
+  exchanges: Set<ExchangeId>
+  /** filled on first use by the cascade */
+  hvnZones?: ReturnType<typeof hvnZones>
+}
+const vapMemo = new WeakMap<object, Map<string, { version: number; value: Promise<MergedVap> }>>()
 
 /** merged volume at price of one coin over [start, end) (hourly rollups for whole hours), once per data version and minute */
 function coinVap(market: MarketState, q: { coin: string; marketType: MarketType; start: number; end: number; exchange?: ExchangeId }) {
@@ -21,7 +27,7 @@ function coinVap(market: MarketState, q: { coin: string; marketType: MarketType;
   return memoByVersion(market, 'candles', vapMemo, key, () => mergeVap(market, q))
 }
 
-async function mergeVap(market: MarketState, q: { coin: string; marketType: MarketType; start: number; end: number; exchange?: ExchangeId }) {
+async function mergeVap(market: MarketState, q: { coin: string; marketType: MarketType; start: number; end: number; exchange?: ExchangeId }): Promise<MergedVap> {
   const bars = await loadBars(market, { ...q, withVap: true, hourly: true })
   const vap: Vap = new Map()
   const exchanges = new Set<ExchangeId>()
@@ -149,9 +155,11 @@ builder.queryField('liquidationCascade', (t) =>
       if (!marks.length || !bookList.length)
         throw unavailable(`No live ${exchange ? `${exchange} ` : ''}market data for ${coin} (a current mark price and order book are needed). Nothing was charged.`)
       const startPrice = marks.reduce((s, r) => s + r.markPrice!, 0) / marks.length
-      const liquidations = estimateLiquidationLevels(oiBuildUp(market, coin, ctx.now, exchange))
-      const { vap } = await coinVap(market, { coin, marketType: 'perp', start: ctx.now - DAY_MS, end: ctx.now, exchange })
-      const zones = hvnZones(volumeProfile(vap).levels)
+      // the liquidation map changes only with the series (or the hour): once per data refresh, not per request
+      const liquidations = memoized(market, `cascade-levels|${coin}|${exchange ?? ''}`, floorTo(ctx.now, HOUR_MS), () => estimateLiquidationLevels(oiBuildUp(market, coin, ctx.now, exchange)))
+      const merged = await coinVap(market, { coin, marketType: 'perp', start: ctx.now - DAY_MS, end: ctx.now, exchange })
+      // the HVN zones depend only on the merged volume at price: computed once per memoized merge
+      const zones = (merged.hvnZones ??= hvnZones(volumeProfile(merged.vap).levels))
       const result = simulateCascade({
         currentPrice: startPrice,
         triggerPrice: v.trigger_price as number,
