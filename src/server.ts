@@ -6,8 +6,8 @@ import { ApiError, toApiError } from './errors.js'
 import { schema } from './graphql/schema/index.js'
 import { createGraphQL } from './graphql/yoga.js'
 import { createMetrics, type Metrics } from './http/metrics.js'
-import { requestId } from './http/request-id.js'
-import { requestLog } from './http/request-log.js'
+import { requestFront } from './http/request-front.js'
+import { recordHeaders } from './http/security-headers.js'
 import { accountRouter } from './rest/account-routes.js'
 import { sendProblem } from './rest/envelope.js'
 import { openApiDocument } from './rest/openapi.js'
@@ -35,17 +35,23 @@ export function createApp(services: Services, metrics: Metrics = createMetrics()
   app.set('trust proxy', 'loopback')
   app.set('query parser', 'simple')
 
-  app.use(requestId)
-  app.use(requestLog(services.logger, { quietPaths: ['/healthz', '/metrics'] }))
-  app.use(metrics.middleware)
   // GraphiQL (and the dashboard) run inline scripts from our own origin; everything else gets helmet's strict defaults
-  const strict = helmet()
-  const explorer = helmet({
-    contentSecurityPolicy: {
-      directives: { 'script-src': ["'self'", "'unsafe-inline'", "'unsafe-eval'", 'blob:'], 'worker-src': ["'self'", 'blob:'], 'img-src': ["'self'", 'data:', 'blob:'] },
-    },
-  })
-  app.use((req, res, next) => (req.path === '/graphql' || req.path.startsWith('/dashboard') ? explorer(req, res, next) : strict(req, res, next)))
+  const strict = recordHeaders(helmet())
+  const explorer = recordHeaders(
+    helmet({
+      contentSecurityPolicy: {
+        directives: { 'script-src': ["'self'", "'unsafe-inline'", "'unsafe-eval'", 'blob:'], 'worker-src': ["'self'", 'blob:'], 'img-src': ["'self'", 'data:', 'blob:'] },
+      },
+    }),
+  )
+  app.use(
+    requestFront({
+      logger: services.logger,
+      metrics,
+      headersFor: (req) => (req.path === '/graphql' || req.path.startsWith('/dashboard') ? explorer : strict),
+      quietPaths: ['/healthz', '/metrics'],
+    }),
+  )
 
   // the metered analytics routes first: they are the hot path, and no other route shares their paths
   app.use(['/v1', '/graphql'], authFailureLimiter(services.config.AUTH_FAILURE_LIMIT), perKeyLimiter(services.config.RATE_LIMIT_RPS))

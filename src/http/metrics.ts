@@ -1,5 +1,5 @@
 // Prometheus metrics at /metrics (prom-client): process defaults, HTTP latency by route, credits charged.
-import type { RequestHandler } from 'express'
+import type { Request, Response } from 'express'
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 
 export function createMetrics() {
@@ -15,17 +15,14 @@ export function createMetrics() {
   const creditsCharged = new Counter({ name: 'credits_charged_total', help: 'Credits charged, by endpoint', labelNames: ['endpoint'] as const, registers: [registry] })
   const marketEvents = new Counter({ name: 'market_events_total', help: 'Normalized market events ingested', labelNames: ['exchange', 'type'] as const, registers: [registry] })
 
-  const middleware: RequestHandler = (req, res, next) => {
-    const end = httpDuration.startTimer()
-    res.on('finish', () => {
-      // the matched route pattern, never the raw URL (unbounded label values)
-      const route = (req.route?.path as string | undefined) ?? (req.baseUrl || (res.statusCode === 404 ? 'unmatched' : req.path.split('/').slice(0, 3).join('/')))
-      end({ method: req.method, route: String(route), status: String(res.statusCode) })
-      const charged = Number(res.getHeader('X-Credits-Charged') ?? 0)
-      if (charged > 0) creditsCharged.inc({ endpoint: String(route) }, charged)
-    })
-    next()
+  /** one finished request: latency by route pattern and status, and the credits it charged */
+  const observe = (req: Request, res: Response, seconds: number): void => {
+    // the matched route pattern, never the raw URL (unbounded label values)
+    const route = String((res.locals.route as string | undefined) ?? (req.route?.path as string | undefined) ?? (req.baseUrl || (res.statusCode === 404 ? 'unmatched' : req.path.split('/').slice(0, 3).join('/'))))
+    httpDuration.observe({ method: req.method, route, status: String(res.statusCode) }, seconds)
+    const charged = Number(res.getHeader('X-Credits-Charged') ?? 0)
+    if (charged > 0) creditsCharged.inc({ endpoint: route }, charged)
   }
-  return { registry, middleware, marketEvents }
+  return { registry, observe, marketEvents }
 }
 export type Metrics = ReturnType<typeof createMetrics>

@@ -3,7 +3,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import express, { type Request, type Response } from 'express'
+import type { Request, RequestHandler, Response } from 'express'
 import { execute, parse, validate, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql'
 import { compileQuery, isCompiledQuery } from 'graphql-jit'
 import { toApiError, unavailable } from '../errors.js'
@@ -44,14 +44,29 @@ function compiledExecutor(schema: GraphQLSchema, document: DocumentNode): Execut
   return (args) => compiled.query(args.rootValue, args.contextValue, args.variableValues ?? {}) as Promise<ExecutionResult> | ExecutionResult
 }
 
-export function analyticsRouter(services: Services, schema: GraphQLSchema): express.Router {
-  const router = express.Router()
+/**
+ * The analytics routes as one middleware: the path is looked up in a table (Express's router would try each
+ * route's pattern in turn). Matching follows Express's defaults: case-insensitive, an optional trailing slash.
+ * GET (and HEAD) only; anything else falls through to the 405/404 handlers.
+ */
+export function analyticsRouter(services: Services, schema: GraphQLSchema): RequestHandler {
+  const table = new Map<string, (req: Request, res: Response) => void>()
   for (const route of ROUTES) {
     const document = loadOperation(route, schema)
     const run = document ? compiledExecutor(schema, document) : null
     // the JSON of memoized payload parts, per stored operation (its selection decides what the JSON holds)
     const fragments = new FragmentCache()
-    router.get(route.path, (req, res) => void handle(route, document, run, fragments, req, res))
+    table.set(route.path.toLowerCase(), (req, res) => {
+      res.locals.route = route.path
+      void handle(route, document, run, fragments, req, res)
+    })
+  }
+  const dispatch: RequestHandler = (req, res, next) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return next()
+    const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path
+    const handler = table.get(path) ?? table.get(path.toLowerCase())
+    if (!handler) return next()
+    handler(req, res)
   }
 
   async function handle(route: AnalyticsRoute, document: DocumentNode | null, run: Execute | null, fragments: FragmentCache, req: Request, res: Response) {
@@ -82,5 +97,5 @@ export function analyticsRouter(services: Services, schema: GraphQLSchema): expr
       sendProblem(res, err, requestId)
     }
   }
-  return router
+  return dispatch
 }

@@ -74,4 +74,16 @@ describe('GET /v1/markets/exchanges', () => {
     await expectProblem(res, 405, 'method_not_allowed')
     expect(res.headers.get('allow')).toBe('GET')
   })
+
+  it('paths match as Express matches them: a trailing slash and any letter case; HEAD is answered like GET', async () => {
+    const { apiKey } = await t.signup()
+    for (const path of ['/v1/markets/exchanges/', '/V1/Markets/Exchanges']) {
+      const res = await t.get(path, apiKey)
+      expect(res.status, path).toBe(200)
+      expect(((await res.json()) as { data: unknown[] }).data.length).toBe(5)
+    }
+    const head = await fetch(`${t.url}/v1/markets/exchanges`, { method: 'HEAD', headers: { authorization: `Bearer ${apiKey}` } })
+    expect(head.status).toBe(200)
+    await expectProblem(await t.get('/v1/markets/exchanges/extra', apiKey), 404, 'not_found')
+  })
 })
