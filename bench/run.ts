@@ -71,6 +71,24 @@ async function loadWithCpu(proc: ChildProcess, opts: Parameters<typeof load>[0])
   return { ...r, cpuUs: ((cpuSeconds(proc.pid) - c0) * 1e6) / r.total }
 }
 
+type Started = Awaited<ReturnType<typeof start>>
+
+/** the two cheap reads through the service against the bare route, each right after a baseline run */
+async function cheapReads(where: string, svc: Started, bare: Started) {
+  for (const p of ['/v1/markets/ticker?coin=BTC', '/v1/markets/exchanges']) {
+    const b = await loadWithCpu(bare.proc, { url: `http://127.0.0.1:${bare.info.port}/static`, connections: 50 })
+    const r = await loadWithCpu(svc.proc, { url: `http://127.0.0.1:${svc.info.port}${p}`, connections: 50, key: svc.info.key })
+    rows.push({
+      bench: `GET ${p} (auth + charge)${where}, 50 conns`,
+      measured: `${fmt(r.rps, 0)} req/s, p99 ${r.p99} ms, ${fmt(r.cpuUs, 0)} µs CPU/req`,
+      baseline: `bare Express: ${fmt(b.rps, 0)} req/s, p99 ${b.p99} ms, ${fmt(b.cpuUs, 0)} µs CPU/req`,
+      ratio: r.rps / b.rps,
+      target: 'throughput ≥ 50 % of bare; p99 < 10 ms',
+      pass: r.rps / b.rps >= 0.5 && r.p99 < 10,
+    })
+  }
+}
+
 async function rss(port: number): Promise<number> {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
   return Number(/^process_resident_memory_bytes (\S+)/m.exec(text)?.[1] ?? NaN)
@@ -108,19 +126,7 @@ async function main() {
   const bl = await start({ BENCH_BASELINE: '1', BENCH_BODY: tickerBody })
   try {
     // 3. cheap reads against bare Express with the same JSON, each run right after its own baseline run
-    if (ONLY.has('cheap'))
-      for (const p of ['/v1/markets/ticker?coin=BTC', '/v1/markets/exchanges']) {
-        const bare = await loadWithCpu(bl.proc, { url: `http://127.0.0.1:${bl.info.port}/static`, connections: 50 })
-        const r = await loadWithCpu(svc.proc, { url: `${base}${p}`, connections: 50, key })
-        rows.push({
-          bench: `GET ${p} (auth + charge), 50 conns`,
-          measured: `${fmt(r.rps, 0)} req/s, p99 ${r.p99} ms, ${fmt(r.cpuUs, 0)} µs CPU/req`,
-          baseline: `bare Express: ${fmt(bare.rps, 0)} req/s, p99 ${bare.p99} ms, ${fmt(bare.cpuUs, 0)} µs CPU/req`,
-          ratio: r.rps / bare.rps,
-          target: 'throughput ≥ 50 % of bare; p99 < 10 ms',
-          pass: r.rps / bare.rps >= 0.5 && r.p99 < 10,
-        })
-      }
+    if (ONLY.has('cheap')) await cheapReads('', svc, bl)
     // 4. REST shim overhead: the same stored operation through REST and through /graphql
     if (ONLY.has('shim')) {
       const doc = fs.readFileSync(path.join(ROOT, 'schema/operations/v1/ticker.graphql'), 'utf8')
@@ -159,18 +165,7 @@ async function main() {
     const pgSvc = await start({ DATABASE_URL: schema.url, BENCH_COINS: coins.join(','), BENCH_DAYS: '0.1' })
     try {
       const bare = await start({ BENCH_BASELINE: '1', BENCH_BODY: tickerBody })
-      for (const p of ['/v1/markets/ticker?coin=BTC', '/v1/markets/exchanges']) {
-        const b = await loadWithCpu(bare.proc, { url: `http://127.0.0.1:${bare.info.port}/static`, connections: 50 })
-        const r = await loadWithCpu(pgSvc.proc, { url: `http://127.0.0.1:${pgSvc.info.port}${p}`, connections: 50, key: pgSvc.info.key })
-        rows.push({
-          bench: `GET ${p} on PostgreSQL, 50 conns`,
-          measured: `${fmt(r.rps, 0)} req/s, p99 ${r.p99} ms, ${fmt(r.cpuUs, 0)} µs CPU/req`,
-          baseline: `bare Express: ${fmt(b.rps, 0)} req/s, p99 ${b.p99} ms, ${fmt(b.cpuUs, 0)} µs CPU/req`,
-          ratio: r.rps / b.rps,
-          target: 'throughput ≥ 50 % of bare; p99 < 10 ms',
-          pass: r.rps / b.rps >= 0.5 && r.p99 < 10,
-        })
-      }
+      await cheapReads(' on PostgreSQL', pgSvc, bare)
       bare.proc.kill('SIGTERM')
       const mem = await rss(pgSvc.info.port)
       rows.push({ bench: 'resident memory on PostgreSQL, serving', measured: `${fmt(mem / 2 ** 20, 0)} MB`, baseline: '500 MB target', ratio: mem / (500 * 2 ** 20), target: '< 500 MB (ratio < 1)', pass: mem < 500 * 2 ** 20 })

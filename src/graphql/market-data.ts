@@ -6,7 +6,7 @@ import type { BookInput } from '../analytics/imbalance.js'
 import type { OiSample } from '../analytics/oi-changes.js'
 import type { PriceRow } from '../analytics/spread.js'
 import type { TickerInput } from '../analytics/ticker.js'
-import { DAY_MS, HOUR_MS, MINUTE_MS, type Bar, type MinuteBar } from '../market/bars.js'
+import { DAY_MS, HOUR_MS, MINUTE_MS, type MinuteBar } from '../market/bars.js'
 import { EXCHANGE_IDS, type ExchangeId, type MarketType } from '../market/events.js'
 import type { MarketState } from '../market/state.js'
 import type { RequestContext } from './context.js'
@@ -104,22 +104,19 @@ export async function loadBars(
   const filter = (bars: MinuteBar[]) => (q.exchange ? bars.filter((b) => b.exchange === q.exchange) : bars)
   const minutes = async (from: number, to: number): Promise<MinuteBar[]> => {
     if (to <= from) return []
-    if (!q.withVap && series.covers(series.minutes, from, to)) return asMinuteBars(q, series.minutes.marketBars(q.coin, q.marketType, from, to, q.exchange))
+    if (!q.withVap && series.minutes.covers(from, to)) return series.minutes.marketBars(q.coin, q.marketType, from, to, q.exchange)
     return filter(await reader.candles('candle_1m', [q.coin], q.marketType, from, to, q.withVap))
   }
   const h0 = Math.ceil(q.start / HOUR_MS) * HOUR_MS
   const h1 = Math.floor(q.end / HOUR_MS) * HOUR_MS
   if (!q.hourly || h1 <= h0) return minutes(q.start, q.end)
   const hours = async (): Promise<MinuteBar[]> => {
-    if (!q.withVap && series.covers(series.hours, h0, h1)) return asMinuteBars(q, series.hours.marketBars(q.coin, q.marketType, h0, h1, q.exchange))
+    if (!q.withVap && series.hours.covers(h0, h1)) return series.hours.marketBars(q.coin, q.marketType, h0, h1, q.exchange)
     return filter(await reader.candles('candle_1h', [q.coin], q.marketType, h0, h1, q.withVap))
   }
   const [head, mid, tail] = await Promise.all([minutes(q.start, h0), hours(), minutes(h1, q.end)])
   return [...head, ...mid, ...tail]
 }
-
-const asMinuteBars = (q: { coin: string; marketType: MarketType }, bars: (Bar & { exchange: ExchangeId })[]): MinuteBar[] =>
-  bars.map((b) => ({ ...b, coin: q.coin, marketType: q.marketType, vap: new Map() }))
 
 /**
  * Declare property `prop` of this root field's result a pure function of `key` (e.g. a memo key and data

@@ -6,7 +6,7 @@ import type { IncomingHttpHeaders } from 'node:http'
 import type { Request, Response } from 'express'
 import type { Logger } from 'pino'
 
-export const REDACTED_HEADERS: readonly string[] = ['authorization', 'cookie', 'stripe-signature']
+const REDACTED_HEADERS: readonly string[] = ['authorization', 'cookie', 'stripe-signature']
 
 function redactHeaders(headers: IncomingHttpHeaders): Record<string, unknown> {
   const out: Record<string, unknown> = {}

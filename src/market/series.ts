@@ -72,12 +72,17 @@ class Grid {
       for (const byTs of m.values()) for (const ts of byTs.keys()) if (ts < before) byTs.delete(ts)
   }
 
-  /** the bars of one coin and market type in buckets [from, to), as stored (candle_1m / candle_1h rows) */
-  marketBars(coin: string, marketType: MarketType, from: number, to: number, exchange?: ExchangeId): (Bar & { exchange: ExchangeId })[] {
-    const out: (Bar & { exchange: ExchangeId })[] = []
+  /** whether buckets [from, to) are fully mirrored here (loaded, and not pruned away) */
+  covers(from: number, to: number): boolean {
+    return this.coveredFrom !== null && from >= this.coveredFrom && to >= from
+  }
+
+  /** the bars of one coin and market type in buckets [from, to), as stored (candle_1m / candle_1h rows; no volume at price) */
+  marketBars(coin: string, marketType: MarketType, from: number, to: number, exchange?: ExchangeId): MinuteBar[] {
+    const out: MinuteBar[] = []
     for (const [ts, cells] of this.bars.get(coin) ?? []) {
       if (ts < from || ts >= to) continue
-      for (const { marketType: mt, ...c } of cells.values()) if (mt === marketType && (!exchange || c.exchange === exchange)) out.push({ ts, ...c })
+      for (const c of cells.values()) if (c.marketType === marketType && (!exchange || c.exchange === exchange)) out.push({ ...c, ts, coin, vap: new Map() })
     }
     return out
   }
@@ -242,11 +247,6 @@ export class CoinSeries {
     this.hours = hours
     this.minutes = minutes
     this.version++
-  }
-
-  /** whether [from, to) of a grid is fully mirrored here (loaded, and not pruned away) */
-  covers(grid: Grid, from: number, to: number): boolean {
-    return grid.coveredFrom !== null && from >= grid.coveredFrom && to >= from
   }
 }
 

@@ -50,14 +50,12 @@ export class FragmentCache {
     return text
   }
 
+  /** the JSON written for key, written now from value if not held */
   json(key: string, value: unknown): string {
-    let text = this.entries.get(key)
-    if (text !== undefined) {
-      this.entries.delete(key)
-    } else {
-      text = JSON.stringify(snakeKeys(value))
-      if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!)
-    }
+    const held = this.peek(key)
+    if (held !== undefined) return held
+    const text = JSON.stringify(snakeKeys(value))
+    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!)
     this.entries.set(key, text)
     return text
   }
