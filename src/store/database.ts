@@ -19,8 +19,8 @@ export interface Sql {
   prepared<T = Record<string, unknown>>(name: string, text: string, params: readonly unknown[]): Promise<T[]>
   /** run statements in one transaction on one connection */
   transaction<T>(fn: (tx: Pick<Sql, 'query'>) => Promise<T>): Promise<T>
-  /** bulk-load CSV rows into a table (PGlite: COPY FROM a blob); absent where the driver has no COPY support */
-  copyCsv?(table: string, columns: readonly string[], csv: string): Promise<void>
+  /** bulk-load rows in PostgreSQL's binary COPY format (CopyBinaryWriter) into a table (PGlite: COPY FROM a blob); absent where the driver has no COPY support */
+  copyBinary?(table: string, columns: readonly string[], data: Uint8Array<ArrayBuffer>): Promise<void>
 }
 
 export interface Database {
@@ -49,8 +49,8 @@ async function openPglite(dir: string | null): Promise<Database> {
     query: async <T>(text: string, params?: unknown[]) => (await pg.query<T>(text, params)).rows,
     prepared: pglitePrepared(pg),
     transaction: (fn) => pg.transaction((tx) => fn({ query: async <T>(text: string, params?: unknown[]) => (await tx.query<T>(text, params)).rows })),
-    async copyCsv(table, columns, csv) {
-      await pg.query(`COPY ${table} (${columns.join(', ')}) FROM '/dev/blob' WITH (FORMAT csv)`, [], { blob: new Blob([csv]) })
+    async copyBinary(table, columns, data) {
+      await pg.query(`COPY ${table} (${columns.join(', ')}) FROM '/dev/blob' WITH (FORMAT binary)`, [], { blob: new Blob([data]) })
     },
   }
   return {

@@ -5,26 +5,29 @@ import { HOUR_MS, floorTo, type MarketKey, type MinuteBar } from '../bars.js'
 import type { ExchangeId, MarketType } from '../events.js'
 import { decodeVap, encodeVap } from '../volume-at-price.js'
 import { foldBars } from '../aggregate/rollup.js'
+import { CopyBinaryWriter } from '../../store/copy-binary.js'
 
 export type CandleTable = 'candle_1m' | 'candle_1h'
 
 const COLUMNS = 'exchange, coin, market_type, ts, open, high, low, close, volume, buy_volume, sell_volume, quote_volume, trades, vap'
 
-const csvText = (s: string) => `"${s.replace(/"/g, '""')}"`
-
-/** COPY rows that cannot exist yet (new history): about twice as fast as the upsert on the embedded store */
+/**
+ * COPY rows that cannot exist yet (new history), in the binary format: about 4× faster than the upsert on the
+ * embedded store, and 2× faster than a CSV COPY (no text floats to format here and parse in the server)
+ */
 async function copyBars(sql: Sql, table: CandleTable, bars: readonly MinuteBar[]): Promise<void> {
-  const lines = new Array<string>(bars.length)
-  for (let i = 0; i < bars.length; i++) {
-    const b = bars[i]!
-    lines[i] = `${csvText(b.exchange)},${csvText(b.coin)},${b.marketType},${b.ts},${b.open},${b.high},${b.low},${b.close},${b.volume},${b.buyVolume},${b.sellVolume},${b.quoteVolume},${b.trades},\\x${Buffer.from(encodeVap(b.vap)).toString('hex')}`
+  const w = new CopyBinaryWriter(bars.length * 256)
+  for (const b of bars) {
+    w.row(14).text(b.exchange).text(b.coin).text(b.marketType).int8(b.ts)
+    w.float8(b.open).float8(b.high).float8(b.low).float8(b.close).float8(b.volume).float8(b.buyVolume).float8(b.sellVolume).float8(b.quoteVolume)
+    w.int4(b.trades).bytea(encodeVap(b.vap))
   }
-  await sql.copyCsv!(table, COLUMNS.split(', '), lines.join('\n'))
+  await sql.copyBinary!(table, COLUMNS.split(', '), w.finish())
 }
 
 /** upsert bars (a later write of the same minute replaces it: re-imports are idempotent); `fresh` rows are new and may be COPYed */
-export async function writeBars(sql: Pick<Sql, 'query'> & Partial<Pick<Sql, 'copyCsv'>>, table: CandleTable, bars: readonly MinuteBar[], opts: { fresh?: boolean; chunk?: number } = {}): Promise<void> {
-  if (opts.fresh && sql.copyCsv && bars.length) return copyBars(sql as Sql, table, bars)
+export async function writeBars(sql: Pick<Sql, 'query'> & Partial<Pick<Sql, 'copyBinary'>>, table: CandleTable, bars: readonly MinuteBar[], opts: { fresh?: boolean; chunk?: number } = {}): Promise<void> {
+  if (opts.fresh && sql.copyBinary && bars.length) return copyBars(sql as Sql, table, bars)
   const chunk = opts.chunk ?? 20_000
   for (let i = 0; i < bars.length; i += chunk) {
     const part = bars.slice(i, i + chunk)
@@ -105,7 +108,7 @@ export type HourCache = Map<string, Map<number, MinuteBar>>
  * so the rollups are folded from the bars in hand instead of being read back.
  */
 export async function writeMinuteBars(
-  sql: Pick<Sql, 'query'> & Partial<Pick<Sql, 'copyCsv'>>,
+  sql: Pick<Sql, 'query'> & Partial<Pick<Sql, 'copyBinary'>>,
   bars: readonly MinuteBar[],
   opts: { fresh?: boolean; hourCache?: HourCache } = {},
 ): Promise<MinuteBar[]> {
