@@ -1,12 +1,13 @@
 // History backfill from a deterministic source (the simulator): newest day first, so a fresh start has
 // recent data within seconds while older days fill in behind. Each day goes through its own ingest
 // pipeline (its own aggregator: history never interleaves with live trades) and is recorded in
-// backfill_day once complete, so a restart only fills what is missing.
+// backfill_day once written through to the day's end, so a restart only fills what is missing.
 import type { Logger } from 'pino'
 import type { Database } from '../store/database.js'
 import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from './bars.js'
 import type { EventSink } from './events.js'
 import { Ingest } from './ingest.js'
+import { storedMinuteRanges } from './store/candles.js'
 import type { MarketState } from './state.js'
 
 export interface HistorySource {
@@ -32,18 +33,24 @@ export async function planBackfill(db: Database, source: string, now: number, da
   const end = floorTo(now, MINUTE_MS)
   const start = end - Math.round(days * DAY_MS)
   if (!(end > start)) return []
-  const done = new Set(
-    (await db.sql.query<{ day: number | string }>('SELECT day FROM backfill_day WHERE source = $1 AND day >= $2', [source, floorTo(start, DAY_MS)])).map((r) => Number(r.day)),
-  )
-  const [bounds] = await db.sql.query<{ lo: number | string | null; hi: number | string | null }>('SELECT min(ts) AS lo, max(ts) AS hi FROM candle_1m')
-  const lo = bounds?.lo == null ? null : Number(bounds.lo)
-  const hi = bounds?.hi == null ? null : Number(bounds.hi)
+  // per UTC day, the earliest ms from which this source has written through to the day's end (the day start for a
+  // whole day; later for the oldest day of an earlier window, which begins mid-day)
+  const doneFrom = new Map<number, number>()
+  for (const r of await db.sql.query<{ day: number | string }>('SELECT day FROM backfill_day WHERE source = $1 AND day >= $2', [source, floorTo(start, DAY_MS)])) {
+    const from = Number(r.day)
+    const day = floorTo(from, DAY_MS)
+    doneFrom.set(day, Math.min(from, doneFrom.get(day) ?? from))
+  }
+  const ranges = [...(await storedMinuteRanges(db.sql)).values()]
+  const lo = ranges.length ? Math.min(...ranges.map((r) => r.first)) : null
+  const hi = ranges.length ? Math.max(...ranges.map((r) => r.last)) : null
   const chunks: BackfillChunk[] = []
   for (let to = end; to > start; ) {
     const dayStart = floorTo(to - 1, DAY_MS)
     const from = Math.max(dayStart, start)
     const wholeDay = from === dayStart && to === dayStart + DAY_MS
-    if (!(wholeDay && done.has(dayStart))) {
+    const written = to === dayStart + DAY_MS && (doneFrom.get(dayStart) ?? Infinity) <= from
+    if (!written) {
       const overlaps = lo !== null && hi !== null && from <= hi && to > lo
       chunks.push({ from, to, wholeDay, fresh: !overlaps, resume: hi !== null && to > floorTo(hi, DAY_MS) })
     }
@@ -89,8 +96,10 @@ export async function runBackfill(opts: {
       // of promise continuations and starve the HTTP server (and the live feed) until it ended
       await new Promise((r) => setImmediate(r))
     }
-    // a day cut short by a shutdown is not complete: the next start redoes it
-    if (c.wholeDay && from >= c.to)
+    // a chunk that reaches its day's end is recorded with where it began (a later window starts later, so the
+    // oldest, partial day of this one is not redone on every restart); today's chunk and one cut short by a
+    // shutdown are not recorded: the next start redoes them
+    if (c.to === floorTo(c.from, DAY_MS) + DAY_MS && from >= c.to)
       await opts.db.sql.query('INSERT INTO backfill_day (source, day) VALUES ($1, $2) ON CONFLICT DO NOTHING', [opts.sourceName, c.from])
     bars += ingest.stats.barsWritten
     opts.onProgress?.({ chunk: i + 1, chunks: chunks.length, from: c.from, to: c.to, bars })

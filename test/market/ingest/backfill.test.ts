@@ -31,7 +31,7 @@ describe('backfill', () => {
     expect(first.chunks).toBe(3)
     expect(progress).toEqual([1, 2, 3])
     const [{ n }] = (await t.services.db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM backfill_day WHERE source = 'sim'`)) as [{ n: number }]
-    expect(n).toBe(1)
+    expect(n).toBe(2) // the whole day, and the oldest (partial) day written through to its end; not today
     // BTC perp on binance trades every minute in the simulator: the whole window is there, once
     const rows = await t.services.db.sql.query<{ ts: number }>(`SELECT ts FROM candle_1m WHERE exchange = 'binance' AND coin = 'BTC' AND market_type = 'perp' ORDER BY ts`)
     const start = NOW - (NOW % MINUTE_MS) - 1.2 * DAY_MS
@@ -45,10 +45,19 @@ describe('backfill', () => {
     )
     expect(h!.v1).toBeCloseTo(h!.v2, 6)
 
+    // only today is redone
     const again = await planBackfill(t.services.db, 'sim', NOW, 1.2)
-    expect(again.length).toBe(2) // the completed whole day is skipped
-    expect(again.every((c) => !c.wholeDay)).toBe(true)
+    expect(again.map((c) => [c.from, c.to])).toEqual([[NOW - (NOW % DAY_MS), NOW - (NOW % MINUTE_MS)]])
     expect(again[0]!.resume).toBe(true) // today's chunk reaches into stored data: only newer minutes are added
-    expect(again.every((c) => !c.fresh)).toBe(true)
+    expect(again[0]!.fresh).toBe(false)
+    // a restart an hour later: the window starts later inside the same oldest day, which stays skipped
+    expect((await planBackfill(t.services.db, 'sim', NOW + HOUR_MS, 1.2)).map((c) => c.wholeDay || c.from >= NOW - (NOW % DAY_MS))).toEqual([true])
+    // a longer window reaches further back into that day: its earlier part is planned (not fresh: it overlaps)
+    const longer = await planBackfill(t.services.db, 'sim', NOW, 1.5)
+    const oldestDay = NOW - (NOW % DAY_MS) - DAY_MS - DAY_MS
+    expect(longer.map((c) => [c.from, c.to, c.fresh])).toEqual([
+      [NOW - (NOW % DAY_MS), NOW - (NOW % MINUTE_MS), false],
+      [NOW - (NOW % MINUTE_MS) - 1.5 * DAY_MS, oldestDay + DAY_MS, false],
+    ])
   })
 })

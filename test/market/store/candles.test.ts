@@ -2,7 +2,7 @@
 // Both paths must store the same rows, volume at price included, and the same hourly rollups.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { HOUR_MS, MINUTE_MS, type MinuteBar } from '../../../src/market/bars.js'
-import { readCandles, writeMinuteBars } from '../../../src/market/store/candles.js'
+import { readCandles, storedMinuteRanges, writeMinuteBars } from '../../../src/market/store/candles.js'
 import { vapAdd, type Vap } from '../../../src/market/volume-at-price.js'
 import { openDatabase, type Database } from '../../../src/store/database.js'
 
@@ -65,5 +65,25 @@ describe('writeMinuteBars', () => {
     const before = await stored()
     await expect(writeMinuteBars(db.sql, bars().slice(0, 5), { fresh: true })).rejects.toThrow(/duplicate key/)
     expect(await stored()).toEqual(before)
+  })
+
+  it("finds each market's first and last stored minute by walking the key, as a full GROUP BY would", async () => {
+    await db.sql.query('TRUNCATE candle_1m, candle_1h')
+    expect(await storedMinuteRanges(db.sql)).toEqual(new Map())
+    const input = bars()
+    // markets whose keys sort next to each other and share prefixes, a spot market, a single-row market
+    const extra: MinuteBar[] = [
+      { ...input[0]!, exchange: 'binance', coin: 'BTCDOM', ts: T0 - 90 * MINUTE_MS },
+      { ...input[0]!, exchange: 'binance', coin: 'BTC', marketType: 'spot', ts: T0 + 3 * MINUTE_MS },
+      { ...input[0]!, exchange: 'binance', coin: 'BTC', marketType: 'spot', ts: T0 + 2 * HOUR_MS },
+    ]
+    await writeMinuteBars(db.sql, [...input, ...extra])
+    const grouped = await db.sql.query<{ k: string; first: string | number; last: string | number }>(
+      `SELECT exchange || ':' || coin || ':' || market_type AS k, min(ts) AS first, max(ts) AS last FROM candle_1m GROUP BY 1`,
+    )
+    const ranges = await storedMinuteRanges(db.sql)
+    expect(ranges.size).toBe(5)
+    expect(ranges).toEqual(new Map(grouped.map((r) => [r.k, { first: Number(r.first), last: Number(r.last) }])))
+    expect(ranges.get('binance:BTCDOM:perp')).toEqual({ first: T0 - 90 * MINUTE_MS, last: T0 - 90 * MINUTE_MS })
   })
 })
