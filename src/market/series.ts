@@ -3,13 +3,11 @@
 // replaces the cells with the rows it just wrote (hour rollups included) — so models that scan weeks of
 // history (divergence, regime, cascade, snapshot) never pull weeks of rows from the store per request.
 import type { Database } from '../store/database.js'
-import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo, type Bar, type MinuteBar } from './bars.js'
+import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo, type Bar, type MarketKey, type MinuteBar } from './bars.js'
 import type { ExchangeId, MarketType } from './events.js'
-import { rowToBar } from './store/candles.js'
 import type { MarketSample } from './store/samples.js'
 
-/** one stored bar without its bucket time, tagged with its market (read on every merge: no key parsing) */
-type BarCell = Omit<Bar, 'ts'> & { exchange: ExchangeId; marketType: MarketType }
+/** a perp sample as the series keeps it: the latest of its bucket */
 interface SampleCell {
   ts: number
   oi: number | null
@@ -39,50 +37,186 @@ export interface CoinPoint {
   funding8h: number | null
 }
 
+/**
+ * Fixed-capacity buckets of one track (a market's bars, an exchange's samples), in typed arrays: a bucket lives in
+ * slot (ts / bucketMs) mod capacity, so a newer bucket takes the slot of one `capacity` buckets older. Numbers
+ * stay unboxed (an object per cell cost ~10 heap objects: 100 MB for the default 30 days), and nothing is
+ * allocated per write.
+ */
+class Ring {
+  /** bucket open time held by each slot, NaN when empty */
+  readonly held: Float64Array
+  /** `width` values per slot */
+  readonly data: Float64Array
+
+  constructor(
+    readonly capacity: number,
+    readonly width: number,
+    readonly bucketMs: number,
+  ) {
+    this.held = new Float64Array(capacity).fill(Number.NaN)
+    this.data = new Float64Array(capacity * width)
+  }
+
+  private slot(ts: number): number {
+    const i = Math.floor(ts / this.bucketMs) % this.capacity
+    return i < 0 ? i + this.capacity : i
+  }
+
+  /** offset of bucket ts's values in data, or -1 */
+  find(ts: number): number {
+    const s = this.slot(ts)
+    return this.held[s] === ts ? s * this.width : -1
+  }
+
+  /** offset for writing bucket ts (a fresh slot is NaN-filled); -1 when its slot already holds a newer bucket */
+  claim(ts: number): number {
+    const s = this.slot(ts)
+    const held = this.held[s]!
+    if (held > ts) return -1
+    const o = s * this.width
+    if (held !== ts) {
+      this.held[s] = ts
+      this.data.fill(Number.NaN, o, o + this.width)
+    }
+    return o
+  }
+}
+
+// bar track columns
+const OPEN = 0, HIGH = 1, LOW = 2, CLOSE = 3, VOLUME = 4, BUY = 5, SELL = 6, QUOTE = 7, TRADES = 8, BAR_WIDTH = 9
+// sample track columns (NaN = null)
+const S_TS = 0, S_OI = 1, S_MARK = 2, S_RATE = 3, S_INTERVAL = 4, SAMPLE_WIDTH = 5
+
+interface BarTrack {
+  exchange: ExchangeId
+  marketType: MarketType
+  ring: Ring
+}
+interface SampleTrack {
+  exchange: ExchangeId
+  ring: Ring
+}
+
+const orNull = (v: number): number | null => (Number.isNaN(v) ? null : v)
+const orNaN = (v: number | null | undefined): number => (v == null ? Number.NaN : v)
+
 class Grid {
-  /** coin → bucket ts → market ("exchange:marketType") → bar */
-  readonly bars = new Map<string, Map<number, Map<string, BarCell>>>()
-  /** coin → bucket ts → exchange → latest perp sample in the bucket */
-  readonly samples = new Map<string, Map<number, Map<ExchangeId, SampleCell>>>()
+  /** coin → its markets' bar tracks, ordered by exchange then market type */
+  private readonly bars = new Map<string, BarTrack[]>()
+  /** coin → its exchanges' perp sample tracks (the latest sample of each bucket) */
+  private readonly samples = new Map<string, SampleTrack[]>()
+  /** the newest bucket written: a ring holds at most `capacity` buckets back from here */
+  private newest = Number.NEGATIVE_INFINITY
+  /** buckets before this were pruned */
+  private floor = Number.NEGATIVE_INFINITY
 
   /** buckets from here on mirror the store (null until loaded) */
   coveredFrom: number | null = null
 
-  constructor(readonly bucketMs: number) {}
+  constructor(
+    readonly bucketMs: number,
+    /** buckets kept per track: the retention plus some slack */
+    readonly capacity: number,
+  ) {}
 
-  setBar(b: MinuteBar): void {
+  private barTrack(coin: string, exchange: ExchangeId, marketType: MarketType): BarTrack {
+    let tracks = this.bars.get(coin)
+    if (!tracks) this.bars.set(coin, (tracks = []))
+    let t = tracks.find((x) => x.exchange === exchange && x.marketType === marketType)
+    if (!t) {
+      tracks.push((t = { exchange, marketType, ring: new Ring(this.capacity, BAR_WIDTH, this.bucketMs) }))
+      tracks.sort((a, b) => (a.exchange < b.exchange ? -1 : a.exchange > b.exchange ? 1 : a.marketType < b.marketType ? -1 : a.marketType > b.marketType ? 1 : 0))
+    }
+    return t
+  }
+
+  private sampleTrack(coin: string, exchange: ExchangeId): SampleTrack {
+    let tracks = this.samples.get(coin)
+    if (!tracks) this.samples.set(coin, (tracks = []))
+    let t = tracks.find((x) => x.exchange === exchange)
+    if (!t) tracks.push((t = { exchange, ring: new Ring(this.capacity, SAMPLE_WIDTH, this.bucketMs) }))
+    return t
+  }
+
+  private touch(ts: number): void {
+    if (ts > this.newest) this.newest = ts
+  }
+
+  setBar(b: Bar & MarketKey): void {
     const ts = floorTo(b.ts, this.bucketMs)
-    at(at(this.bars, b.coin, () => new Map()), ts, () => new Map()).set(`${b.exchange}:${b.marketType}`, {
-      open: b.open, high: b.high, low: b.low, close: b.close, volume: b.volume, buyVolume: b.buyVolume, sellVolume: b.sellVolume, quoteVolume: b.quoteVolume, trades: b.trades,
-      exchange: b.exchange, marketType: b.marketType,
-    })
+    const { ring } = this.barTrack(b.coin, b.exchange, b.marketType)
+    const o = ring.claim(ts)
+    if (o < 0) return
+    const d = ring.data
+    this.touch(ts)
+    d[o + OPEN] = b.open
+    d[o + HIGH] = b.high
+    d[o + LOW] = b.low
+    d[o + CLOSE] = b.close
+    d[o + VOLUME] = b.volume
+    d[o + BUY] = b.buyVolume
+    d[o + SELL] = b.sellVolume
+    d[o + QUOTE] = b.quoteVolume
+    d[o + TRADES] = b.trades
   }
 
   setSample(s: MarketSample): void {
     if (s.marketType !== 'perp') return
-    const cells = at(at(this.samples, s.coin, () => new Map()), floorTo(s.ts, this.bucketMs), () => new Map())
-    const prev = cells.get(s.exchange)
-    if (prev && prev.ts > s.ts) return
-    cells.set(s.exchange, { ts: s.ts, oi: s.openInterest ?? prev?.oi ?? null, mark: s.markPrice ?? prev?.mark ?? null, rate: s.fundingRate, interval: s.fundingIntervalHours })
+    const ts = floorTo(s.ts, this.bucketMs)
+    const { ring } = this.sampleTrack(s.coin, s.exchange)
+    const had = ring.find(ts)
+    if (had >= 0 && ring.data[had + S_TS]! > s.ts) return
+    const o = ring.claim(ts)
+    if (o < 0) return
+    this.touch(ts)
+    const d = ring.data
+    // OI and mark arrive on their own schedules: a sample without one keeps the bucket's earlier value
+    d[o + S_OI] = s.openInterest ?? d[o + S_OI]!
+    d[o + S_MARK] = s.markPrice ?? d[o + S_MARK]!
+    d[o + S_TS] = s.ts
+    d[o + S_RATE] = orNaN(s.fundingRate)
+    d[o + S_INTERVAL] = orNaN(s.fundingIntervalHours)
   }
 
   prune(before: number): void {
     if (this.coveredFrom !== null && this.coveredFrom < before) this.coveredFrom = floorTo(before + this.bucketMs - 1, this.bucketMs)
-    for (const m of [this.bars, this.samples] as Map<string, Map<number, unknown>>[])
-      for (const byTs of m.values()) for (const ts of byTs.keys()) if (ts < before) byTs.delete(ts)
+    if (before > this.floor) this.floor = before
   }
 
-  /** whether buckets [from, to) are fully mirrored here (loaded, and not pruned away) */
+  /** the oldest bucket a lookup may still find */
+  private oldest(): number {
+    return Math.max(this.floor, this.newest - (this.capacity - 1) * this.bucketMs)
+  }
+
+  /** buckets [lo, hi) worth visiting for a window [from, to) */
+  private span(from: number, to: number): [number, number] {
+    const lo = Math.max(Math.ceil(from / this.bucketMs) * this.bucketMs, Math.ceil(this.oldest() / this.bucketMs) * this.bucketMs)
+    return [lo, Math.min(to, this.newest + this.bucketMs)]
+  }
+
+  /** whether buckets [from, to) are fully mirrored here (loaded, not pruned, and still held by the rings) */
   covers(from: number, to: number): boolean {
-    return this.coveredFrom !== null && from >= this.coveredFrom && to >= from
+    return this.coveredFrom !== null && from >= this.coveredFrom && from >= this.oldest() && to >= from
   }
 
-  /** the bars of one coin and market type in buckets [from, to), as stored (candle_1m / candle_1h rows; no volume at price) */
+  /** the bars of one coin and market type in buckets [from, to), as stored (candle_1m / candle_1h rows; no volume at price), by exchange then time */
   marketBars(coin: string, marketType: MarketType, from: number, to: number, exchange?: ExchangeId): MinuteBar[] {
     const out: MinuteBar[] = []
-    for (const [ts, cells] of this.bars.get(coin) ?? []) {
-      if (ts < from || ts >= to) continue
-      for (const c of cells.values()) if (c.marketType === marketType && (!exchange || c.exchange === exchange)) out.push({ ...c, ts, coin, vap: new Map() })
+    const [lo, hi] = this.span(from, to)
+    for (const t of this.bars.get(coin) ?? []) {
+      if (t.marketType !== marketType || (exchange && t.exchange !== exchange)) continue
+      const { ring } = t
+      const d = ring.data
+      for (let ts = lo; ts < hi; ts += this.bucketMs) {
+        const o = ring.find(ts)
+        if (o < 0) continue
+        out.push({
+          exchange: t.exchange, coin, marketType, ts,
+          open: d[o + OPEN]!, high: d[o + HIGH]!, low: d[o + LOW]!, close: d[o + CLOSE]!, volume: d[o + VOLUME]!,
+          buyVolume: d[o + BUY]!, sellVolume: d[o + SELL]!, quoteVolume: d[o + QUOTE]!, trades: d[o + TRADES]!, vap: new Map(),
+        })
+      }
     }
     return out
   }
@@ -90,70 +224,92 @@ class Grid {
   /** per-exchange perp closes in [from, to): one row per market and bucket, at the bucket's last ms */
   perpCloses(coin: string, from: number, to: number): { exchange: ExchangeId; ts: number; price: number }[] {
     const out: { exchange: ExchangeId; ts: number; price: number }[] = []
-    for (const [ts, cells] of this.bars.get(coin) ?? []) {
-      if (ts < from || ts >= to) continue
-      for (const c of cells.values()) if (c.marketType === 'perp') out.push({ exchange: c.exchange, ts: ts + this.bucketMs - 1, price: c.close })
+    const [lo, hi] = this.span(from, to)
+    for (const t of this.bars.get(coin) ?? []) {
+      if (t.marketType !== 'perp') continue
+      for (let ts = lo; ts < hi; ts += this.bucketMs) {
+        const o = t.ring.find(ts)
+        if (o >= 0) out.push({ exchange: t.exchange, ts: ts + this.bucketMs - 1, price: t.ring.data[o + CLOSE]! })
+      }
     }
     return out
+  }
+
+  private sampleAt(ring: Ring, ts: number): SampleCell | null {
+    const o = ts >= this.floor ? ring.find(ts) : -1
+    if (o < 0) return null
+    const d = ring.data
+    return { ts: d[o + S_TS]!, oi: orNull(d[o + S_OI]!), mark: orNull(d[o + S_MARK]!), rate: orNull(d[o + S_RATE]!), interval: orNull(d[o + S_INTERVAL]!) }
   }
 
   /** per-exchange perp samples (the latest of each bucket) in [from, to) */
   perpSamples(coin: string, from: number, to: number): (SampleCell & { exchange: ExchangeId })[] {
     const out: (SampleCell & { exchange: ExchangeId })[] = []
-    for (const [ts, cells] of this.samples.get(coin) ?? []) {
-      if (ts < from || ts >= to) continue
-      for (const [exchange, c] of cells) out.push({ ...c, exchange })
-    }
+    const [lo, hi] = this.span(from, to)
+    for (const t of this.samples.get(coin) ?? [])
+      for (let ts = lo; ts < hi; ts += this.bucketMs) {
+        const c = this.sampleAt(t.ring, ts)
+        if (c) out.push({ ...c, exchange: t.exchange })
+      }
     return out
   }
 
   points(coin: string, from: number, to: number, exchange?: ExchangeId): CoinPoint[] {
-    const bars = this.bars.get(coin)
-    const samples = this.samples.get(coin)
+    const bars = this.bars.get(coin) ?? []
+    const samples = (this.samples.get(coin) ?? []).filter((t) => !exchange || t.exchange === exchange)
     const out: CoinPoint[] = []
     const carried = new Map<ExchangeId, { cell: SampleCell; age: number }>()
     const start = floorTo(from, this.bucketMs)
+    const oldest = this.oldest()
+    const end = Math.min(to, this.newest + this.bucketMs)
     // carry samples from just before the window
     for (let ts = start - 2 * this.bucketMs; ts < start; ts += this.bucketMs)
-      for (const [e, cell] of samples?.get(ts) ?? []) if (!exchange || e === exchange) carried.set(e, { cell, age: 0 })
-    for (let ts = start; ts < to; ts += this.bucketMs) {
+      for (const t of samples) {
+        const cell = ts >= oldest ? this.sampleAt(t.ring, ts) : null
+        if (cell) carried.set(t.exchange, { cell, age: 0 })
+      }
+    for (let ts = Math.max(start, floorTo(oldest, this.bucketMs)); ts < end; ts += this.bucketMs) {
       for (const [e, c] of carried) if (++c.age > 2) carried.delete(e)
-      for (const [e, cell] of samples?.get(ts) ?? []) if (!exchange || e === exchange) carried.set(e, { cell, age: 0 })
-      const cells = bars?.get(ts)
-      if (!cells && carried.size === 0) continue
-      out.push(mergePoint(ts, cells, carried, exchange))
+      for (const t of samples) {
+        const cell = ts >= oldest ? this.sampleAt(t.ring, ts) : null
+        if (cell) carried.set(t.exchange, { cell, age: 0 })
+      }
+      const point = ts >= oldest ? mergePoint(ts, bars, carried, exchange) : null
+      if (point) out.push(point)
     }
     return out
   }
 }
 
-function at<K, V>(m: Map<K, V>, k: K, make: () => V): V {
-  let v = m.get(k)
-  if (v === undefined) m.set(k, (v = make()))
-  return v
-}
-
-function mergePoint(ts: number, cells: Map<string, BarCell> | undefined, samples: Map<ExchangeId, { cell: SampleCell }>, exchange?: ExchangeId): CoinPoint {
-  let vol = 0, quote = 0, buy = 0, sell = 0, wClose = 0, sumClose = 0, nClose = 0
+/** the bucket's point (of one exchange's markets, if given), or null when no market of the coin traded and no sample is carried */
+function mergePoint(ts: number, tracks: readonly BarTrack[], samples: Map<ExchangeId, { cell: SampleCell }>, exchange?: ExchangeId): CoinPoint | null {
+  let vol = 0, quote = 0, buy = 0, sell = 0, wClose = 0, sumClose = 0, nClose = 0, cells = 0
   let high = -Infinity, low = Infinity
   let spotBuy: number | null = null, spotSell: number | null = null
-  for (const c of cells?.values() ?? []) {
-    if (exchange && c.exchange !== exchange) continue
-    if (c.marketType === 'spot') {
-      spotBuy = (spotBuy ?? 0) + c.buyVolume
-      spotSell = (spotSell ?? 0) + c.sellVolume
+  for (const t of tracks) {
+    const o = t.ring.find(ts)
+    if (o < 0) continue
+    cells++
+    if (exchange && t.exchange !== exchange) continue
+    const d = t.ring.data
+    if (t.marketType === 'spot') {
+      spotBuy = (spotBuy ?? 0) + d[o + BUY]!
+      spotSell = (spotSell ?? 0) + d[o + SELL]!
       continue
     }
-    vol += c.volume
-    quote += c.quoteVolume
-    buy += c.buyVolume
-    sell += c.sellVolume
-    wClose += c.close * c.volume
-    sumClose += c.close
+    const v = d[o + VOLUME]!
+    const c = d[o + CLOSE]!
+    vol += v
+    quote += d[o + QUOTE]!
+    buy += d[o + BUY]!
+    sell += d[o + SELL]!
+    wClose += c * v
+    sumClose += c
     nClose++
-    if (c.high > high) high = c.high
-    if (c.low < low) low = c.low
+    if (d[o + HIGH]! > high) high = d[o + HIGH]!
+    if (d[o + LOW]! < low) low = d[o + LOW]!
   }
+  if (cells === 0 && samples.size === 0) return null
   let oi = 0, nOi = 0, wRate = 0, wOi = 0
   for (const { cell } of samples.values()) {
     if (cell.oi != null) {
@@ -183,15 +339,25 @@ function mergePoint(ts: number, cells: Map<string, BarCell> | undefined, samples
 }
 
 export class CoinSeries {
-  hours = new Grid(HOUR_MS)
-  minutes = new Grid(MINUTE_MS)
+  hours: Grid
+  minutes: Grid
   /** bumped on every change, for caches of results computed from the series */
   version = 0
 
   constructor(
     readonly retentionMs = 31 * DAY_MS,
     readonly minuteRetentionMs = DAY_MS + 2 * HOUR_MS,
-  ) {}
+  ) {
+    this.hours = this.grid(HOUR_MS)
+    this.minutes = this.grid(MINUTE_MS)
+  }
+
+  /** a grid whose rings hold the retention plus slack: a day of hours, two hours of minutes */
+  private grid(bucketMs: number): Grid {
+    return bucketMs === HOUR_MS
+      ? new Grid(HOUR_MS, Math.ceil(this.retentionMs / HOUR_MS) + 24 + 1)
+      : new Grid(MINUTE_MS, Math.ceil(this.minuteRetentionMs / MINUTE_MS) + 120 + 1)
+  }
 
   /** rows just written to the store: minute bars, their hourly rollups, samples */
   apply(written: { minuteBars?: readonly MinuteBar[]; hourBars?: readonly MinuteBar[]; samples?: readonly MarketSample[] }, now: number): void {
@@ -226,10 +392,10 @@ export class CoinSeries {
     const cols = 'exchange, coin, market_type, ts, open, high, low, close, volume, buy_volume, sell_volume, quote_volume, trades'
     const sampleCols = 'exchange, coin, ts, open_interest, mark_price, funding_rate, funding_interval_hours'
     const end = now + HOUR_MS
-    const hours = new Grid(HOUR_MS)
-    const minutes = new Grid(MINUTE_MS)
+    const hours = this.grid(HOUR_MS)
+    const minutes = this.grid(MINUTE_MS)
     for (let t = from; t < end; t += 2 * DAY_MS) {
-      for (const r of await q<Parameters<typeof rowToBar>[0]>(`SELECT ${cols} FROM candle_1h WHERE ts >= $1 AND ts < $2`, [t, t + 2 * DAY_MS])) hours.setBar(rowToBar(r, false))
+      for (const r of await q<BarRow>(`SELECT ${cols} FROM candle_1h WHERE ts >= $1 AND ts < $2`, [t, t + 2 * DAY_MS])) hours.setBar(rowBar(r))
       const samples = await q<SampleRow>(
         `SELECT DISTINCT ON (exchange, coin, ts / ${HOUR_MS}) ${sampleCols}
          FROM market_sample WHERE market_type = 'perp' AND ts >= $1 AND ts < $2 ORDER BY exchange, coin, ts / ${HOUR_MS}, ts DESC`,
@@ -238,7 +404,7 @@ export class CoinSeries {
       for (const r of samples) hours.setSample(toSample(r))
     }
     for (let t = mFrom; t < end; t += 2 * HOUR_MS) {
-      for (const r of await q<Parameters<typeof rowToBar>[0]>(`SELECT ${cols} FROM candle_1m WHERE ts >= $1 AND ts < $2`, [t, t + 2 * HOUR_MS])) minutes.setBar(rowToBar(r, false))
+      for (const r of await q<BarRow>(`SELECT ${cols} FROM candle_1m WHERE ts >= $1 AND ts < $2`, [t, t + 2 * HOUR_MS])) minutes.setBar(rowBar(r))
       for (const r of await q<SampleRow>(`SELECT ${sampleCols} FROM market_sample WHERE market_type = 'perp' AND ts >= $1 AND ts < $2`, [t, t + 2 * HOUR_MS]))
         minutes.setSample(toSample(r))
     }
@@ -249,6 +415,27 @@ export class CoinSeries {
     this.version++
   }
 }
+
+interface BarRow {
+  exchange: string
+  coin: string
+  market_type: string
+  ts: number | string
+  open: number
+  high: number
+  low: number
+  close: number
+  volume: number
+  buy_volume: number
+  sell_volume: number
+  quote_volume: number
+  trades: number
+}
+
+const rowBar = (r: BarRow): Bar & MarketKey => ({
+  exchange: r.exchange as ExchangeId, coin: r.coin, marketType: r.market_type as MarketType, ts: Number(r.ts),
+  open: r.open, high: r.high, low: r.low, close: r.close, volume: r.volume, buyVolume: r.buy_volume, sellVolume: r.sell_volume, quoteVolume: r.quote_volume, trades: Number(r.trades),
+})
 
 interface SampleRow {
   exchange: string

@@ -1,0 +1,143 @@
+// The hot series (src/market/series.ts) against a plain reference built from the same writes: the typed-array
+// rings must answer exactly what a map of "last write per market and bucket" answers, drop what is older than
+// they hold, and forget what was pruned.
+import { describe, expect, it } from 'vitest'
+import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo, type MinuteBar } from '../../src/market/bars.js'
+import type { ExchangeId, MarketType } from '../../src/market/events.js'
+import { CoinSeries } from '../../src/market/series.js'
+import type { MarketSample } from '../../src/market/store/samples.js'
+
+const NOW = Date.UTC(2026, 5, 10, 12, 30)
+const EXCHANGES: ExchangeId[] = ['okx', 'binance', 'hyperliquid']
+
+function rng(seed: number) {
+  return () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+}
+
+function bar(r: () => number, coin: string, exchange: ExchangeId, marketType: MarketType, ts: number): MinuteBar {
+  const p = 100 + r() * 10
+  return { exchange, coin, marketType, ts, open: p, high: p * 1.01, low: p * 0.99, close: p + r(), volume: r() < 0.1 ? 0 : r() * 5, buyVolume: r(), sellVolume: r(), quoteVolume: p * r() * 5, trades: Math.floor(r() * 50), vap: new Map() }
+}
+
+function sample(r: () => number, coin: string, exchange: ExchangeId, ts: number): MarketSample {
+  return {
+    exchange, coin, marketType: 'perp', ts, indexPrice: null, lastPrice: null, nextFundingTime: null,
+    markPrice: r() < 0.3 ? null : 100 + r(), openInterest: r() < 0.3 ? null : 1000 * r(),
+    fundingRate: r() < 0.2 ? null : (r() - 0.5) / 1000, fundingIntervalHours: exchange === 'hyperliquid' ? 1 : 8,
+  }
+}
+
+/** random writes over the last `span` of buckets, in random order, with rewrites */
+function writes(seed: number, bucketMs: number, span: number) {
+  const r = rng(seed)
+  const bars: MinuteBar[] = []
+  const samples: MarketSample[] = []
+  for (let i = 0; i < 1500; i++) {
+    const coin = r() < 0.7 ? 'BTC' : 'ETH'
+    const exchange = EXCHANGES[Math.floor(r() * 3)]!
+    const ts = floorTo(NOW - Math.floor(r() * span) * bucketMs, bucketMs)
+    if (r() < 0.6) bars.push(bar(r, coin, exchange, r() < 0.8 ? 'perp' : 'spot', ts))
+    else {
+      const at = ts + Math.floor(r() * (bucketMs - 2))
+      samples.push(sample(r, coin, exchange, at))
+      // often a later one in the same bucket, sometimes without OI or mark (the bucket keeps the earlier values)
+      if (r() < 0.5) samples.push(sample(r, coin, exchange, at + 1))
+    }
+  }
+  // and out of order: an earlier sample arriving after a later one of its bucket is ignored
+  for (let i = 0; i < samples.length; i += 7) samples.push({ ...samples[i]!, ts: samples[i]!.ts - 1, openInterest: -1, markPrice: -1 })
+  return { bars, samples }
+}
+
+/** the reference: last write per market and bucket; per exchange and bucket, the latest sample, earlier OI/mark kept */
+function reference(bars: MinuteBar[], samples: MarketSample[], bucketMs: number) {
+  const b = new Map<string, MinuteBar>()
+  for (const x of bars) b.set(`${x.coin}|${x.exchange}|${x.marketType}|${floorTo(x.ts, bucketMs)}`, { ...x, ts: floorTo(x.ts, bucketMs) })
+  const s = new Map<string, { exchange: ExchangeId; coin: string; ts: number; oi: number | null; mark: number | null; rate: number | null; interval: number | null }>()
+  for (const x of samples) {
+    const k = `${x.coin}|${x.exchange}|${floorTo(x.ts, bucketMs)}`
+    const prev = s.get(k)
+    if (prev && prev.ts > x.ts) continue
+    s.set(k, { exchange: x.exchange, coin: x.coin, ts: x.ts, oi: x.openInterest ?? prev?.oi ?? null, mark: x.markPrice ?? prev?.mark ?? null, rate: x.fundingRate, interval: x.fundingIntervalHours })
+  }
+  return { bars: [...b.values()], samples: [...s.values()] }
+}
+
+describe('CoinSeries', () => {
+  it.each([
+    ['hours', HOUR_MS, 30 * 24],
+    ['minutes', MINUTE_MS, 24 * 60],
+  ] as const)('answers what the writes say (%s)', (grid, bucketMs, span) => {
+    const series = new CoinSeries()
+    const { bars, samples } = writes(grid === 'hours' ? 1 : 2, bucketMs, span)
+    for (let i = 0; i < bars.length; i += 100) series.apply(grid === 'hours' ? { hourBars: bars.slice(i, i + 100) } : { minuteBars: bars.slice(i, i + 100) }, NOW)
+    series.apply({ samples }, NOW)
+    const g = series[grid]
+    const ref = reference(bars, samples, bucketMs)
+    const from = NOW - (span / 2) * bucketMs + 1 // unaligned: the first whole bucket after it is the first one in
+    const inWindow = (ts: number) => ts >= from && ts < NOW
+
+    for (const coin of ['BTC', 'ETH'])
+      for (const mt of ['perp', 'spot'] as const)
+        for (const ex of [undefined, 'binance'] as const) {
+          const expected = ref.bars
+            .filter((b) => b.coin === coin && b.marketType === mt && (!ex || b.exchange === ex) && inWindow(b.ts))
+            .sort((a, b) => a.exchange.localeCompare(b.exchange) || a.ts - b.ts)
+          expect(g.marketBars(coin, mt, from, NOW, ex)).toEqual(expected)
+        }
+    const byKey = <T extends { exchange: string; ts: number }>(rows: T[]) => [...rows].sort((a, b) => a.exchange.localeCompare(b.exchange) || a.ts - b.ts)
+    expect(byKey(g.perpSamples('BTC', from, NOW))).toEqual(byKey(ref.samples.filter((s) => s.coin === 'BTC' && inWindow(floorTo(s.ts, bucketMs))).map(({ coin: _c, ...s }) => s)))
+    expect(byKey(g.perpCloses('ETH', from, NOW))).toEqual(
+      byKey(ref.bars.filter((b) => b.coin === 'ETH' && b.marketType === 'perp' && inWindow(b.ts)).map((b) => ({ exchange: b.exchange, ts: b.ts + bucketMs - 1, price: b.close }))),
+    )
+
+    // merged points: perp volume, volume-weighted close and spot flow per bucket
+    const points = g.points('BTC', from, NOW)
+    for (const p of points) {
+      const cells = ref.bars.filter((b) => b.coin === 'BTC' && b.ts === p.ts)
+      const perps = cells.filter((b) => b.marketType === 'perp')
+      const vol = perps.reduce((a, b) => a + b.volume, 0)
+      expect(p.perpVolume).toBeCloseTo(vol, 9)
+      if (perps.length && vol > 0) expect(p.close).toBeCloseTo(perps.reduce((a, b) => a + b.close * b.volume, 0) / vol, 9)
+      if (!perps.length) expect(p.close).toBeNull()
+      const spots = cells.filter((b) => b.marketType === 'spot')
+      expect(p.spotBuy).toEqual(spots.length ? expect.closeTo(spots.reduce((a, b) => a + b.buyVolume, 0), 9) : null)
+    }
+    // every bucket that has a bar is a point
+    const barBuckets = new Set(ref.bars.filter((b) => b.coin === 'BTC' && b.ts >= floorTo(from, bucketMs) && b.ts < NOW).map((b) => b.ts))
+    for (const ts of barBuckets) expect(points.some((p) => p.ts === ts)).toBe(true)
+  })
+
+  it('keeps only as many buckets as it was sized for: an older write never replaces a newer bucket', () => {
+    const series = new CoinSeries(2 * DAY_MS, 2 * HOUR_MS)
+    const r = rng(3)
+    const newest = floorTo(NOW, HOUR_MS)
+    const capacity = 2 * 24 + 24 + 1
+    series.apply({ hourBars: [bar(r, 'BTC', 'okx', 'perp', newest)] }, NOW)
+    // the bucket `capacity` hours older lands in the same slot: dropped, the newer one stays
+    series.apply({ hourBars: [bar(r, 'BTC', 'okx', 'perp', newest - capacity * HOUR_MS)] }, NOW - capacity * HOUR_MS + HOUR_MS)
+    expect(series.hours.marketBars('BTC', 'perp', 0, NOW + HOUR_MS).map((b) => b.ts)).toEqual([newest])
+    // and a newer bucket replaces the one `capacity` hours before it
+    const later = newest + capacity * HOUR_MS
+    series.apply({ hourBars: [bar(r, 'BTC', 'okx', 'perp', later)] }, later)
+    expect(series.hours.marketBars('BTC', 'perp', 0, later + HOUR_MS).map((b) => b.ts)).toEqual([later])
+    expect(series.hours.points('BTC', 0, later + HOUR_MS).map((p) => p.ts)).toEqual([later])
+  })
+
+  it('forgets pruned buckets and no longer claims to cover them', () => {
+    const series = new CoinSeries(2 * DAY_MS, 2 * HOUR_MS)
+    const r = rng(4)
+    const hours = Array.from({ length: 48 }, (_, i) => bar(r, 'BTC', 'binance', 'perp', floorTo(NOW, HOUR_MS) - i * HOUR_MS))
+    series.apply({ hourBars: hours, samples: hours.map((h) => sample(r, 'BTC', 'binance', h.ts + 5)) }, NOW)
+    series.hours.coveredFrom = floorTo(NOW, HOUR_MS) - 47 * HOUR_MS
+    expect(series.hours.covers(NOW - 40 * HOUR_MS, NOW)).toBe(true)
+    series.prune(NOW + DAY_MS) // keeps buckets from NOW - 1 day on
+    const cut = NOW + DAY_MS - 2 * DAY_MS
+    expect(series.hours.covers(NOW - 40 * HOUR_MS, NOW)).toBe(false)
+    expect(series.hours.covers(Math.ceil(cut / HOUR_MS) * HOUR_MS, NOW)).toBe(true)
+    expect(series.hours.marketBars('BTC', 'perp', 0, NOW + HOUR_MS).every((b) => b.ts >= cut)).toBe(true)
+    expect(series.hours.marketBars('BTC', 'perp', 0, NOW + HOUR_MS)).toHaveLength(24)
+    expect(series.hours.perpSamples('BTC', 0, NOW + HOUR_MS).every((s) => s.ts >= cut)).toBe(true)
+    expect(series.hours.points('BTC', 0, NOW + HOUR_MS).every((p) => p.ts >= cut)).toBe(true)
+  })
+})
