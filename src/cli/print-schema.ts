@@ -1,11 +1,11 @@
 // npm run schema:print — write the GraphQL SDL to schema/schema.graphql (the committed snapshot).
 import fs from 'node:fs'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { lexicographicSortSchema, printSchema } from 'graphql'
 import { schema } from '../graphql/schema/index.js'
+import { ROOT } from '../paths.js'
 
-export const SCHEMA_FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'schema', 'schema.graphql')
+export const SCHEMA_FILE = path.join(ROOT, 'schema', 'schema.graphql')
 export const printedSchema = () => `${printSchema(lexicographicSortSchema(schema))}\n`
 
 if (import.meta.url === `file://${process.argv[1]}`) {

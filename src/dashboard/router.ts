@@ -2,10 +2,10 @@
 // uPlot's JS and CSS are served from node_modules (no CDN). The page talks to the public API only.
 import { createRequire } from 'node:module'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import express, { type Response } from 'express'
+import { ROOT } from '../paths.js'
 
-const PUBLIC_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'public')
+const PUBLIC_DIR = path.join(ROOT, 'src', 'dashboard', 'public')
 const UPLOT_DIST = path.dirname(createRequire(import.meta.url).resolve('uplot/dist/uPlot.esm.js'))
 
 /** the vendored files the page may load, by the name it asks for */

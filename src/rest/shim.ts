@@ -2,7 +2,6 @@
 // under the same credit rules (executeMetered), so REST and GraphQL cannot disagree.
 import fs from 'node:fs'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import type { Request, RequestHandler, Response } from 'express'
 import { execute, parse, validate, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql'
 import { compileQuery, isCompiledQuery } from 'graphql-jit'
@@ -14,8 +13,9 @@ import type { Services } from '../services.js'
 import { FragmentCache, sendData, sendProblem } from './envelope.js'
 import { parseParams, snakeToCamel } from './params.js'
 import { ROUTES, type AnalyticsRoute } from './routes.js'
+import { ROOT } from '../paths.js'
 
-const OPERATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'schema', 'operations', 'v1')
+const OPERATIONS_DIR = path.join(ROOT, 'schema', 'operations', 'v1')
 
 export const COST_TABLE: CostTable = {
   cost: new Map(ROUTES.map((r) => [r.field, r.cost])),

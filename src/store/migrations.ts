@@ -3,13 +3,12 @@
 // so it stays compatible with the native CLI wherever that exists.
 import fs from 'node:fs/promises'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils'
+import { ROOT } from '../paths.js'
 import { NO_FILTERS, openSchemaEngine, type MigrationsList } from './schema-engine.js'
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
-export const SCHEMA_PATH = path.join(root, 'prisma', 'schema.prisma')
-export const MIGRATIONS_DIR = path.join(root, 'prisma', 'migrations')
+export const SCHEMA_PATH = path.join(ROOT, 'prisma', 'schema.prisma')
+export const MIGRATIONS_DIR = path.join(ROOT, 'prisma', 'migrations')
 
 export async function listMigrations(migrationsDir = MIGRATIONS_DIR): Promise<MigrationsList> {
   const baseDir = path.resolve(migrationsDir)

@@ -12,7 +12,7 @@ export interface Running {
 }
 
 export async function startService(dataDir: string, env: Record<string, string> = {}): Promise<Running & { output: () => string }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const proc = spawn(process.execPath, ['scripts/start.mjs'], {
     cwd: ROOT,
     env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', BACKFILL_DAYS: '0.02', LOG_LEVEL: 'warn', RATE_LIMIT_RPS: '0', SIM_SEED: '11', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
