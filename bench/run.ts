@@ -11,7 +11,7 @@ import { DEFAULT_COINS } from '../src/market/coins.js'
 import { benchAggregator } from './aggregate-fold.js'
 import { benchCredits } from './credits-pg.js'
 import { freshSchema, postgresAvailable } from '../test/helpers/postgres.js'
-import { build } from '../scripts/build.mjs'
+import { build, NODE_FLAGS } from '../scripts/build.mjs'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
 /** run only some steps: BENCH_ONLY=fold,backfill,cheap,shim,heavy,memory,postgres,credits (default: all) */
@@ -33,7 +33,7 @@ const fmt = (n: number, d = 1) => n.toLocaleString('en-US', { maximumFractionDig
 const BUILD = build(['src', 'bench'])
 
 async function start(env: Record<string, string>): Promise<{ proc: ChildProcess; info: { port: number; key?: string; keys?: string[]; backfillMs?: number } }> {
-  const proc = spawn(process.execPath, [path.join(await BUILD, 'bench', 'server.js')], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
+  const proc = spawn(process.execPath, [...NODE_FLAGS, path.join(await BUILD, 'bench', 'server.js')], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
   return new Promise((resolve, reject) => {
     let out = ''
     proc.stdout!.on('data', (d: Buffer) => {

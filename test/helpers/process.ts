@@ -1,6 +1,7 @@
 // The service as a real process (the README's `npm start`), for tests of start-up, shutdown and restarts.
 import { spawn, type ChildProcess } from 'node:child_process'
 import path from 'node:path'
+import { NODE_FLAGS } from '../../scripts/build.mjs'
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..')
 
@@ -12,7 +13,7 @@ export interface Running {
 }
 
 export async function startService(dataDir: string, env: Record<string, string> = {}): Promise<Running & { output: () => string }> {
-  const proc = spawn(process.execPath, ['scripts/start.mjs'], {
+  const proc = spawn(process.execPath, [...NODE_FLAGS, 'scripts/start.mjs'], {
     cwd: ROOT,
     env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', BACKFILL_DAYS: '0.02', LOG_LEVEL: 'warn', RATE_LIMIT_RPS: '0', SIM_SEED: '11', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

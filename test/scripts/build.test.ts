@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { build, ROOT } from '../../scripts/build.mjs'
+import { build, NODE_FLAGS, ROOT } from '../../scripts/build.mjs'
 
 describe('scripts/build.mjs', () => {
   it('builds src/ into a content-addressed folder and reuses it while nothing changed', { timeout: 60_000 }, async () => {
@@ -18,6 +18,13 @@ describe('scripts/build.mjs', () => {
     expect(fs.readdirSync(path.join(ROOT, 'dist')).filter((d) => d.includes('.tmp-'))).toEqual([])
     // a different tree is a different build
     expect(await build(['src', 'bench'])).not.toBe(a)
+  })
+
+  it("npm start runs the build in the same process with the service's V8 flags", () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+    expect(pkg.scripts.start).toBe(`exec node ${NODE_FLAGS.join(' ')} scripts/start.mjs`)
+    // the flags are ones this node accepts
+    expect(execFileSync(process.execPath, [...NODE_FLAGS, '-e', 'console.log("ok")'], { encoding: 'utf8' }).trim()).toBe('ok')
   })
 
   it('runs as plain node and finds the project root, the operations and the migrations from dist/', { timeout: 60_000 }, async () => {
