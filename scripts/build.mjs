@@ -12,6 +12,7 @@ import * as esbuild from 'esbuild'
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const DIST = path.join(ROOT, 'dist')
 const STALE_MS = 24 * 3600_000
+let queue = Promise.resolve()
 
 /**
  * V8 heap sizing for the service process (package.json's start script passes the same flags; a test keeps them
@@ -36,7 +37,14 @@ function sources(dir) {
  * (dist/<hash>/src/main.js for src/main.ts). Files outside the tree (schema/, prisma/, src/dashboard/public) are
  * read from the project root, which the code finds by walking up to package.json (src/paths.ts).
  */
-export async function build(dirs = ['src']) {
+export function build(dirs = ['src']) {
+  // one build at a time in a process: esbuild.stop() ends the service every build in flight shares
+  const run = queue.then(() => buildNow(dirs))
+  queue = run.catch(() => {})
+  return run
+}
+
+async function buildNow(dirs) {
   const files = dirs.flatMap((d) => sources(path.join(ROOT, d))).sort()
   const hash = createHash('sha256').update(`esbuild ${esbuild.version}\n`)
   for (const f of files) hash.update(`${path.relative(ROOT, f)}\n`).update(fs.readFileSync(f)).update('\n')
@@ -58,7 +66,11 @@ export async function build(dirs = ['src']) {
   fs.utimesSync(out, new Date(now), new Date(now))
   for (const e of fs.readdirSync(DIST)) {
     const p = path.join(DIST, e)
-    if (p !== out && now - fs.statSync(p).mtimeMs > STALE_MS) fs.rmSync(p, { recursive: true, force: true })
+    try {
+      if (p !== out && now - fs.statSync(p).mtimeMs > STALE_MS) fs.rmSync(p, { recursive: true, force: true })
+    } catch {
+      // renamed or removed by another process meanwhile
+    }
   }
   return out
 }
