@@ -5,6 +5,7 @@
 import type { Database } from '../store/database.js'
 import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo, type Bar, type MarketKey, type MinuteBar } from './bars.js'
 import type { ExchangeId, MarketType } from './events.js'
+import { rowToBarValues, type CandleRow } from './store/candles.js'
 import type { MarketSample } from './store/samples.js'
 
 /** a perp sample as the series keeps it: the latest of its bucket */
@@ -395,7 +396,7 @@ export class CoinSeries {
     const hours = this.grid(HOUR_MS)
     const minutes = this.grid(MINUTE_MS)
     for (let t = from; t < end; t += 2 * DAY_MS) {
-      for (const r of await q<BarRow>(`SELECT ${cols} FROM candle_1h WHERE ts >= $1 AND ts < $2`, [t, t + 2 * DAY_MS])) hours.setBar(rowBar(r))
+      for (const r of await q<CandleRow>(`SELECT ${cols} FROM candle_1h WHERE ts >= $1 AND ts < $2`, [t, t + 2 * DAY_MS])) hours.setBar(rowToBarValues(r))
       const samples = await q<SampleRow>(
         `SELECT DISTINCT ON (exchange, coin, ts / ${HOUR_MS}) ${sampleCols}
          FROM market_sample WHERE market_type = 'perp' AND ts >= $1 AND ts < $2 ORDER BY exchange, coin, ts / ${HOUR_MS}, ts DESC`,
@@ -404,7 +405,7 @@ export class CoinSeries {
       for (const r of samples) hours.setSample(toSample(r))
     }
     for (let t = mFrom; t < end; t += 2 * HOUR_MS) {
-      for (const r of await q<BarRow>(`SELECT ${cols} FROM candle_1m WHERE ts >= $1 AND ts < $2`, [t, t + 2 * HOUR_MS])) minutes.setBar(rowBar(r))
+      for (const r of await q<CandleRow>(`SELECT ${cols} FROM candle_1m WHERE ts >= $1 AND ts < $2`, [t, t + 2 * HOUR_MS])) minutes.setBar(rowToBarValues(r))
       for (const r of await q<SampleRow>(`SELECT ${sampleCols} FROM market_sample WHERE market_type = 'perp' AND ts >= $1 AND ts < $2`, [t, t + 2 * HOUR_MS]))
         minutes.setSample(toSample(r))
     }
@@ -415,27 +416,6 @@ export class CoinSeries {
     this.version++
   }
 }
-
-interface BarRow {
-  exchange: string
-  coin: string
-  market_type: string
-  ts: number | string
-  open: number
-  high: number
-  low: number
-  close: number
-  volume: number
-  buy_volume: number
-  sell_volume: number
-  quote_volume: number
-  trades: number
-}
-
-const rowBar = (r: BarRow): Bar & MarketKey => ({
-  exchange: r.exchange as ExchangeId, coin: r.coin, marketType: r.market_type as MarketType, ts: Number(r.ts),
-  open: r.open, high: r.high, low: r.low, close: r.close, volume: r.volume, buyVolume: r.buy_volume, sellVolume: r.sell_volume, quoteVolume: r.quote_volume, trades: Number(r.trades),
-})
 
 interface SampleRow {
   exchange: string

@@ -33,16 +33,6 @@ function arrayLiteral(items: readonly unknown[]): string {
   return `{${parts.join(',')}}`
 }
 
-const concat = (parts: Uint8Array[]): Uint8Array => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
-  let at = 0
-  for (const p of parts) {
-    out.set(p, at)
-    at += p.length
-  }
-  return out
-}
-
 /** a `prepared(name, text, params)` function for one PGlite instance */
 export function pglitePrepared(pg: PGlite) {
   const s = protocol.serialize
@@ -52,11 +42,11 @@ export function pglitePrepared(pg: PGlite) {
     return pg.runExclusive(async () => {
       const prev = known.get(name)
       if (prev !== text) {
-        if (prev !== undefined) await pg.execProtocol(concat([s.close({ type: 'S', name }), s.sync()]))
-        await pg.execProtocol(concat([s.parse({ name, text, types: [] }), s.sync()]))
+        if (prev !== undefined) await pg.execProtocol(Buffer.concat([s.close({ type: 'S', name }), s.sync()]))
+        await pg.execProtocol(Buffer.concat([s.parse({ name, text, types: [] }), s.sync()]))
         known.set(name, text)
       }
-      const { messages } = await pg.execProtocol(concat([s.bind({ statement: name, values }), s.describe({ type: 'P' }), s.execute({}), s.sync()]))
+      const { messages } = await pg.execProtocol(Buffer.concat([s.bind({ statement: name, values }), s.describe({ type: 'P' }), s.execute({}), s.sync()]))
       return (pgParse.parseResults(messages, pg.parsers)[0]?.rows ?? []) as T[]
     })
   }

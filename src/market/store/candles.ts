@@ -1,7 +1,7 @@
 // candle_1m and candle_1h: bulk writes through one unnest statement (Prisma's per-row cost is too high for
 // market data), hourly rollups recomputed from the minute rows they summarize, and windowed reads.
 import type { Sql } from '../../store/database.js'
-import { HOUR_MS, floorTo, type MarketKey, type MinuteBar } from '../bars.js'
+import { HOUR_MS, floorTo, type Bar, type MarketKey, type MinuteBar } from '../bars.js'
 import type { ExchangeId, MarketType } from '../events.js'
 import { decodeVap, encodeVap } from '../volume-at-price.js'
 import { foldBars } from '../aggregate/rollup.js'
@@ -61,7 +61,7 @@ export async function writeBars(sql: Pick<Sql, 'query'> & Partial<Pick<Sql, 'cop
   }
 }
 
-interface CandleRow {
+export interface CandleRow {
   exchange: string
   coin: string
   market_type: string
@@ -78,7 +78,8 @@ interface CandleRow {
   vap?: Uint8Array
 }
 
-export function rowToBar(r: CandleRow, withVap = true): MinuteBar {
+/** a stored candle row as a bar of its market, without volume at price (the hot series keeps no VAP) */
+export function rowToBarValues(r: CandleRow): Bar & MarketKey {
   return {
     exchange: r.exchange as ExchangeId,
     coin: r.coin,
@@ -93,8 +94,13 @@ export function rowToBar(r: CandleRow, withVap = true): MinuteBar {
     sellVolume: r.sell_volume,
     quoteVolume: r.quote_volume,
     trades: Number(r.trades),
-    vap: withVap && r.vap ? decodeVap(r.vap) : new Map(),
   }
+}
+
+export function rowToBar(r: CandleRow, withVap = true): MinuteBar {
+  const bar = rowToBarValues(r) as MinuteBar
+  bar.vap = withVap && r.vap ? decodeVap(r.vap) : new Map()
+  return bar
 }
 
 const hourKey = (k: MarketKey, hour: number) => `${k.exchange}|${k.coin}|${k.marketType}|${hour}`
