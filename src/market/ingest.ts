@@ -8,7 +8,7 @@ import type { EventSink, ExchangeId, MarketEvent, MarketType, OpenInterestEvent,
 import { LiveMarket, marketId } from './live.js'
 import type { MarketState } from './state.js'
 import { lastStoredMinutes, writeMinuteBars, type HourCache } from './store/candles.js'
-import { writeBooks, writeFunding, writeSamples, type FundingRow, type MarketSample } from './store/samples.js'
+import { mergeSamples, writeBooks, writeFunding, writeSamples, type FundingRow, type MarketSample } from './store/samples.js'
 
 export interface IngestOptions {
   db: Database
@@ -36,10 +36,25 @@ export interface IngestStats {
   booksWritten: number
 }
 
-interface SlotState {
+/** what a slot row carries: the newest ticker and open-interest event applied to it (their own ts) */
+interface SlotSources {
   slot: number
-  row: MarketSample
+  tickerTs: number
+  oiTs: number
 }
+
+interface SlotState extends SlotSources {
+  row: MarketSample
+  /** slots already handed to the store, newest last (kept LATE_REWRITE_MS back) */
+  written: SlotSources[]
+}
+
+/**
+ * An event older than the open slot (a venue stamps open interest at the start of its own bucket, or a poll answers
+ * late) still brings the newest value of its kind: the slot rows written since its own time, which carry an older
+ * value, are rewritten up to this far back (older slots get only the event's own slot row).
+ */
+export const LATE_REWRITE_MS = 30 * MINUTE_MS
 
 export class Ingest implements EventSink {
   readonly aggregator: MinuteAggregator
@@ -48,6 +63,8 @@ export class Ingest implements EventSink {
   readonly stats: IngestStats = { events: 0, barsWritten: 0, samplesWritten: 0, fundingWritten: 0, booksWritten: 0 }
   private readonly slots = new Map<string, SlotState>()
   private pendingSamples: MarketSample[] = []
+  /** partial rows for slots already written: only the fields they carry are merged into the stored rows */
+  private pendingLate: MarketSample[] = []
   private pendingFunding: FundingRow[] = []
   /** bars drained from the aggregator but not yet written (the store was unreachable) */
   private pendingBars: MinuteBar[] = []
@@ -103,28 +120,56 @@ export class Ingest implements EventSink {
     }
   }
 
-  /** the latest ticker and OI values, one row per market per slot (the slot's last values win) */
+  /**
+   * The latest ticker and OI values, one row per market per slot (the slot's last values win; each slot carries the
+   * last known values forward, since ticker and OI arrive on different schedules). An event older than the open
+   * slot is kept too: when it is the newest of its kind, the open slot takes it and the already-written slots that
+   * carried an older value are rewritten (only that kind's fields, merged into the stored rows).
+   */
   private sample(e: TickerEvent | OpenInterestEvent): void {
     const id = marketId(e.exchange, e.coin, e.marketType)
     const slot = Math.floor(e.ts / this.sampleEveryMs) * this.sampleEveryMs
+    const isTicker = e.type === 'ticker'
     let s = this.slots.get(id)
     if (!s) {
-      s = { slot, row: emptySample(e, slot) }
+      s = { slot, tickerTs: -Infinity, oiTs: -Infinity, row: emptySample(e, slot), written: [] }
       this.slots.set(id, s)
     } else if (slot > s.slot) {
       this.pendingSamples.push(s.row)
-      // carry the last known values into the new slot: OI and ticker arrive on different schedules
-      s = { slot, row: { ...s.row, ts: slot } }
-      this.slots.set(id, s)
-    } else if (slot < s.slot) return // older than the open slot: the stored history already moved on
-    if (e.type === 'ticker') {
-      s.row.markPrice = e.markPrice
-      s.row.indexPrice = e.indexPrice
-      s.row.lastPrice = e.lastPrice
-      s.row.fundingRate = e.fundingRate
-      s.row.fundingIntervalHours = e.fundingIntervalHours
-      s.row.nextFundingTime = e.nextFundingTime
-    } else s.row.openInterest = e.openInterest
+      s.written.push({ slot: s.slot, tickerTs: s.tickerTs, oiTs: s.oiTs })
+      while (s.written.length && s.written[0]!.slot < slot - LATE_REWRITE_MS) s.written.shift()
+      s.slot = slot
+      s.row = { ...s.row, ts: slot }
+    } else if (slot < s.slot) {
+      if (e.ts <= (isTicker ? s.tickerTs : s.oiTs)) return // nothing newer than what the rows already carry
+      this.rewriteLate(s, e, slot)
+    }
+    if (isTicker) {
+      s.tickerTs = Math.max(s.tickerTs, e.ts)
+      setTicker(s.row, e)
+    } else {
+      s.oiTs = Math.max(s.oiTs, e.ts)
+      s.row.openInterest = e.openInterest
+    }
+  }
+
+  /** rows for the written slots from the late event's own slot on that carried an older value of its kind */
+  private rewriteLate(s: SlotState, e: TickerEvent | OpenInterestEvent, slot: number): void {
+    const isTicker = e.type === 'ticker'
+    const partial = (ts: number): MarketSample => {
+      const row = { ...emptySample(e, ts) }
+      if (isTicker) setTicker(row, e)
+      else row.openInterest = e.openInterest
+      return row
+    }
+    const held = s.written.filter((w) => w.slot >= slot)
+    if (!held.length || held[0]!.slot > slot) this.pendingLate.push(partial(slot))
+    for (const w of held) {
+      if ((isTicker ? w.tickerTs : w.oiTs) >= e.ts) continue
+      if (isTicker) w.tickerTs = e.ts
+      else w.oiTs = e.ts
+      this.pendingLate.push(partial(w.slot))
+    }
   }
 
   /** tell the aggregator time has moved on (closes quiet minutes) */
@@ -147,12 +192,17 @@ export class Ingest implements EventSink {
     const { sql } = this.opts.db
     const bars = this.pendingBars.concat(final ? this.aggregator.drainAll() : this.aggregator.drainClosed())
     this.pendingBars = []
-    const samples = this.pendingSamples
+    const samples = this.pendingSamples.concat(this.pendingLate)
     this.pendingSamples = []
+    this.pendingLate = []
     if (final) {
       for (const s of this.slots.values()) samples.push(s.row)
       this.slots.clear()
     }
+    // a slot written now and rewritten by a late event in the same batch is one row
+    const merged = mergeSamples(samples)
+    samples.length = 0
+    samples.push(...merged)
     const funding = this.pendingFunding
     this.pendingFunding = []
     const now = this.opts.market.clock()
@@ -191,6 +241,15 @@ export class Ingest implements EventSink {
     this.stats.fundingWritten += funding.length
     this.stats.booksWritten += books.length
   }
+}
+
+function setTicker(row: MarketSample, e: TickerEvent): void {
+  row.markPrice = e.markPrice
+  row.indexPrice = e.indexPrice
+  row.lastPrice = e.lastPrice
+  row.fundingRate = e.fundingRate
+  row.fundingIntervalHours = e.fundingIntervalHours
+  row.nextFundingTime = e.nextFundingTime
 }
 
 const emptySample = (e: TickerEvent | OpenInterestEvent, slot: number): MarketSample => ({

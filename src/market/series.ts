@@ -100,7 +100,6 @@ interface SampleTrack {
 }
 
 const orNull = (v: number): number | null => (Number.isNaN(v) ? null : v)
-const orNaN = (v: number | null | undefined): number => (v == null ? Number.NaN : v)
 
 class Grid {
   /** coin → its markets' bar tracks, ordered by exchange then market type */
@@ -172,12 +171,12 @@ class Grid {
     if (o < 0) return
     this.touch(ts)
     const d = ring.data
-    // OI and mark arrive on their own schedules: a sample without one keeps the bucket's earlier value
+    // OI and ticker arrive on their own schedules (and late events bring partial rows): a null keeps the bucket's value
     d[o + S_OI] = s.openInterest ?? d[o + S_OI]!
     d[o + S_MARK] = s.markPrice ?? d[o + S_MARK]!
     d[o + S_TS] = s.ts
-    d[o + S_RATE] = orNaN(s.fundingRate)
-    d[o + S_INTERVAL] = orNaN(s.fundingIntervalHours)
+    d[o + S_RATE] = s.fundingRate ?? d[o + S_RATE]!
+    d[o + S_INTERVAL] = s.fundingIntervalHours ?? d[o + S_INTERVAL]!
   }
 
   prune(before: number): void {

@@ -49,7 +49,7 @@ function writes(seed: number, bucketMs: number, span: number) {
   return { bars, samples }
 }
 
-/** the reference: last write per market and bucket; per exchange and bucket, the latest sample, earlier OI/mark kept */
+/** the reference: last write per market and bucket; per exchange and bucket, the latest sample, earlier values kept where it has none (as the store's upsert merges) */
 function reference(bars: MinuteBar[], samples: MarketSample[], bucketMs: number) {
   const b = new Map<string, MinuteBar>()
   for (const x of bars) b.set(`${x.coin}|${x.exchange}|${x.marketType}|${floorTo(x.ts, bucketMs)}`, { ...x, ts: floorTo(x.ts, bucketMs) })
@@ -58,7 +58,7 @@ function reference(bars: MinuteBar[], samples: MarketSample[], bucketMs: number)
     const k = `${x.coin}|${x.exchange}|${floorTo(x.ts, bucketMs)}`
     const prev = s.get(k)
     if (prev && prev.ts > x.ts) continue
-    s.set(k, { exchange: x.exchange, coin: x.coin, ts: x.ts, oi: x.openInterest ?? prev?.oi ?? null, mark: x.markPrice ?? prev?.mark ?? null, rate: x.fundingRate, interval: x.fundingIntervalHours })
+    s.set(k, { exchange: x.exchange, coin: x.coin, ts: x.ts, oi: x.openInterest ?? prev?.oi ?? null, mark: x.markPrice ?? prev?.mark ?? null, rate: x.fundingRate ?? prev?.rate ?? null, interval: x.fundingIntervalHours ?? prev?.interval ?? null })
   }
   return { bars: [...b.values()], samples: [...s.values()] }
 }

@@ -18,6 +18,30 @@ export interface MarketSample {
   openInterest: number | null
 }
 
+/**
+ * Rows of the same market and slot folded into one, oldest first: a later row's non-null fields win (a late
+ * event's partial row carries only the fields of its kind).
+ */
+export function mergeSamples(rows: readonly MarketSample[]): MarketSample[] {
+  const byKey = new Map<string, MarketSample>()
+  for (const r of rows) {
+    const key = `${r.exchange}:${r.coin}:${r.marketType}:${r.ts}`
+    const prev = byKey.get(key)
+    if (!prev) {
+      byKey.set(key, { ...r })
+      continue
+    }
+    for (const k of SAMPLE_FIELDS) if (r[k] !== null) (prev[k] as number | null) = r[k]
+  }
+  return [...byKey.values()]
+}
+
+const SAMPLE_FIELDS = ['markPrice', 'indexPrice', 'lastPrice', 'fundingRate', 'fundingIntervalHours', 'nextFundingTime', 'openInterest'] as const
+
+/**
+ * Upsert sample rows (one per market and slot in `rows`: see mergeSamples). A null field never erases a stored
+ * value: partial rows (late events) and a restart's first slot merge into what is there.
+ */
 export async function writeSamples(sql: Pick<Sql, 'query'>, rows: readonly MarketSample[], chunk = 20_000): Promise<void> {
   for (let i = 0; i < rows.length; i += chunk) {
     const part = rows.slice(i, i + chunk)
@@ -26,9 +50,13 @@ export async function writeSamples(sql: Pick<Sql, 'query'>, rows: readonly Marke
       `INSERT INTO market_sample (exchange, coin, market_type, ts, mark_price, index_price, last_price, funding_rate, funding_interval_hours, next_funding_time, open_interest)
        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::float8[], $6::float8[], $7::float8[], $8::float8[], $9::float8[], $10::bigint[], $11::float8[])
        ON CONFLICT (exchange, coin, market_type, ts) DO UPDATE SET
-         mark_price = EXCLUDED.mark_price, index_price = EXCLUDED.index_price, last_price = EXCLUDED.last_price,
-         funding_rate = EXCLUDED.funding_rate, funding_interval_hours = EXCLUDED.funding_interval_hours,
-         next_funding_time = EXCLUDED.next_funding_time, open_interest = EXCLUDED.open_interest`,
+         mark_price = COALESCE(EXCLUDED.mark_price, market_sample.mark_price),
+         index_price = COALESCE(EXCLUDED.index_price, market_sample.index_price),
+         last_price = COALESCE(EXCLUDED.last_price, market_sample.last_price),
+         funding_rate = COALESCE(EXCLUDED.funding_rate, market_sample.funding_rate),
+         funding_interval_hours = COALESCE(EXCLUDED.funding_interval_hours, market_sample.funding_interval_hours),
+         next_funding_time = COALESCE(EXCLUDED.next_funding_time, market_sample.next_funding_time),
+         open_interest = COALESCE(EXCLUDED.open_interest, market_sample.open_interest)`,
       [
         col((r) => r.exchange), col((r) => r.coin), col((r) => r.marketType), col((r) => r.ts),
         col((r) => r.markPrice), col((r) => r.indexPrice), col((r) => r.lastPrice), col((r) => r.fundingRate),
