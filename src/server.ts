@@ -59,11 +59,21 @@ export function createApp(services: Services, metrics: Metrics = createMetrics()
   app.use(accountRouter(services))
 
   app.get('/healthz', async (_req, res) => {
+    const b = services.market.backfill
+    const backfill = b && {
+      percent: Math.round(services.market.backfillPercent() * 10) / 10,
+      done: b.done,
+      complete_from: b.completeFrom,
+      window_from: b.windowFrom,
+      window_to: b.windowTo,
+      chunks: b.chunks,
+      chunks_done: b.chunksDone,
+    }
     try {
       await services.db.sql.query('SELECT 1')
-      res.json({ status: 'ok', store: services.db.kind })
+      res.json({ status: 'ok', store: services.db.kind, backfill })
     } catch {
-      res.status(503).json({ status: 'unavailable', store: services.db.kind })
+      res.status(503).json({ status: 'unavailable', store: services.db.kind, backfill })
     }
   })
   app.get('/metrics', async (_req, res) => {

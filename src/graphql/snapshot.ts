@@ -1,11 +1,13 @@
 // The market snapshot is expensive (every model over every coin), so it is computed once per refresh of the
-// underlying data and served from memory; a request after a refresh gets the previous result at once while
-// the new one is computed (stale-while-revalidate), and the payload says when it was computed.
+// underlying data and served from memory, saying when it was computed. A request after a refresh gets the previous
+// result at once while the new one is computed (stale-while-revalidate), but never one older than a refresh period
+// plus one tick: then it waits for the new one.
 import { buildOiChanges } from '../analytics/oi-changes.js'
 import { buildSnapshot, type Snapshot, type SnapshotCoinInput, type VenueQuote } from '../analytics/snapshot.js'
 import { buildSpread } from '../analytics/spread.js'
 import { buildWeightedFunding } from '../analytics/funding.js'
 import type { Services } from '../services.js'
+import { DATA_TICK_MS } from '../market/state.js'
 import { createMarketLoaders, loadAll } from './market-data.js'
 import { coinDivergence, coinRegime, priceChange24h, seriesHistory } from './signal-inputs.js'
 
@@ -64,12 +66,19 @@ export async function computeSnapshot(services: Services, now: number): Promise<
   return { ...buildSnapshot(inputs), computedAt: services.clock(), asOf: now, version }
 }
 
+/** the snapshot is recomputed when the data moved or when it is older than this */
+export const SNAPSHOT_REFRESH_MS = DATA_TICK_MS
+/** a cached snapshot is served only while no older than one refresh period plus one tick */
+export const SNAPSHOT_MAX_AGE_MS = SNAPSHOT_REFRESH_MS + DATA_TICK_MS
+
 export function getSnapshot(services: Services): Promise<SnapshotResult> {
   let slot = slots.get(services)
   if (!slot) slots.set(services, (slot = { current: null, pending: null }))
   const s = slot
-  const fresh = s.current && s.current.version === services.market.series.version
-  if (!fresh && !s.pending) {
+  const cur = s.current
+  const age = cur ? services.clock() - cur.computedAt : Infinity
+  const upToDate = cur !== null && cur.version === services.market.series.version && age <= SNAPSHOT_REFRESH_MS
+  if (!upToDate && !s.pending) {
     s.pending = computeSnapshot(services, services.clock()).then(
       (r) => ((s.current = r), (s.pending = null), r),
       (e: unknown) => {
@@ -80,5 +89,5 @@ export function getSnapshot(services: Services): Promise<SnapshotResult> {
     // keep the rejection of a background refresh from going unhandled
     s.pending.catch((err: unknown) => services.logger.warn({ err }, 'snapshot refresh failed'))
   }
-  return s.current ? Promise.resolve(s.current) : s.pending!
+  return cur && age <= SNAPSHOT_MAX_AGE_MS ? Promise.resolve(cur) : s.pending!
 }

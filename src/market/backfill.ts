@@ -80,6 +80,11 @@ export async function runBackfill(opts: {
   aborted?: () => boolean
 }): Promise<{ chunks: number; bars: number }> {
   const chunks = await planBackfill(opts.db, opts.sourceName, opts.now, opts.days)
+  const windowTo = floorTo(opts.now, MINUTE_MS)
+  const windowFrom = windowTo - Math.round(opts.days * DAY_MS)
+  // chunks run newest first: history is complete from the end of the newest chunk not yet written
+  const status = { source: opts.sourceName, windowFrom, windowTo, completeFrom: chunks[0]?.to ?? windowFrom, chunks: chunks.length, chunksDone: 0, done: chunks.length === 0 }
+  opts.market.backfill = status
   let bars = 0
   for (const [i, c] of chunks.entries()) {
     if (opts.aborted?.()) break
@@ -102,6 +107,11 @@ export async function runBackfill(opts: {
     if (c.to === floorTo(c.from, DAY_MS) + DAY_MS && from >= c.to)
       await opts.db.sql.query('INSERT INTO backfill_day (source, day) VALUES ($1, $2) ON CONFLICT DO NOTHING', [opts.sourceName, c.from])
     bars += ingest.stats.barsWritten
+    if (from >= c.to) {
+      status.chunksDone = i + 1
+      status.completeFrom = chunks[i + 1]?.to ?? windowFrom
+      status.done = i + 1 === chunks.length
+    }
     opts.onProgress?.({ chunk: i + 1, chunks: chunks.length, from: c.from, to: c.to, bars })
   }
   return { chunks: chunks.length, bars }

@@ -8,6 +8,7 @@ import type { MarketEvent } from './events.js'
 import { DEFAULT_COINS } from './coins.js'
 import { Ingest } from './ingest.js'
 import { MarketSimulator } from './simulator/index.js'
+import { DATA_TICK_MS } from './state.js'
 
 export interface MarketRuntime {
   ingest: Ingest
@@ -17,7 +18,7 @@ export interface MarketRuntime {
   stop(): Promise<void>
 }
 
-export const FLUSH_EVERY_MS = 2000
+export const FLUSH_EVERY_MS = DATA_TICK_MS
 
 export async function startMarketRuntime(
   services: Services,

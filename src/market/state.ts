@@ -9,6 +9,22 @@ import { LiveMarket } from './live.js'
 import { MarketReader } from './reader.js'
 import { CoinSeries } from './series.js'
 
+/** the data tick: ingest writes, the series and caches move, feed freshness is persisted this often */
+export const DATA_TICK_MS = 2000
+
+/** the history backfill this process runs (newest day first), for /healthz and for responses' coverage */
+export interface BackfillStatus {
+  source: string
+  /** the window it fills, Unix ms */
+  windowFrom: number
+  windowTo: number
+  /** history is complete from here to windowTo (windowFrom once done) */
+  completeFrom: number
+  chunks: number
+  chunksDone: number
+  done: boolean
+}
+
 export class MarketState {
   private coinList: string[] = [...DEFAULT_COINS]
   private readonly lastEvent = new Map<ExchangeId, number>()
@@ -20,6 +36,8 @@ export class MarketState {
   readonly reader: MarketReader
   /** hot hourly/minute series per coin, mirroring the store */
   readonly series = new CoinSeries()
+  /** the running or finished backfill, null when none was started */
+  backfill: BackfillStatus | null = null
 
   constructor(
     private readonly db: Database,
@@ -66,6 +84,13 @@ export class MarketState {
 
   status(exchange: ExchangeId, now: number): FeedStatus {
     return feedStatus(this.lastEventAt(exchange), now)
+  }
+
+  /** share of the backfill window that is complete, 0..100 (100 without a backfill) */
+  backfillPercent(): number {
+    const b = this.backfill
+    if (!b || b.done || b.windowTo <= b.windowFrom) return 100
+    return Math.max(0, Math.min(100, ((b.windowTo - b.completeFrom) / (b.windowTo - b.windowFrom)) * 100))
   }
 
   /** persist feed freshness so other API nodes (and restarts) see it */

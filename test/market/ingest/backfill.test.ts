@@ -27,9 +27,26 @@ describe('backfill', () => {
   it('writes the history, records whole days, and a second run only redoes what is not complete', async () => {
     const sim = new MarketSimulator({ seed: 5, coins: ['BTC'] })
     const progress: number[] = []
-    const first = await runBackfill({ db: t.services.db, market: t.services.market, source: sim, sourceName: 'sim', now: NOW, days: 1.2, onProgress: (p) => progress.push(p.chunk) })
+    const end = NOW - (NOW % MINUTE_MS)
+    const today = NOW - (NOW % DAY_MS)
+    // newest first, so after each chunk history is complete from the end of the next one
+    const status: { percent: number; completeFrom: number; done: boolean }[] = []
+    const first = await runBackfill({
+      db: t.services.db, market: t.services.market, source: sim, sourceName: 'sim', now: NOW, days: 1.2,
+      onProgress: (p) => {
+        progress.push(p.chunk)
+        const b = t.services.market.backfill!
+        status.push({ percent: t.services.market.backfillPercent(), completeFrom: b.completeFrom, done: b.done })
+      },
+    })
     expect(first.chunks).toBe(3)
     expect(progress).toEqual([1, 2, 3])
+    const window = 1.2 * DAY_MS
+    expect(status.map((h) => h.completeFrom)).toEqual([today, today - DAY_MS, end - window])
+    expect(status.map((h) => h.percent)).toEqual([((end - today) / window) * 100, ((end - today + DAY_MS) / window) * 100, 100].map((x) => expect.closeTo(x, 9)))
+    expect(status.map((h) => h.done)).toEqual([false, false, true])
+    const health = (await (await t.get('/healthz')).json()) as { backfill: { percent: number; done: boolean; window_from: number; window_to: number } }
+    expect(health.backfill).toMatchObject({ percent: 100, done: true, window_from: end - window, window_to: end })
     const [{ n }] = (await t.services.db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM backfill_day WHERE source = 'sim'`)) as [{ n: number }]
     expect(n).toBe(2) // the whole day, and the oldest (partial) day written through to its end; not today
     // BTC perp on binance trades every minute in the simulator: the whole window is there, once

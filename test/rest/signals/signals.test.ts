@@ -508,10 +508,11 @@ describe('GraphQL gives the same numbers as REST (the stored operation, POST /gr
 
 // Last: it changes the data.
 describe('snapshot cache', () => {
-  it('computed_at ≤ now; later calls without new data are served from the cache; after a data refresh the old one is served at once, then the new one', async () => {
+  it('computed_at ≤ now; served from the cache while young; after a data refresh the old one is served at once, then the new one; never older than a refresh period plus one tick', async () => {
+    // docs/methodology.md#snapshot: recomputed on the 2 s data tick; a cached one is served while ≤ 2 s + 2 s old
     const first = (await callOk(t, acct, '/v1/signals/snapshot', 10)).data
     expect(first.computed_at).toBeLessThanOrEqual(TEST_NOW)
-    now = TEST_NOW + 5_000
+    now = first.computed_at + 2_000
     try {
       const again = await callOk(t, acct, '/v1/signals/snapshot', 10)
       expect(again.data.computed_at, 'no data changed: the cached snapshot').toBe(first.computed_at)
@@ -519,21 +520,27 @@ describe('snapshot cache', () => {
       expect(again.meta.as_of).toBe(first.as_of)
 
       // new data: one open-interest sample through the ingest pipeline
+      now = first.computed_at + 3_000
       const ingest = new Ingest({ db: t.services.db, market: t.services.market, trackLive: false })
       const oi = t.services.market.live.openInterest.get('binance:BTC:perp')!
-      ingest.emit({ type: 'open_interest', exchange: 'binance', coin: 'BTC', marketType: 'perp', ts: TEST_NOW + 4_000, openInterest: oi.openInterest * 1.01 })
+      ingest.emit({ type: 'open_interest', exchange: 'binance', coin: 'BTC', marketType: 'perp', ts: TEST_NOW + 2_500, openInterest: oi.openInterest * 1.01 })
       await ingest.flush({ final: true })
 
       const stale = (await callOk(t, acct, '/v1/signals/snapshot', 10)).data
-      expect(stale.computed_at, 'the previous snapshot is served while the new one computes').toBe(first.computed_at)
+      expect(stale.computed_at, 'the previous snapshot (3 s old) is served while the new one computes').toBe(first.computed_at)
       let fresh = stale
       for (let i = 0; i < 50 && fresh.computed_at === first.computed_at; i++) {
         await new Promise((r) => setTimeout(r, 100))
         fresh = (await callOk(t, acct, '/v1/signals/snapshot', 10)).data
       }
-      expect(fresh.computed_at, 'recomputed after the refresh').toBe(TEST_NOW + 5_000)
-      expect(fresh.as_of).toBe(TEST_NOW + 5_000)
+      expect(fresh.computed_at, 'recomputed after the refresh').toBe(first.computed_at + 3_000)
+      expect(fresh.as_of).toBe(first.computed_at + 3_000)
       expect(fresh.coins.map((c: Json) => c.coin).sort()).toEqual(DEFAULT_COINS)
+
+      // no new data, but 5 s later the cached one is too old to serve: the call waits for a new one
+      now = fresh.computed_at + 5_000
+      const later = (await callOk(t, acct, '/v1/signals/snapshot', 10)).data
+      expect(later.computed_at).toBe(now)
     } finally {
       now = TEST_NOW
     }
