@@ -1,5 +1,7 @@
 // Types several analytics share.
+import { COVERAGE_STATUSES, type Coverage, type CoverageGap } from '../../analytics/coverage.js'
 import type { Stat } from '../../analytics/stats.js'
+import type { MarketState } from '../../market/state.js'
 import { EXCHANGES } from '../../market/exchanges.js'
 import type { ExchangeId, MarketType } from '../../market/events.js'
 import { builder } from '../builder.js'
@@ -32,4 +34,46 @@ export const statFields = {
 export function missingOrStale(present: readonly { exchange: string; ts: number | null }[], seen: ReadonlySet<string>, what: string, maxAge: string): ExchangeNote[] {
   const have = present.filter((e) => e.ts !== null).map((e) => e.exchange)
   return missingExchanges('perp', have, (e) => (seen.has(e) ? `latest ${what} older than ${maxAge} (stale feed)` : `no ${what}`))
+}
+
+export const CoverageStatusEnum = builder.enumType('CoverageStatus', {
+  description: 'Why a venue is missing from a figure, or in it only in part (docs/methodology.md#coverage)',
+  values: COVERAGE_STATUSES,
+})
+
+const CoverageGapRef = builder.objectRef<CoverageGap>('CoverageGap').implement({
+  fields: (t) => ({
+    exchange: t.exposeString('exchange'),
+    status: t.field({ type: CoverageStatusEnum, resolve: (g) => g.status }),
+    reason: t.exposeString('reason'),
+  }),
+})
+
+export const CoverageRef = builder.objectRef<Coverage>('Coverage').implement({
+  description: 'What a figure covers: the venues in it, those left out and why, and the time range its data spans (docs/methodology.md#coverage)',
+  fields: (t) => ({
+    exchanges: t.stringList({ description: 'venues whose data entered the figure', resolve: (c) => c.exchanges }),
+    missing: t.field({ type: [CoverageGapRef], description: 'venues left out, or in only in part, and why', resolve: (c) => c.missing }),
+    from: t.field({ type: 'Timestamp', nullable: true, description: 'start of the data actually used (null for point-in-time figures)', resolve: (c) => c.from }),
+    to: t.field({ type: 'Timestamp', nullable: true, description: 'end (exclusive) of the data actually used', resolve: (c) => c.to }),
+    requestedFrom: t.field({ type: 'Timestamp', nullable: true, resolve: (c) => c.requestedFrom }),
+    requestedTo: t.field({ type: 'Timestamp', nullable: true, resolve: (c) => c.requestedTo }),
+    partial: t.exposeBoolean('partial', { description: 'a venue listing the market is missing or in only in part, or the data does not span the requested range' }),
+    note: t.exposeString('note', { nullable: true, description: 'why the figure is partial' }),
+  }),
+})
+
+/**
+ * The venues listing the market type that are absent from `present`, each with its status: not listed, the feed
+ * down or degraded (what /v1/markets/exchanges reports), else no data (with `noData`'s reason).
+ */
+export function venueGaps(market: MarketState, now: number, marketType: MarketType, present: Iterable<string>, noData: (e: ExchangeId) => string, only?: ExchangeId): CoverageGap[] {
+  const have = new Set(present)
+  return EXCHANGES.filter((e) => (only ? e.id === only : true) && !have.has(e.id)).map((e): CoverageGap => {
+    if (!e.marketTypes.includes(marketType)) return { exchange: e.id, status: 'not_listed', reason: `${e.name} has no ${marketType} market` }
+    const status = market.status(e.id, now)
+    if (status === 'down') return { exchange: e.id, status: 'down', reason: market.enabled.has(e.id) ? `the ${e.name} feed is down` : `${e.name} is not collected by this deployment` }
+    if (status === 'degraded') return { exchange: e.id, status: 'degraded', reason: `the ${e.name} feed is degraded; ${noData(e.id)}` }
+    return { exchange: e.id, status: 'no_data', reason: noData(e.id) }
+  })
 }
