@@ -1,0 +1,46 @@
+// GET /v1/flow/imbalance: order-book bid and ask depth near mid, per venue and aggregated, per band.
+import { dataTable, h, pill } from '../dom.js'
+import { fmtPct, fmtPrice, fmtRatio, fmtUsd } from '../format.js'
+import { SECOND, perCoin, venueCell } from './kit.js'
+
+/** a band's cell: the bid/ask ratio, then both depths; a band the book does not reach shows why */
+function bandCell(band) {
+  if (!band) return '–'
+  if (band.ratio === null || band.ratio === undefined) return h('span', { class: 'muted' }, band.reason ?? band.note ?? 'not reached')
+  const ratio = Number(band.ratio)
+  return [h('span', { class: ratio > 1 ? 'up' : ratio < 1 ? 'down' : null }, fmtRatio(band.ratio)), h('span', { class: 'sub' }, `${fmtUsd(band.bid_depth_usd)} / ${fmtUsd(band.ask_depth_usd)}`)]
+}
+
+const bandsOf = (rows) => [...new Set(rows.flatMap((r) => (r.bands ?? []).map((b) => b.band_pct)))].sort((a, b) => a - b)
+
+export default {
+  id: 'imbalance',
+  path: '/v1/flow/imbalance',
+  wide: true,
+  title: 'Order-book imbalance',
+  description: 'Bid depth over ask depth within ±0.5, 1, 2 and 5 % of mid, per venue and aggregated (above 1: more bids).',
+  presets: { coin: 'BTC' },
+  period: () => 15 * SECOND,
+  periodNote: 'Why 15 s: order books change within seconds; 15 s follows them without paying for every tick.',
+  render(el, entries) {
+    perCoin(el, entries, (c) => {
+      const rows = [...(c.exchanges ?? []).map((x) => ({ ...x, label: venueCell(x.exchange, x.stale ? 'stale' : x.note) })), ...(c.aggregate ? [{ ...c.aggregate, label: ['Aggregate', h('span', { class: 'sub' }, (c.aggregate.exchanges ?? []).join(', ') || 'no venue')], aggregate: true }] : [])]
+      const bands = bandsOf(rows)
+      return [
+        dataTable({
+          caption: `${c.coin} bid/ask depth ratio per band`,
+          captionHidden: true,
+          rows,
+          rowClass: (r) => (r.aggregate ? 'total' : r.stale ? 'stale' : null),
+          columns: [
+            { label: 'Venue', cell: (r) => r.label },
+            { label: 'Mid', num: true, cell: (r) => (r.aggregate ? '' : fmtPrice(r.mid)) },
+            { label: 'Book reaches', num: true, cell: (r) => (r.reach_pct === undefined || r.reach_pct === null ? '–' : `±${fmtPct(r.reach_pct, 2, false)}`) },
+            ...bands.map((b) => ({ label: `±${b} %`, num: true, cell: (r) => bandCell((r.bands ?? []).find((x) => x.band_pct === b)) })),
+          ],
+        }),
+        h('p', { class: 'hint' }, 'Each cell: bid/ask ratio, then bid depth / ask depth in USD. ', pill('stale', 'warn'), ' marks a book older than the freshness limit.'),
+      ]
+    })
+  },
+}
