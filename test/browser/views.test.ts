@@ -101,6 +101,21 @@ describe.skipIf(!HAS_CHROMIUM)('market views in Chromium', () => {
     expectShown(/closed at ([\d,.]+)/.exec(desc)![1]!, d.candles.at(-1).close)
   })
 
+  it('ohlc over a fixed window: the end typed in the reader zone goes out as Unix ms, and nothing is left to auto-refresh', async () => {
+    const panel = page.locator('#view-ohlc')
+    const box = panel.getByLabel(/^Auto-refresh/)
+    expect(await box.isDisabled()).toBe(false)
+    await page.locator('#view-ohlc-end').fill('2026-03-02T15:30') // 15:30 in Kolkata is 10:00 UTC
+    await expect.poll(() => box.isDisabled()).toBe(true)
+    expect(await panel.locator('.auto-cost').innerText()).toMatch(/nothing to refresh/)
+    const a = await loadView(page, 'ohlc')
+    expect(new URL(a.response.url()).searchParams.get('end')).toBe(String(Date.UTC(2026, 2, 2, 10, 0)))
+    expect(dataOf(a).end).toBe(Date.UTC(2026, 2, 2, 10, 0))
+    expect(await panel.locator('figcaption').innerText()).toContain('– Mar 2, 15:30')
+    await page.locator('#view-ohlc-end').fill('')
+    await expect.poll(() => box.isDisabled()).toBe(false)
+  })
+
   it('exchanges: every venue with its type, status and last update', async () => {
     const rows = dataOf(await loadView(page, 'exchanges')) as Row[]
     expect(rows).toHaveLength(5)
@@ -208,6 +223,190 @@ describe.skipIf(!HAS_CHROMIUM)('market views in Chromium', () => {
     expect(await arb.locator('tbody tr').count()).toBe(Math.max(1, d.top_arbitrage.length))
     if (d.top_arbitrage.length) expectShown(await arb.locator('tbody tr').first().locator('td').nth(5).innerText(), d.top_arbitrage[0].net_bps)
     expect(await page.locator('#view-snapshot').innerText()).toContain(`Computed ${zonedText(d.computed_at, ZONE)}`)
+  })
+
+  it('an error replaces the data on screen: title, detail, code and request id of the problem, nothing charged', async () => {
+    const panel = page.locator('#view-ohlc')
+    expect(await panel.locator('[data-candles]').count()).toBe(1) // drawn by the ohlc test above
+    const before = await balance()
+    await page.locator('#view-ohlc-interval').selectOption('1d')
+    await page.locator('#view-ohlc-lookback').selectOption('1h')
+    const a = await loadView(page, 'ohlc')
+    expect(a.response.status()).toBe(400)
+    expect(await panel.getAttribute('data-state')).toBe('error')
+    const problem = panel.locator('.problem')
+    expect(await problem.getAttribute('role')).toBe('alert')
+    const text = await problem.innerText()
+    expect(text).toContain(`400 · ${a.body.title}`)
+    expect(text).toContain(a.body.detail as string)
+    expect(await problem.locator('.problem-code').innerText()).toBe('invalid_parameter')
+    expect(await problem.locator('.request-id').innerText()).toBe(a.response.headers()['x-request-id'])
+    expect(a.body.request_id).toBe(a.response.headers()['x-request-id'])
+    expect(text).toContain(`Allowed interval: ${(a.body.allowed as string[]).join(', ')}`)
+    expect(text).toContain('nothing was charged')
+    // the candles of the previous answer are gone, not left under the error
+    expect(await panel.locator('.view-body canvas, .view-body [data-candles], .view-body figure').count()).toBe(0)
+    expect(await balance()).toBe(before)
+    expect(await apiBalance()).toBe(before)
+    // a good answer replaces the error in turn
+    await page.locator('#view-ohlc-interval').selectOption('1h')
+    await page.locator('#view-ohlc-lookback').selectOption('24h')
+    expect((await loadView(page, 'ohlc')).response.status()).toBe(200)
+    expect(await panel.locator('.problem').count()).toBe(0)
+    expect(await panel.locator('[data-candles]').count()).toBe(1)
+  })
+
+  it('coverage: the venues a figure lacks are named, from the missing lists of today and the coverage object payloads gain', async () => {
+    // every coin: the simulator trades three, so the others lack every venue
+    await page.locator('#view-spread-coin').selectOption('')
+    const entries = dataOf(await loadView(page, 'spread')) as Row[]
+    for (const e of entries) {
+      const listed = await page.locator(`#view-spread .coverage-item[data-coin="${e.coin}"] li`).evaluateAll((lis) => lis.map((li) => (li as HTMLElement).dataset.exchange))
+      expect(listed, e.coin).toEqual(e.missing.map((m: Row) => m.exchange))
+    }
+    expect(entries.some((e) => e.missing.length === 0) && entries.some((e) => e.missing.length > 0)).toBe(true)
+    await page.locator('#view-spread-coin').selectOption('BTC')
+
+    // a payload with the coverage object, a fresh field, and a band the book does not reach
+    await page.route('**/v1/flow/imbalance*', async (route) => {
+      const res = await route.fetch()
+      const body = await res.json()
+      const c = body.data[0]
+      c.coverage = { exchanges: ['binance', 'bybit', 'okx', 'hyperliquid'], missing: [{ exchange: 'dydx', status: 'stale', reason: 'book 3 min old' }], from: null, to: null, requested_from: null, requested_to: null, partial: true }
+      c.some_future_field = { nested: [1, 2] }
+      c.exchanges[0].reach_pct = 1.5
+      c.exchanges[0].bands[3] = { band_pct: 5, bid_depth_usd: null, ask_depth_usd: null, ratio: null, reason: 'book reaches ±1.5 %' }
+      await route.fulfill({ response: res, json: body })
+    })
+    const [c] = dataOf(await loadView(page, 'imbalance')) as Row[]
+    await page.unroute('**/v1/flow/imbalance*')
+    expect(await page.locator('#view-imbalance').getAttribute('data-state')).toBe('ok')
+    expect(await page.locator('#view-imbalance .coverage li').innerText()).toBe('dydx (stale): book 3 min old')
+    const cols = await headings(page, 'imbalance')
+    const first = await rowCells(page, 'imbalance', c!.exchanges[0].exchange)
+    expect(first[cols.indexOf('±5 %')]).toBe('book reaches ±1.5 %')
+    expect(first[cols.indexOf('Book reaches')]).toBe('±1.5 %')
+    expectShown(first[cols.indexOf('±0.5 %')]!, c!.exchanges[0].bands[0].ratio)
+
+    // a candle series that covers only part of the window says which part, in the reader's zone
+    await page.route('**/v1/markets/ohlc*', async (route) => {
+      const res = await route.fetch()
+      const body = await res.json()
+      const d = body.data
+      d.coverage = { exchanges: d.exchanges, missing: [], from: d.candles[0].ts, to: d.end, requested_from: d.start, requested_to: d.end, partial: true }
+      await route.fulfill({ response: res, json: body })
+    })
+    const d = dataOf(await loadView(page, 'ohlc'))
+    await page.unroute('**/v1/markets/ohlc*')
+    const minute = (ms: number) => new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: ZONE }).format(ms)
+    expect(await page.locator('#view-ohlc .coverage').innerText()).toContain(`Covers ${minute(d.candles[0].ts)} – ${minute(d.end)} of the requested ${minute(d.start)} – ${minute(d.end)}.`)
+    expect(await page.locator('#view-ohlc [data-candles]').count()).toBe(1)
+  })
+
+  it('times follow the zone the reader picks (UTC here), redrawn from the answer on screen without a new call', async () => {
+    const n = calls.length
+    const [first] = (await timesIn(page, '#view-ticker .view-body')).slice(-1)
+    await page.getByLabel('Times in').selectOption('UTC')
+    await expect.poll(async () => (await timesIn(page, '#view-ticker .view-body')).slice(-1)[0]!.text).toBe(zonedText(Date.parse(first!.iso), 'UTC'))
+    expect(await page.locator('#view-ticker .view-body').innerText()).toContain('12:00:30')
+    expect(await page.locator('#zone-note').innerText()).toBe('Times are shown in UTC (UTC).')
+    expect(calls.length).toBe(n)
+    await page.getByLabel('Times in').selectOption('local')
+    await expect.poll(async () => (await timesIn(page, '#view-ticker .view-body')).slice(-1)[0]!.text).toBe(first!.text)
+  })
+
+  it('auto-refresh is off until turned on, says its hourly cost first, refreshes on the clock and pauses in a hidden tab', async () => {
+    const doc = (await (await fetch(`${t.url}/openapi.json`)).json()) as { paths: Record<string, { get: { 'x-credits': number } }> }
+    const cost = doc.paths['/v1/markets/ticker']!.get['x-credits']
+    const panel = page.locator('#view-ticker')
+    const box = panel.getByLabel('Auto-refresh every 5 s')
+    expect(await box.isChecked()).toBe(false)
+    // 3,600 s / 5 s = 720 calls an hour, each at the ticker's price
+    expect(await panel.locator('.auto-cost').innerText()).toContain(`Costs about ${(720 * cost).toLocaleString('en-US')} credits an hour (720 calls × ${cost} credit${cost === 1 ? '' : 's'})`)
+    const tickerCalls = () => calls.filter((p) => p === '/v1/markets/ticker').length
+    // the clock stands still from here: only runFor moves it
+    await b.context.clock.pauseAt((await page.evaluate(() => Date.now())) + 10_000)
+    const n0 = tickerCalls()
+    const before = await balance()
+
+    await box.check()
+    await expect.poll(tickerCalls).toBe(n0 + 1) // due at once: the last ticker answer is older than 5 s
+    await expect.poll(() => panel.getAttribute('data-auto')).toBe('on')
+    await expect.poll(() => page.locator('#auto-summary').getAttribute('data-credits-per-hour')).toBe(String(720 * cost))
+    expect(await page.locator('#auto-summary').innerText()).toContain('Auto-refresh is on for Ticker')
+    await expect.poll(() => panel.locator('.view-status').innerText()).toMatch(/next refresh at/)
+
+    await b.context.clock.runFor(4_000)
+    await page.evaluate(() => 0)
+    expect(tickerCalls()).toBe(n0 + 1)
+    await b.context.clock.runFor(1_000)
+    await expect.poll(tickerCalls).toBe(n0 + 2)
+    await expect.poll(balance).toBe(before - 2 * cost)
+
+    await expect.poll(() => panel.locator('.view-status').innerText()).toMatch(/next refresh at/)
+    await setTabHidden(page, true)
+    await expect.poll(() => panel.getAttribute('data-auto')).toBe('paused')
+    expect(await panel.locator('.view-status').innerText()).toMatch(/paused while this tab is hidden/)
+    await b.context.clock.runFor(60_000)
+    await page.evaluate(() => 0)
+    expect(tickerCalls()).toBe(n0 + 2)
+    await setTabHidden(page, false)
+    await expect.poll(tickerCalls).toBe(n0 + 3) // overdue: refreshed as soon as the tab shows
+
+    await box.uncheck()
+    await expect.poll(() => panel.getAttribute('data-auto')).toBe('off')
+    await b.context.clock.runFor(30_000)
+    await page.evaluate(() => 0)
+    expect(tickerCalls()).toBe(n0 + 3)
+    expect(await page.locator('#auto-summary').innerText()).toMatch(/off for every view/)
+    await expect.poll(apiBalance).toBe(before - 3 * cost)
+  })
+
+  it('a balance that runs out stops auto-refresh and shows the 402 in place of the table', async () => {
+    const panel = page.locator('#view-ticker')
+    const box = panel.getByLabel('Auto-refresh every 5 s')
+    await b.context.clock.runFor(10_000)
+    await box.check()
+    await expect.poll(() => panel.locator('.view-status').innerText()).toMatch(/next refresh at/)
+    await t.setCredits(account.accountId, 0)
+    const answer = page.waitForResponse((r) => new URL(r.url()).pathname === '/v1/markets/ticker')
+    await b.context.clock.runFor(5_000)
+    expect((await answer).status()).toBe(402)
+    await expect.poll(() => panel.getAttribute('data-state')).toBe('error')
+    expect(await panel.locator('.problem-code').innerText()).toBe('insufficient_credits')
+    expect(await panel.locator('.problem').innerText()).toContain('This call needs 1 credits; the account has 0.')
+    expect(await panel.locator('table').count()).toBe(0)
+    await expect.poll(() => box.isChecked()).toBe(false)
+    expect(await panel.getAttribute('data-auto')).toBe('off')
+    expect(await page.locator('#status').innerText()).toMatch(/Auto-refresh is off: the balance does not cover the next call/)
+    await expect.poll(balance).toBe(0)
+    await t.setCredits(account.accountId, 1000)
+    await b.context.clock.resume()
+  })
+
+  it('is labelled and works from the keyboard, and fits a phone screen', async () => {
+    const unlabeled = await page.evaluate(() =>
+      [...document.querySelectorAll('#markets input, #markets select')].filter((el) => !(el as HTMLInputElement).labels?.length).map((el) => el.id),
+    )
+    expect(unlabeled).toEqual([])
+    const unnamed = await page.locator('#views .view').evaluateAll((els) => els.filter((e) => !document.getElementById(e.getAttribute('aria-labelledby') ?? '')?.textContent).map((e) => e.id))
+    expect(unnamed).toEqual([])
+    // Enter on the focused Load button loads the view
+    const response = page.waitForResponse((r) => new URL(r.url()).pathname === '/v1/markets/exchanges')
+    await page.locator('#view-exchanges').getByRole('button', { name: /^Load/ }).focus()
+    await page.keyboard.press('Enter')
+    expect((await response).status()).toBe(200)
+    await page.setViewportSize({ width: 390, height: 844 })
+    await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
+    await b.screenshot('views-mobile')
+    await page.setViewportSize({ width: 1280, height: 900 })
+    await b.screenshot('views')
+  })
+
+  it('made no request to any other host, and threw no page error or CSP refusal', () => {
+    expect(b.external).toEqual([])
+    expect(b.pageErrors).toEqual([])
+    expect(b.consoleErrors).toEqual([])
   })
 })
 

@@ -15,6 +15,9 @@ const USAGE_MIN_GAP_MS = 15_000
  */
 export function createAccount(ctx) {
   let balance = null
+  // the last answers, so a change of time zone redraws without calling again
+  let lastAccount = null
+  let lastKeys = null
   let lastUsage = null
   let usageLoadedAt = 0
   let usageTimer = null
@@ -38,12 +41,17 @@ export function createAccount(ctx) {
       ctx.announce(`Could not load the account: ${problemMessage(r)}`, 'error')
       return false
     }
-    const a = r.json.data
-    $('account-email').textContent = a.email
-    $('account-created').textContent = ''
-    $('account-created').append(timeEl(a.created_at, fmtDate))
-    setBalance(a.credits)
+    lastAccount = r.json.data
+    drawAccount()
+    setBalance(lastAccount.credits)
     return true
+  }
+
+  function drawAccount() {
+    if (!lastAccount) return
+    $('account-email').textContent = lastAccount.email
+    $('account-created').textContent = ''
+    $('account-created').append(timeEl(lastAccount.created_at, fmtDate))
   }
 
   function drawUsage() {
@@ -89,9 +97,16 @@ export function createAccount(ctx) {
     const r = await request('/v1/auth/keys', { key })
     if (unauthorized(r)) return
     if (!r.ok) return ctx.announce(`Could not list the keys: ${problemMessage(r)}`, 'error')
+    lastKeys = r.json.data
+    drawKeys()
+  }
+
+  function drawKeys() {
+    if (!lastKeys) return
+    const key = ctx.getKey()
     const tbody = $('keys-table').tBodies[0]
     tbody.textContent = ''
-    for (const k of r.json.data) {
+    for (const k of lastKeys) {
       const isCurrent = !!key && key.startsWith(k.prefix) && !k.revoked_at
       const status = h('td', null, k.revoked_at ? h('span', { class: 'pill revoked' }, 'revoked ', timeEl(k.revoked_at)) : h('span', { class: 'pill active' }, 'active'), isCurrent ? h('span', { class: 'pill current' }, 'this browser') : null)
       const actions = h('td')
@@ -189,9 +204,9 @@ export function createAccount(ctx) {
   })
   window.addEventListener('timezonechange', () => {
     if (!ctx.getKey()) return
+    drawAccount()
+    drawKeys()
     drawUsage()
-    void loadAccount()
-    void loadKeys()
   })
 
   return {
@@ -210,6 +225,8 @@ export function createAccount(ctx) {
       clearTimeout(usageTimer)
       usageTimer = null
       lastUsage = null
+      lastAccount = null
+      lastKeys = null
       balance = null
     },
   }

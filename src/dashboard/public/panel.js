@@ -37,7 +37,7 @@ export function createPanel(view, op, hooks) {
   )
   const section = h(
     'section',
-    { class: view.wide ? 'card view wide' : 'card view', id, 'aria-labelledby': title.id, dataset: { view: view.id, path: view.path, state: available ? 'idle' : 'unavailable' } },
+    { class: 'card view', id, 'aria-labelledby': title.id, dataset: { view: view.id, path: view.path, state: available ? 'idle' : 'unavailable' } },
     h('div', { class: 'card-head' }, title, h('code', { class: 'view-path' }, view.path)),
     h('p', { class: 'lede' }, view.description ?? op?.summary ?? ''),
     formEl,

@@ -16,7 +16,6 @@ const bandsOf = (rows) => [...new Set(rows.flatMap((r) => (r.bands ?? []).map((b
 export default {
   id: 'imbalance',
   path: '/v1/flow/imbalance',
-  wide: true,
   title: 'Order-book imbalance',
   description: 'Bid depth over ask depth within ±0.5, 1, 2 and 5 % of mid, per venue and aggregated (above 1: more bids).',
   presets: { coin: 'BTC' },
@@ -35,7 +34,7 @@ export default {
           columns: [
             { label: 'Venue', cell: (r) => r.label },
             { label: 'Mid', num: true, cell: (r) => (r.aggregate ? '' : fmtPrice(r.mid)) },
-            { label: 'Book reaches', num: true, cell: (r) => (r.reach_pct === undefined || r.reach_pct === null ? '–' : `±${fmtPct(r.reach_pct, 2, false)}`) },
+            { label: 'Book reaches', num: true, cell: (r) => (r.reach_pct === undefined || r.reach_pct === null ? '–' : `±${fmtPct(r.reach_pct, 1, false)}`) },
             ...bands.map((b) => ({ label: `±${b} %`, num: true, cell: (r) => bandCell((r.bands ?? []).find((x) => x.band_pct === b)) })),
           ],
         }),

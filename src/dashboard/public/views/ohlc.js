@@ -7,7 +7,6 @@ import { MINUTE, liveOnly } from './kit.js'
 export default {
   id: 'ohlc',
   path: '/v1/markets/ohlc',
-  wide: true,
   title: 'OHLC candles',
   description: 'Price candles and volume from 1-minute trade aggregates; omit the exchange for a composite of every venue.',
   presets: { coin: 'BTC' },

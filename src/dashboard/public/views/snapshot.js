@@ -8,7 +8,6 @@ const words = (s) => (s ? String(s).replace(/_/g, ' ') : '–')
 export default {
   id: 'snapshot',
   path: '/v1/signals/snapshot',
-  wide: true,
   title: 'Market snapshot',
   description: 'All coins ranked by score, the active divergences, how many coins are in each regime, and the top arbitrage.',
   period: () => MINUTE,

@@ -6,7 +6,6 @@ import { SECOND } from './kit.js'
 export default {
   id: 'spread',
   path: '/v1/structure/spread',
-  wide: true,
   title: 'Cross-venue spread',
   description: 'Each venue’s price for the coin, the spread between the cheapest and the dearest in bps, and its z-score against its own history.',
   presets: { coin: 'BTC' },

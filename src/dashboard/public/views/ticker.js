@@ -6,7 +6,6 @@ import { SECOND } from './kit.js'
 export default {
   id: 'ticker',
   path: '/v1/markets/ticker',
-  wide: true,
   title: 'Ticker',
   description: 'Mark and index price, funding rate and next funding time per coin and venue.',
   period: () => 5 * SECOND,

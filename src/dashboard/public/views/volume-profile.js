@@ -11,7 +11,6 @@ const PERIOD = { '1h': MINUTE, '4h': MINUTE, '24h': 5 * MINUTE, '7d': 15 * MINUT
 export default {
   id: 'volume-profile',
   path: '/v1/structure/volume-profile',
-  wide: true,
   title: 'Volume profile',
   description: 'Traded volume per price level, high- and low-volume nodes, point of control and the 70 % value area.',
   presets: { coin: 'BTC' },
