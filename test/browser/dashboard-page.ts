@@ -12,10 +12,12 @@ export interface Answer {
 export async function loadView(page: Page, id: string): Promise<Answer> {
   const panel = page.locator(`#view-${id}`)
   const path = (await panel.getAttribute('data-path'))!
+  const answers = Number((await panel.getAttribute('data-answers')) ?? 0)
   const response = page.waitForResponse((r) => new URL(r.url()).pathname === path && r.request().method() === 'GET')
   await panel.getByRole('button', { name: /^Load/ }).click()
   const res = await response
-  await expect.poll(() => panel.getAttribute('data-state')).toMatch(/^(ok|error)$/)
+  await expect.poll(async () => Number((await panel.getAttribute('data-answers')) ?? 0)).toBe(answers + 1)
+  expect(await panel.getAttribute('data-state')).toMatch(/^(ok|error)$/)
   return { response: res, body: (await res.json()) as Answer['body'] }
 }
 

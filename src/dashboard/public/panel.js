@@ -75,7 +75,7 @@ export function createPanel(view, op, hooks) {
   }
 
   function renderStatus() {
-    if (!last && section.dataset.state !== 'error') return
+    if (!last && section.dataset.state !== 'error') return // nothing on screen to describe yet
     const parts = []
     if (last) parts.push('Updated ', timeEl(last.at), last.meta?.as_of ? [' · data as of ', timeEl(last.meta.as_of)] : null, ` · ${creditsLabel(last.meta?.credits_charged ?? cost)}`)
     else parts.push('Last call failed')
@@ -99,6 +99,7 @@ export function createPanel(view, op, hooks) {
       host.append(h('p', { class: 'problem' }, `This answer could not be drawn (${err instanceof Error ? err.message : String(err)}). The raw answer is in "Try the API".`))
     }
     section.dataset.state = 'ok'
+    delete section.dataset.errorCode
     renderStatus()
   }
 
@@ -107,10 +108,11 @@ export function createPanel(view, op, hooks) {
     body.textContent = ''
     const box = problemBox(problem, { charged })
     // announce a new failure once; a repeat of the same one during auto-refresh stays quiet
-    if (section.dataset.state !== 'error' || section.dataset.errorCode !== (problem.code ?? String(problem.status))) box.setAttribute('role', 'alert')
+    const code = problem.code ?? String(problem.status)
+    if (section.dataset.errorCode !== code) box.setAttribute('role', 'alert')
     body.append(box)
     section.dataset.state = 'error'
-    section.dataset.errorCode = problem.code ?? String(problem.status)
+    section.dataset.errorCode = code
     renderStatus()
   }
 
@@ -120,7 +122,7 @@ export function createPanel(view, op, hooks) {
     const query = form.read()
     if (!query) return
     inFlight = true
-    section.dataset.state = section.dataset.state === 'error' ? 'error' : 'loading'
+    section.dataset.state = 'loading'
     body.setAttribute('aria-busy', 'true')
     loadButton.disabled = true
     const qs = query.toString()
@@ -128,6 +130,8 @@ export function createPanel(view, op, hooks) {
     inFlight = false
     body.setAttribute('aria-busy', 'false')
     loadButton.disabled = false
+    // signed out (or in as someone else) while the call was out: its answer belongs to nobody on this page now
+    if (hooks.getKey() !== key) return
     const charged = Number(r.headers.get('x-credits-charged') ?? 0)
     const remaining = r.headers.get('x-credits-remaining')
     hooks.onAnswer({ charged, remaining: remaining === null ? null : Number(remaining), automatic })
@@ -142,6 +146,8 @@ export function createPanel(view, op, hooks) {
       showError(problem, charged)
       if (r.status === 402) hooks.onInsufficient()
     }
+    // a counter of answers drawn, for anyone (a test, a script) waiting for the next one
+    section.dataset.answers = String(Number(section.dataset.answers ?? 0) + 1)
     auto.answered(r.at, retryAfterMs)
   }
 
