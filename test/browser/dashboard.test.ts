@@ -148,6 +148,8 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium', () => {
     await expect.poll(() => countPixels(page, '#try-view', [0x1a, 0x7f, 0x37])).toBeGreaterThan(20)
     expect(await countPixels(page, '#try-view', [0xc6, 0x28, 0x28])).toBeGreaterThan(20)
     expect(await page.locator('#try-json').innerText()).toContain('"candles"')
+    // the raw JSON keeps its Unix ms, with the time beside each instant in the browser's zone
+    expect(await page.locator('#try-json').innerText()).toContain(`"as_of": ${TEST_NOW} (${zonedText(TEST_NOW, ZONE)})`)
     await expect.poll(() => page.locator('#usage-endpoints').innerText()).toContain('/v1/markets/ohlc')
     // the recent calls list it with its time in the browser's zone and its request id
     const usage = ((await (await t.get('/v1/account/usage', signupKey)).json()) as { data: { recent: { ts: number; endpoint: string; request_id: string }[] } }).data

@@ -371,10 +371,14 @@ describe.skipIf(!HAS_CHROMIUM)('market views in Chromium', () => {
     await t.setCredits(account.accountId, 0)
     const answer = page.waitForResponse((r) => new URL(r.url()).pathname === '/v1/markets/ticker')
     await b.context.clock.runFor(5_000)
-    expect((await answer).status()).toBe(402)
+    const res = await answer
+    expect(res.status()).toBe(402)
+    const problem = (await res.json()) as { credits_required: number; credits_remaining: number; request_id: string }
     await expect.poll(() => panel.getAttribute('data-state')).toBe('error')
     expect(await panel.locator('.problem-code').innerText()).toBe('insufficient_credits')
-    expect(await panel.locator('.problem').innerText()).toContain('This call needs 1 credits; the account has 0.')
+    const needs = `${problem.credits_required} credit${problem.credits_required === 1 ? '' : 's'}`
+    expect(await panel.locator('.problem').innerText()).toContain(`This call needs ${needs}; the account has ${problem.credits_remaining}.`)
+    expect(await panel.locator('.request-id').innerText()).toBe(problem.request_id)
     expect(await panel.locator('table').count()).toBe(0)
     await expect.poll(() => box.isChecked()).toBe(false)
     expect(await panel.getAttribute('data-auto')).toBe('off')

@@ -38,6 +38,11 @@ export function fitWidth(el, onWidth) {
   el._resizeObserver = ro
 }
 
+/** free every chart under a node before it is replaced (uPlot listens on window until destroyed) */
+export function releaseCharts(root) {
+  for (const el of root.querySelectorAll('.chart')) destroy(el)
+}
+
 export function destroy(el) {
   el._resizeObserver?.disconnect()
   el._uplot?.destroy()

@@ -2,6 +2,7 @@
 // costs, auto-refresh at the view's own period with its hourly cost shown before it is turned on, and one
 // result region that holds either the latest answer or the error that replaced it, never both.
 import { problemOf, request } from './api.js'
+import { releaseCharts } from './chart-kit.js'
 import { coverageBlock } from './coverage.js'
 import { h } from './dom.js'
 import { creditsLabel, fmtDuration, fmtInt, timeEl } from './format.js'
@@ -85,8 +86,13 @@ export function createPanel(view, op, hooks) {
     status.append(...parts.flat().filter(Boolean))
   }
 
-  function showData() {
+  function clearBody() {
+    releaseCharts(body)
     body.textContent = ''
+  }
+
+  function showData() {
+    clearBody()
     const cov = coverageBlock(last.data)
     if (cov) body.append(cov)
     const host = h('div', { class: 'view-content' })
@@ -105,7 +111,7 @@ export function createPanel(view, op, hooks) {
 
   function showError(problem, charged) {
     last = null
-    body.textContent = ''
+    clearBody()
     const box = problemBox(problem, { charged })
     // announce a new failure once; a repeat of the same one during auto-refresh stays quiet
     const code = problem.code ?? String(problem.status)
@@ -188,7 +194,7 @@ export function createPanel(view, op, hooks) {
     reset() {
       this.stopAuto()
       last = null
-      body.textContent = ''
+      clearBody()
       section.dataset.state = available ? 'idle' : 'unavailable'
       status.textContent = 'Not loaded yet: nothing is charged until you load it.'
     },

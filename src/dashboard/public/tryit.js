@@ -2,6 +2,7 @@
 // with the signed-in key like any other client's, and the answer is shown as JSON, drawn by the endpoint's
 // view when it has one.
 import { STATUS_TEXT, loadSpec, problemMessage, request } from './api.js'
+import { releaseCharts } from './chart-kit.js'
 import { creditsLabel, fmtInt } from './format.js'
 import { renderJson, setAllOpen } from './json-view.js'
 import { paramFields } from './params-form.js'
@@ -120,6 +121,7 @@ export async function initTryIt(hooks) {
 
     // the endpoint's own view draws a successful answer; a failed one leaves nothing drawn
     const host = $('try-view')
+    releaseCharts(host)
     host.textContent = ''
     const view = VIEWS.find((v) => v.path === e.path)
     const data = r.ok ? r.json?.data : undefined
