@@ -274,8 +274,10 @@ describe.skipIf(!HAS_CHROMIUM)('market views in Chromium', () => {
       const c = body.data[0]
       c.coverage = { exchanges: ['binance', 'bybit', 'okx', 'hyperliquid'], missing: [{ exchange: 'dydx', status: 'stale', reason: 'book 3 min old' }], from: null, to: null, requested_from: null, requested_to: null, partial: true }
       c.some_future_field = { nested: [1, 2] }
-      c.exchanges[0].reach_pct = 1.5
-      c.exchanges[0].bands[3] = { band_pct: 5, bid_depth_usd: null, ask_depth_usd: null, ratio: null, reason: 'book reaches ±1.5 %' }
+      c.exchanges[0].bid_reach_pct = 1.5
+      c.exchanges[0].ask_reach_pct = null
+      c.exchanges[0].bands[3] = { band_pct: 5, bid_depth_usd: null, ask_depth_usd: null, ratio: null, source: 'book', granularity_pct: 0, note: 'the bid side reaches 1.5 %' }
+      c.aggregate.bands[3].excluded = [{ exchange: c.exchanges[0].exchange, reason: 'book does not reach ±5 %' }]
       await route.fulfill({ response: res, json: body })
     })
     const [c] = dataOf(await loadView(page, 'imbalance')) as Row[]
@@ -284,9 +286,11 @@ describe.skipIf(!HAS_CHROMIUM)('market views in Chromium', () => {
     expect(await page.locator('#view-imbalance .coverage li').innerText()).toBe('dydx (stale): book 3 min old')
     const cols = await headings(page, 'imbalance')
     const first = await rowCells(page, 'imbalance', c!.exchanges[0].exchange)
-    expect(first[cols.indexOf('±5 %')]).toBe('book reaches ±1.5 %')
-    expect(first[cols.indexOf('Book reaches')]).toBe('±1.5 %')
+    expect(first[cols.indexOf('±5 %')]).toBe('the bid side reaches 1.5 %')
+    expect(first[cols.indexOf('Book reaches')]).toBe('bid 1.5 %\nask whole side')
     expectShown(first[cols.indexOf('±0.5 %')]!, c!.exchanges[0].bands[0].ratio)
+    const aggregate = await rowCells(page, 'imbalance', /^Aggregate/)
+    expect(aggregate[cols.indexOf('±5 %')]).toContain(`without ${c!.exchanges[0].exchange}`)
 
     // a candle series that covers only part of the window says which part, in the reader's zone
     await page.route('**/v1/markets/ohlc*', async (route) => {

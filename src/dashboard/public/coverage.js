@@ -6,7 +6,7 @@ import { fmtMinute } from './format.js'
 
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
 
-/** @returns {{ partial: boolean, missing: {exchange: string, status: string|null, reason: string|null}[], from, to, requestedFrom, requestedTo } | null} */
+/** @returns {{ partial: boolean, missing: {exchange: string, status: string|null, reason: string|null}[], from, to, requestedFrom, requestedTo, note: string|null } | null} */
 export function coverageOf(obj) {
   if (!isObject(obj)) return null
   const cov = isObject(obj.coverage) ? obj.coverage : null
@@ -26,6 +26,7 @@ export function coverageOf(obj) {
     to: num(cov?.to),
     requestedFrom: num(cov?.requested_from),
     requestedTo: num(cov?.requested_to),
+    note: typeof cov?.note === 'string' && cov.note ? cov.note : null,
   }
 }
 
@@ -38,7 +39,7 @@ function venueLine(m) {
 export function coverageNote(obj, label = null) {
   const c = coverageOf(obj)
   if (!c || !c.partial) return null
-  const parts = [h('p', null, h('strong', null, `${label ? `${label}: ` : ''}partial`), c.missing.length ? ` — without ${c.missing.map((m) => m.exchange).join(', ')}` : '')]
+  const parts = [h('p', null, h('strong', null, `${label ? `${label}: ` : ''}partial`), c.missing.length ? ` — without ${c.missing.map((m) => m.exchange).join(', ')}` : '', c.note ? `. ${c.note}` : '')]
   const window = c.from !== null && c.requestedFrom !== null && (c.from > c.requestedFrom || (c.to !== null && c.requestedTo !== null && c.to < c.requestedTo))
   if (window) parts.push(h('p', null, `Covers ${fmtMinute(c.from)} – ${fmtMinute(c.to)} of the requested ${fmtMinute(c.requestedFrom)} – ${fmtMinute(c.requestedTo)}.`))
   if (c.missing.length) parts.push(h('ul', null, c.missing.map(venueLine)))

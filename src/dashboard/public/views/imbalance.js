@@ -3,12 +3,24 @@ import { dataTable, h, pill } from '../dom.js'
 import { fmtPct, fmtPrice, fmtRatio, fmtUsd } from '../format.js'
 import { SECOND, perCoin, venueCell } from './kit.js'
 
-/** a band's cell: the bid/ask ratio, then both depths; a band the book does not reach shows why */
+/** a band's cell: the bid/ask ratio, then both depths; a band the book does not reach shows why, an aggregate band the venues it lacks */
 function bandCell(band) {
   if (!band) return '–'
-  if (band.ratio === null || band.ratio === undefined) return h('span', { class: 'muted' }, band.reason ?? band.note ?? 'not reached')
+  if (band.ratio === null || band.ratio === undefined) return h('span', { class: 'muted' }, band.note ?? band.reason ?? 'not reached')
   const ratio = Number(band.ratio)
-  return [h('span', { class: ratio > 1 ? 'up' : ratio < 1 ? 'down' : null }, fmtRatio(band.ratio)), h('span', { class: 'sub' }, `${fmtUsd(band.bid_depth_usd)} / ${fmtUsd(band.ask_depth_usd)}`)]
+  const without = Array.isArray(band.excluded) && band.excluded.length ? band.excluded : null
+  return [
+    h('span', { class: ratio > 1 ? 'up' : ratio < 1 ? 'down' : null }, fmtRatio(band.ratio)),
+    h('span', { class: 'sub' }, `${fmtUsd(band.bid_depth_usd)} / ${fmtUsd(band.ask_depth_usd)}`),
+    without ? h('span', { class: 'sub', title: without.map((x) => `${x.exchange}: ${x.reason}`).join('; ') }, `without ${without.map((x) => x.exchange).join(', ')}`) : null,
+  ]
+}
+
+/** how far the venue's snapshot reaches each side of mid (null: it sent the whole side; absent: not reported) */
+function reachCell(r) {
+  if (r.aggregate || (r.bid_reach_pct === undefined && r.ask_reach_pct === undefined)) return '–'
+  const side = (v) => (v === null || v === undefined ? 'whole side' : `${fmtPct(v, 1, false)}`)
+  return [h('span', null, `bid ${side(r.bid_reach_pct)}`), h('span', { class: 'sub' }, `ask ${side(r.ask_reach_pct)}`)]
 }
 
 const bandsOf = (rows) => [...new Set(rows.flatMap((r) => (r.bands ?? []).map((b) => b.band_pct)))].sort((a, b) => a - b)
@@ -34,7 +46,7 @@ export default {
           columns: [
             { label: 'Venue', cell: (r) => r.label },
             { label: 'Mid', num: true, cell: (r) => (r.aggregate ? '' : fmtPrice(r.mid)) },
-            { label: 'Book reaches', num: true, cell: (r) => (r.reach_pct === undefined || r.reach_pct === null ? '–' : `±${fmtPct(r.reach_pct, 1, false)}`) },
+            { label: 'Book reaches', num: true, cell: reachCell },
             ...bands.map((b) => ({ label: `±${b} %`, num: true, cell: (r) => bandCell((r.bands ?? []).find((x) => x.band_pct === b)) })),
           ],
         }),

@@ -1,6 +1,6 @@
 // GET /v1/signals/liquidation-cascade: the simulated cascade from the current price to a trigger price.
 import { dataTable, facts, h, hbars } from '../dom.js'
-import { fmtInt, fmtPrice, fmtUsd } from '../format.js'
+import { fmtDate, fmtInt, fmtPrice, fmtUsd, timeEl } from '../format.js'
 import { MINUTE } from './kit.js'
 
 const ENDED_BY = { stalled: 'stalled', phase_limit: 'reached the phase limit', no_move: 'no move: the trigger is the current price' }
@@ -38,6 +38,21 @@ export default {
         ],
       }),
     )
+    // per venue, where the payload splits the cascade so (each venue's own leverage tiers)
+    if (Array.isArray(d.by_exchange) && d.by_exchange.length)
+      el.append(
+        dataTable({
+          caption: 'Per venue',
+          rows: d.by_exchange,
+          columns: [
+            { label: 'Venue', cell: (x) => x.exchange },
+            { label: 'Liquidated', num: true, cell: (x) => fmtUsd(x.liquidated_usd) },
+            { label: 'Levels', num: true, cell: (x) => (x.liquidation_levels === undefined ? '–' : fmtInt(x.liquidation_levels)) },
+            { label: 'In all', num: true, cell: (x) => fmtUsd(x.estimated_liquidations_usd) },
+            { label: 'Leverage tiers', cell: (x) => [x.tier_source ?? '–', x.tiers_as_of ? [' as of ', timeEl(x.tiers_as_of, fmtDate)] : null, x.tier_note ? h('span', { class: 'sub' }, x.tier_note) : null] },
+          ],
+        }),
+      )
     if (phases.length > 1) el.append(h('h4', null, 'Liquidated per phase'), hbars(phases.map((p) => ({ label: `Phase ${p.phase}`, value: p.liquidated_usd, text: fmtUsd(p.liquidated_usd) }))))
   },
 }

@@ -27,11 +27,11 @@ export default {
           { label: 'z-score', num: true, cell: (r) => fmtZ(r.z_score), title: (r) => (r.z_score === null ? (r.note ?? null) : null) },
           { label: 'Cheapest', cell: (r) => r.cheapest ?? '–' },
           { label: 'Dearest', cell: (r) => r.dearest ?? '–' },
-          ...venues.map((v) => ({ label: v, num: true, cell: (r) => fmtPrice(priceOn(r, v)?.price) })),
+          ...venues.map((v) => ({ label: v, num: true, cell: (r) => [fmtPrice(priceOn(r, v)?.price), priceOn(r, v)?.quote ? h('span', { class: 'sub' }, priceOn(r, v).quote) : null] })),
         ],
       }),
     )
-    const notes = rows.filter((r) => r.note)
-    if (notes.length) el.append(h('ul', { class: 'notes' }, notes.map((r) => h('li', null, `${r.coin}: ${r.note}`))))
+    const notes = rows.flatMap((r) => [r.note, r.mixed_quotes ? r.quote_note : null].filter(Boolean).map((n) => `${r.coin}: ${n}`))
+    if (notes.length) el.append(h('ul', { class: 'notes' }, notes.map((n) => h('li', null, n))))
   },
 }
