@@ -38,7 +38,7 @@ export function createPanel(view, op, hooks) {
   )
   const section = h(
     'section',
-    { class: 'card view', id, 'aria-labelledby': title.id, dataset: { view: view.id, path: view.path, state: available ? 'idle' : 'unavailable' } },
+    { class: 'card view', id, 'aria-labelledby': title.id, dataset: { view: view.id, path: view.path, state: available ? 'idle' : 'unavailable', auto: 'off' } },
     h('div', { class: 'card-head' }, title, h('code', { class: 'view-path' }, view.path)),
     h('p', { class: 'lede' }, view.description ?? op?.summary ?? ''),
     formEl,
@@ -66,7 +66,7 @@ export function createPanel(view, op, hooks) {
     autoBox.disabled = !available || !period
     if (!period) {
       autoLabel.textContent = 'Auto-refresh'
-      autoCost.textContent = view.fixedNote ?? 'A window that ends at a fixed time does not change: nothing to refresh.'
+      autoCost.textContent = 'A window that ends at a fixed time does not change: nothing to refresh.'
       return
     }
     const calls = Math.ceil(3_600_000 / period)
@@ -101,6 +101,7 @@ export function createPanel(view, op, hooks) {
       view.render(host, last.data, { meta: last.meta, params: last.params, asOf: last.meta?.as_of ?? last.at })
     } catch (err) {
       // a payload this page cannot draw is reported as such, never as a blank or a half-drawn view
+      releaseCharts(host)
       host.textContent = ''
       host.append(h('p', { class: 'problem' }, `This answer could not be drawn (${err instanceof Error ? err.message : String(err)}). The raw answer is in "Try the API".`))
     }
