@@ -31,7 +31,8 @@ export interface TestBrowser {
   close(): Promise<void>
 }
 
-export async function openBrowser(origin: string, opts: { viewport?: { width: number; height: number } } = {}): Promise<TestBrowser> {
+/** timezoneId: the zone the page believes it is in (UTC unless a test checks conversion to another zone) */
+export async function openBrowser(origin: string, opts: { viewport?: { width: number; height: number }; timezoneId?: string } = {}): Promise<TestBrowser> {
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'perp-chromium-'))
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
@@ -40,7 +41,7 @@ export async function openBrowser(origin: string, opts: { viewport?: { width: nu
     viewport: opts.viewport ?? { width: 1280, height: 900 },
     deviceScaleFactor: 1,
     locale: 'en-US',
-    timezoneId: 'UTC',
+    timezoneId: opts.timezoneId ?? 'UTC',
     colorScheme: 'light',
     reducedMotion: 'reduce',
   })

@@ -6,27 +6,14 @@ import type { Page } from 'playwright-core'
 import { TEST_NOW, seedMarket } from '../helpers/market.js'
 import { startTestService, type TestService } from '../helpers/service.js'
 import { HAS_CHROMIUM, SKIP_MESSAGE, openBrowser, type TestBrowser } from './browser.js'
+import { countPixels, zonedText } from './dashboard-page.js'
+
+/** times show in the browser's zone: New York, so neither UTC nor the machine's zone would pass */
+const ZONE = 'America/New_York'
 
 const STORAGE_KEY = 'perp-analytics.api-key'
 
 const balanceOf = async (page: Page) => Number((await page.locator('#balance').innerText()).replace(/[^\d]/g, ''))
-
-/** how many pixels of a canvas inside `selector` have this colour (±12 per channel) */
-function countPixels(page: Page, selector: string, rgb: [number, number, number]) {
-  return page.evaluate(
-    ([sel, [r, g, b]]) => {
-      let n = 0
-      for (const canvas of document.querySelectorAll<HTMLCanvasElement>(`${sel} canvas`)) {
-        const ctx = canvas.getContext('2d')
-        if (!ctx || !canvas.width || !canvas.height) continue
-        const px = ctx.getImageData(0, 0, canvas.width, canvas.height).data
-        for (let i = 0; i < px.length; i += 4) if (Math.abs(px[i]! - r) <= 12 && Math.abs(px[i + 1]! - g) <= 12 && Math.abs(px[i + 2]! - b) <= 12 && px[i + 3]! > 200) n++
-      }
-      return n
-    },
-    [selector, rgb] as const,
-  )
-}
 
 describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium', () => {
   let t: TestService
@@ -39,7 +26,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium', () => {
   beforeAll(async () => {
     t = await startTestService({ clock: () => TEST_NOW })
     await seedMarket(t)
-    b = await openBrowser(t.url)
+    b = await openBrowser(t.url, { timezoneId: ZONE })
     page = b.page
     await b.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.url })
   })
@@ -55,7 +42,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium', () => {
     expect(res?.status()).toBe(200)
     await expect.poll(() => page.locator('#auth').isVisible()).toBe(true)
     expect(await page.title()).toMatch(/Perp analytics/)
-    for (const asset of ['/dashboard/assets/app.js', '/dashboard/assets/charts.js', '/dashboard/assets/style.css', '/dashboard/vendor/uPlot.esm.js', '/dashboard/vendor/uPlot.min.css']) {
+    for (const asset of ['/dashboard/assets/app.js', '/dashboard/assets/candle-chart.js', '/dashboard/assets/views/registry.js', '/dashboard/assets/style.css', '/dashboard/vendor/uPlot.esm.js', '/dashboard/vendor/uPlot.min.css']) {
       const r = await fetch(`${t.url}${asset}`)
       expect(r.status, asset).toBe(200)
     }
@@ -76,6 +63,8 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium', () => {
     await expect.poll(() => balanceOf(page)).toBe(1000)
     expect(await page.locator('#account-email').innerText()).toBe(email)
     expect(await page.locator('#account-credits').innerText()).toBe('1,000')
+    const created = ((await (await t.get('/v1/account', (await page.evaluate((k) => localStorage.getItem(k), STORAGE_KEY))!)).json()) as { data: { created_at: number } }).data.created_at
+    expect(await page.locator('#account-created').innerText()).toBe(new Intl.DateTimeFormat('en-US', { year: 'numeric', month: 'short', day: 'numeric', timeZone: ZONE }).format(created))
     signupKey = (await page.evaluate((k) => localStorage.getItem(k), STORAGE_KEY))!
     expect(signupKey).toMatch(/^pa_/)
     expect(await apiCredits(signupKey)).toBe(1000)
@@ -110,9 +99,12 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium', () => {
     expect(await page.content()).not.toContain(createdSecret)
     const stored = await page.evaluate(() => JSON.stringify({ ...localStorage, ...sessionStorage }))
     expect(stored).not.toContain(createdSecret)
-    // the listing shows the prefix only
+    // the listing shows the prefix only, and its creation time in the browser's zone
     const row = page.locator('#keys-table tbody tr', { hasText: 'ci-bot' })
     expect(await row.innerText()).toContain(createdSecret.slice(0, 11))
+    const listed = ((await (await t.get('/v1/auth/keys', signupKey)).json()) as { data: { name: string; created_at: number }[] }).data.find((k) => k.name === 'ci-bot')!
+    expect(await row.locator('td').nth(2).innerText()).toBe(zonedText(listed.created_at, ZONE))
+    expect(await page.locator('#keys-table').innerText()).not.toMatch(/\d{13}/)
   })
 
   it('revokes a key after confirmation (cancel keeps it); the revoked key then gets 401', async () => {
@@ -152,11 +144,17 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium', () => {
     await expect.poll(() => balanceOf(page)).toBe(before - 2)
     expect(await apiCredits(signupKey)).toBe(before - 2)
     // candles drawn: a uPlot canvas with candle pixels in both colours (#1a7f37 up, #c62828 down)
-    await expect.poll(() => page.locator('#try-chart').getAttribute('data-candles')).toMatch(/^[1-9]\d*$/)
-    await expect.poll(() => countPixels(page, '#try-chart', [0x1a, 0x7f, 0x37])).toBeGreaterThan(20)
-    expect(await countPixels(page, '#try-chart', [0xc6, 0x28, 0x28])).toBeGreaterThan(20)
+    await expect.poll(() => page.locator('#try-view [data-candles]').getAttribute('data-candles')).toMatch(/^[1-9]\d*$/)
+    await expect.poll(() => countPixels(page, '#try-view', [0x1a, 0x7f, 0x37])).toBeGreaterThan(20)
+    expect(await countPixels(page, '#try-view', [0xc6, 0x28, 0x28])).toBeGreaterThan(20)
     expect(await page.locator('#try-json').innerText()).toContain('"candles"')
+    // the raw JSON keeps its Unix ms, with the time beside each instant in the browser's zone
+    expect(await page.locator('#try-json').innerText()).toContain(`"as_of": ${TEST_NOW} (${zonedText(TEST_NOW, ZONE)})`)
     await expect.poll(() => page.locator('#usage-endpoints').innerText()).toContain('/v1/markets/ohlc')
+    // the recent calls list it with its time in the browser's zone and its request id
+    const usage = ((await (await t.get('/v1/account/usage', signupKey)).json()) as { data: { recent: { ts: number; endpoint: string; request_id: string }[] } }).data
+    const first = await page.locator('#recent-table tbody tr').first().locator('td').allTextContents() // inside a closed <details>
+    expect(first).toEqual([zonedText(usage.recent[0]!.ts, ZONE), '/v1/markets/ohlc', '2', usage.recent[0]!.request_id])
     await b.screenshot('dashboard-try-ohlc')
   })
 
@@ -175,11 +173,11 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium', () => {
       return
     }
     await expect.poll(() => balanceOf(page)).toBe(before - 3)
-    await expect.poll(() => page.locator('#try-chart').getAttribute('data-levels')).toMatch(/^[1-9]\d*$/)
-    expect(await countPixels(page, '#try-chart', [0x0b, 0x5c, 0xad])).toBeGreaterThan(50) // HVN
-    expect(await countPixels(page, '#try-chart', [0x6e, 0x77, 0x81])).toBeGreaterThan(50) // LVN
-    expect(await countPixels(page, '#try-chart', [0xb4, 0x53, 0x09])).toBeGreaterThan(20) // POC
-    expect(await page.locator('#try-chart-desc').textContent()).toMatch(/Point of control at .* Value area from/)
+    await expect.poll(() => page.locator('#try-view [data-levels]').getAttribute('data-levels')).toMatch(/^[1-9]\d*$/)
+    expect(await countPixels(page, '#try-view', [0x0b, 0x5c, 0xad])).toBeGreaterThan(50) // HVN
+    expect(await countPixels(page, '#try-view', [0x6e, 0x77, 0x81])).toBeGreaterThan(50) // LVN
+    expect(await countPixels(page, '#try-view', [0xb4, 0x53, 0x09])).toBeGreaterThan(20) // POC
+    expect(await page.locator('#try-view figure p.visually-hidden').textContent()).toMatch(/Point of control at .* Value area from/)
     await b.screenshot('dashboard-try-volume-profile')
   })
 
@@ -191,7 +189,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium', () => {
     await page.getByRole('button', { name: /^Send/ }).click()
     await expect.poll(() => page.locator('#try-status').getAttribute('data-status')).toBe('400')
     expect(await page.locator('#try-status').innerText()).toMatch(/interval/)
-    expect(await page.locator('#try-chart-figure').isVisible()).toBe(false)
+    expect(await page.locator('#try-view').isVisible()).toBe(false)
     expect(await balanceOf(page)).toBe(before)
   })
 

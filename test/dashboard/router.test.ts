@@ -10,7 +10,8 @@ import { startTestService, type TestService } from '../helpers/service.js'
 
 const PUBLIC_DIR = fileURLToPath(new URL('../../src/dashboard/public/', import.meta.url))
 const UPLOT_DIST = path.dirname(createRequire(import.meta.url).resolve('uplot/dist/uPlot.esm.js'))
-const publicFiles = () => fs.readdirSync(PUBLIC_DIR)
+/** every file under public/, as a path relative to it (views live in a subfolder) */
+const publicFiles = () => (fs.readdirSync(PUBLIC_DIR, { recursive: true }) as string[]).filter((f) => fs.statSync(path.join(PUBLIC_DIR, f)).isFile()).map((f) => f.split(path.sep).join('/'))
 
 describe('dashboard router', () => {
   let t: TestService
@@ -57,6 +58,9 @@ describe('dashboard router', () => {
     '/dashboard/vendor/%E0%A4%A',
     '/dashboard/assets/%E0%A4%A',
     '/dashboard/assets',
+    '/dashboard/assets/views',
+    '/dashboard/assets/views/',
+    '/dashboard/assets/views/..%2F..%2Frouter.ts',
   ])('%s is not served (404 problem+json)', async (p) => {
     const res = await fetch(`${t.url}${p}`)
     expect(res.status).toBe(404)

@@ -29,7 +29,7 @@ export const keyStore = {
 
 /**
  * One API call. Never throws: a network failure comes back as status 0.
- * @returns {Promise<{ok: boolean, status: number, headers: Headers, json: any, text: string, ms: number}>}
+ * @returns {Promise<{ok: boolean, status: number, headers: Headers, json: any, text: string, ms: number, at: number}>}
  */
 export async function request(path, { method = 'GET', key, body } = {}) {
   const headers = { accept: 'application/json' }
@@ -47,9 +47,40 @@ export async function request(path, { method = 'GET', key, body } = {}) {
         json = null
       }
     }
-    return { ok: res.ok, status: res.status, headers: res.headers, json, text, ms: Math.round(performance.now() - started) }
+    return { ok: res.ok, status: res.status, headers: res.headers, json, text, ms: Math.round(performance.now() - started), at: Date.now() }
   } catch (e) {
-    return { ok: false, status: 0, headers: new Headers(), json: null, text: String(e), ms: Math.round(performance.now() - started) }
+    return { ok: false, status: 0, headers: new Headers(), json: null, text: String(e), ms: Math.round(performance.now() - started), at: Date.now() }
+  }
+}
+
+let spec = null
+/** /openapi.json, fetched once: the views and "try it" take parameters and costs from it */
+export function loadSpec() {
+  spec ??= request('/openapi.json').then((r) => {
+    if (!r.ok || !r.json?.paths) spec = null
+    return r
+  })
+  return spec
+}
+
+/**
+ * An RFC 9457 problem answer as the page shows it: what went wrong, its stable code and the request id to
+ * quote to support. A network failure or a non-problem body still gets a title.
+ */
+export function problemOf(r) {
+  const p = r.json && typeof r.json === 'object' && !Array.isArray(r.json) ? r.json : {}
+  const retry = Number(r.headers.get('retry-after'))
+  return {
+    status: r.status,
+    title: r.status === 0 ? 'Network error' : p.title || `${r.status} ${STATUS_TEXT[r.status] ?? ''}`.trim(),
+    detail: problemMessage(r),
+    code: typeof p.code === 'string' ? p.code : null,
+    requestId: p.request_id || r.headers.get('x-request-id') || null,
+    parameter: typeof p.parameter === 'string' ? p.parameter : null,
+    allowed: Array.isArray(p.allowed) ? p.allowed : null,
+    creditsRequired: Number.isFinite(p.credits_required) ? p.credits_required : null,
+    creditsRemaining: Number.isFinite(p.credits_remaining) ? p.credits_remaining : null,
+    retryAfterMs: Number.isFinite(retry) && retry > 0 ? retry * 1000 : null,
   }
 }
 
@@ -64,26 +95,4 @@ export function problemMessage(r) {
 export const STATUS_TEXT = {
   200: 'OK', 201: 'Created', 400: 'Bad Request', 401: 'Unauthorized', 402: 'Payment Required', 404: 'Not Found',
   405: 'Method Not Allowed', 409: 'Conflict', 429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable',
-}
-
-const intFmt = new Intl.NumberFormat('en-US')
-export const fmtInt = (n) => (n === null || n === undefined || Number.isNaN(Number(n)) ? '–' : intFmt.format(Number(n)))
-
-/** "2026-03-02 12:00" (UTC), or a dash */
-export const fmtTime = (ms) => (ms === null || ms === undefined ? '–' : new Date(Number(ms)).toISOString().slice(0, 16).replace('T', ' '))
-export const fmtDay = (ms) => new Date(Number(ms)).toISOString().slice(0, 10)
-
-/** a price with as many decimals as its size needs */
-export function fmtPrice(p) {
-  if (p === null || p === undefined || !Number.isFinite(Number(p))) return '–'
-  const v = Number(p)
-  const a = Math.abs(v)
-  const digits = a >= 1000 ? 1 : a >= 100 ? 2 : a >= 1 ? 3 : a >= 0.01 ? 5 : 8
-  return v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: 0 })
-}
-
-/** a size (volume) compactly: 1.2K, 3.4M */
-export function fmtCompact(v) {
-  if (v === null || v === undefined || !Number.isFinite(Number(v))) return '–'
-  return Number(v).toLocaleString('en-US', { notation: 'compact', maximumFractionDigits: 2 })
 }

@@ -1,8 +1,13 @@
-// A collapsible, keyboard-usable JSON viewer built from <details>/<summary> (no library).
+// A collapsible, keyboard-usable JSON viewer built from <details>/<summary> (no library); instants (Unix ms
+// under time-like keys) also show as times in the reader's zone.
+import { fmtTime } from './format.js'
 
 const MAX_ITEMS = 500
 
-function primitive(value) {
+/** keys whose numbers are instants (Unix ms): shown with their time in the reader's zone beside them */
+const TIME_KEY = /(^|_)(ts|at|time|as_of|start|end|since|update|day)$/
+
+function primitive(value, key) {
   const span = document.createElement('span')
   if (value === null) {
     span.className = 'null'
@@ -13,6 +18,12 @@ function primitive(value) {
   } else if (typeof value === 'number') {
     span.className = 'num'
     span.textContent = String(value)
+    if (typeof key === 'string' && TIME_KEY.test(key) && value > 946_684_800_000 && value < 4_102_444_800_000) {
+      const note = document.createElement('span')
+      note.className = 'meta'
+      note.textContent = ` (${fmtTime(value)})`
+      return [span, note]
+    }
   } else if (typeof value === 'boolean') {
     span.className = 'bool'
     span.textContent = String(value)
@@ -35,7 +46,7 @@ function node(value, key, depth, last) {
   if (value === null || typeof value !== 'object') {
     const row = document.createElement('div')
     row.className = 'row'
-    row.append(...keyLabel(key), primitive(value), document.createTextNode(comma))
+    row.append(...keyLabel(key), ...[primitive(value, key)].flat(), document.createTextNode(comma))
     return row
   }
   const isArray = Array.isArray(value)

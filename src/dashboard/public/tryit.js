@@ -1,23 +1,17 @@
 // "Try it": the form is built from /openapi.json (every GET /v1 path that costs credits), the call goes out
-// with the signed-in key like any other client's, and the answer is shown as JSON (and as a chart where one helps).
-import { STATUS_TEXT, fmtInt, problemMessage, request } from './api.js'
-import { candleChart, volumeProfileChart } from './charts.js'
+// with the signed-in key like any other client's, and the answer is shown as JSON, drawn by the endpoint's
+// view when it has one.
+import { STATUS_TEXT, loadSpec, problemMessage, request } from './api.js'
+import { releaseCharts } from './chart-kit.js'
+import { creditsLabel, fmtInt } from './format.js'
 import { renderJson, setAllOpen } from './json-view.js'
+import { paramFields } from './params-form.js'
+import { VIEWS } from './views/registry.js'
 
 const $ = (id) => document.getElementById(id)
 
-/** "one of BTC, ETH, SOL (case-insensitive)" → ['BTC', 'ETH', 'SOL'] (the document lists coins and exchanges so) */
-function listedValues(schema) {
-  const m = /^one of (.+?)(?: \(case-insensitive\))?$/.exec(schema?.description ?? '')
-  return m ? m[1].split(',').map((s) => s.trim()).filter(Boolean) : null
-}
-
-function creditsLabel(n) {
-  return `${n} credit${n === 1 ? '' : 's'}`
-}
-
 /**
- * @param {{getKey: () => string | null, onResult: (r: {remaining: number | null, charged: number}) => void, announce: (msg: string, kind?: string) => void}} hooks
+ * @param {{getKey: () => string | null, onAnswer: (r: {remaining: number | null, charged: number}) => void, announce: (msg: string, kind?: string) => void}} hooks
  */
 export async function initTryIt(hooks) {
   const select = $('try-endpoint')
@@ -29,7 +23,7 @@ export async function initTryIt(hooks) {
   const form = $('try-form')
   let lastJson = null
 
-  const specRes = await request('/openapi.json')
+  const specRes = await loadSpec()
   if (!specRes.ok || !specRes.json?.paths) {
     desc.textContent = `Could not load /openapi.json (${problemMessage(specRes)}).`
     send.disabled = true
@@ -51,115 +45,29 @@ export async function initTryIt(hooks) {
 
   const current = () => endpoints.find((e) => e.path === select.value)
 
-  function control(param) {
-    const s = param.schema ?? {}
-    const id = `param-${param.name}`
-    const listed = s.enum ?? listedValues(s)
-    let el
-    if (listed) {
-      el = document.createElement('select')
-      if (!param.required && s.default === undefined) {
-        const none = document.createElement('option')
-        none.value = ''
-        none.textContent = param.name === 'coin' ? '(all coins)' : param.name === 'exchange' ? '(all exchanges)' : '(not set)'
-        el.append(none)
-      }
-      for (const v of listed) {
-        const opt = document.createElement('option')
-        opt.value = v
-        opt.textContent = v === s.default ? `${v} (default)` : v
-        el.append(opt)
-      }
-      el.value = s.default ?? (param.required ? (listed.includes('BTC') ? 'BTC' : listed[0]) : '')
-    } else {
-      el = document.createElement('input')
-      if (s.type === 'integer' || s.type === 'number') {
-        el.type = 'number'
-        el.inputMode = s.type === 'integer' ? 'numeric' : 'decimal'
-        el.step = s.type === 'integer' ? '1' : 'any'
-        if (s.minimum !== undefined) el.min = String(s.minimum)
-        if (s.maximum !== undefined) el.max = String(s.maximum)
-        if (s.exclusiveMinimum !== undefined) el.min = String(s.exclusiveMinimum)
-      } else {
-        el.type = 'text'
-        el.spellcheck = false
-      }
-      if (s.default !== undefined) el.value = String(s.default)
-      if (s.description === 'Unix epoch milliseconds') el.placeholder = 'Unix ms, e.g. ' + String(Math.floor(Date.now() / 60_000) * 60_000)
-    }
-    el.id = id
-    el.name = param.name
-    el.required = !!param.required
-    return el
-  }
-
+  let params = null
   function renderParams() {
     const e = current()
     fields.textContent = ''
+    params = null
     if (!e) return
     desc.textContent = `${e.op.summary ?? ''}. Costs ${creditsLabel(e.cost)}, charged only when the call succeeds.${e.unavailable ? ' Not available in this deployment yet: expect 503 (nothing is charged).' : ''}`
     send.textContent = `Send · ${creditsLabel(e.cost)}`
-    const params = e.op.parameters ?? []
-    paramsBox.hidden = params.length === 0
-    for (const p of params) {
-      const wrap = document.createElement('div')
-      wrap.className = 'field'
-      const label = document.createElement('label')
-      label.htmlFor = `param-${p.name}`
-      label.textContent = p.name
-      if (p.required) {
-        const mark = document.createElement('span')
-        mark.className = 'required-mark'
-        mark.textContent = ' *'
-        mark.setAttribute('aria-hidden', 'true')
-        const sr = document.createElement('span')
-        sr.className = 'visually-hidden'
-        sr.textContent = ' (required)'
-        label.append(mark, sr)
-      }
-      const el = control(p)
-      const hint = document.createElement('p')
-      hint.className = 'hint'
-      hint.id = `param-${p.name}-hint`
-      hint.textContent = p.description ?? ''
-      const err = document.createElement('p')
-      err.className = 'field-error'
-      err.id = `param-${p.name}-error`
-      el.setAttribute('aria-describedby', `${hint.id} ${err.id}`)
-      wrap.append(label, el, hint, err)
-      fields.append(wrap)
-    }
+    paramsBox.hidden = !(e.op.parameters ?? []).length
+    params = paramFields(e.op.parameters ?? [], { idPrefix: 'param' })
+    fields.append(...params.element.childNodes)
     updateUrl()
   }
 
   function buildUrl() {
     const e = current()
     if (!e) return null
-    const q = new URLSearchParams()
-    for (const el of fields.querySelectorAll('input, select')) {
-      const v = el.value.trim()
-      if (v !== '') q.set(el.name, v)
-    }
-    const qs = q.toString()
+    const qs = new URLSearchParams(params?.values() ?? {}).toString()
     return qs ? `${e.path}?${qs}` : e.path
   }
 
   function updateUrl() {
     urlLine.textContent = `GET ${buildUrl() ?? ''}`
-  }
-
-  function validate() {
-    let firstBad = null
-    for (const el of fields.querySelectorAll('input, select')) {
-      const err = $(`${el.id}-error`)
-      const missing = el.required && el.value.trim() === ''
-      const bad = missing || (el instanceof HTMLInputElement && !el.checkValidity())
-      el.setAttribute('aria-invalid', bad ? 'true' : 'false')
-      if (err) err.textContent = missing ? `${el.name} is required.` : bad ? el.validationMessage : ''
-      if (bad && !firstBad) firstBad = el
-    }
-    if (firstBad) firstBad.focus()
-    return !firstBad
   }
 
   select.addEventListener('change', renderParams)
@@ -170,7 +78,7 @@ export async function initTryIt(hooks) {
     ev.preventDefault()
     const e = current()
     const key = hooks.getKey()
-    if (!e || !key || !validate()) return
+    if (!e || !key || !params?.read()) return
     const url = buildUrl()
     send.disabled = true
     const label = send.textContent
@@ -178,13 +86,13 @@ export async function initTryIt(hooks) {
     const r = await request(url, { key })
     send.disabled = false
     send.textContent = label
-    showResult(e, r)
+    showResult(e, r, url)
     const charged = Number(r.headers.get('x-credits-charged') ?? 0)
     const remainingHeader = r.headers.get('x-credits-remaining')
-    hooks.onResult({ charged, remaining: remainingHeader === null ? null : Number(remainingHeader) })
+    hooks.onAnswer({ charged, remaining: remainingHeader === null ? null : Number(remainingHeader) })
   })
 
-  function showResult(e, r) {
+  function showResult(e, r, url) {
     $('try-result').hidden = false
     const status = $('try-status')
     status.textContent = ''
@@ -211,20 +119,19 @@ export async function initTryIt(hooks) {
     lastJson = r.json ?? r.text
     renderJson($('try-json'), lastJson)
 
-    const fig = $('try-chart-figure')
-    const chartEl = $('try-chart')
-    const data = r.ok ? r.json?.data : null
-    fig.hidden = true
-    chartEl.className = 'chart chart-tall'
-    if (data && e.path === '/v1/markets/ohlc' && Array.isArray(data.candles)) {
-      fig.hidden = false
-      const where = data.exchange === 'composite' ? `composite of ${(data.exchanges ?? []).join(', ') || 'no exchange'}` : data.exchange
-      $('try-chart-caption').textContent = `${data.coin} ${data.market_type ?? ''} · ${where} · ${data.interval} candles over ${data.lookback} (UTC)`
-      candleChart(chartEl, $('try-chart-legend'), $('try-chart-desc'), data)
-    } else if (data && e.path === '/v1/structure/volume-profile' && Array.isArray(data.levels)) {
-      fig.hidden = false
-      $('try-chart-caption').textContent = `Volume profile${data.coin ? ` · ${data.coin}` : ''}${data.lookback ? ` · ${data.lookback}` : ''}`
-      volumeProfileChart(chartEl, $('try-chart-legend'), $('try-chart-desc'), data)
+    // the endpoint's own view draws a successful answer; a failed one leaves nothing drawn
+    const host = $('try-view')
+    releaseCharts(host)
+    host.textContent = ''
+    const view = VIEWS.find((v) => v.path === e.path)
+    const data = r.ok ? r.json?.data : undefined
+    host.hidden = !view || data === undefined
+    if (!host.hidden) {
+      try {
+        view.render(host, data, { meta: r.json.meta ?? null, params: Object.fromEntries(new URL(url, location.origin).searchParams), asOf: r.json.meta?.as_of ?? r.at })
+      } catch (err) {
+        host.textContent = `This answer could not be drawn (${err instanceof Error ? err.message : String(err)}); the JSON is below.`
+      }
     }
   }
 
