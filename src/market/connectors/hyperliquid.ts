@@ -3,13 +3,19 @@ import ccxt, { type Exchange, type MarketInterface, type Trade } from 'ccxt'
 import type { MarketType, OpenInterestEvent, TickerEvent } from '../events.js'
 import { callRaw, setOption, skipCurrencies } from './ccxt-access.js'
 import { ExchangeConnector, findByBase, type ConnectorOptions } from './connector.js'
-import { nextFundingOnGrid, num, openInterestEvent, partsFromFundingRate, tickerEvent, type MarketRef, type TickerParts } from './mapping.js'
+import { nextFundingOnGrid, num, partsFromFundingRate, tickerEvent, type MarketRef, type TickerParts } from './mapping.js'
 
 /**
- * Product decision: Hyperliquid's `openInterest` (asset context) is treated as two-sided (longs + shorts) and halved.
- * See docs/connectors.md.
+ * Hyperliquid's asset-context `openInterest` is read as two-sided (Σ |position size| over all users, longs + shorts)
+ * and halved; the evidence and the counter-evidence are in docs/methodology.md#open-interest-conventions.
  */
 export const HYPERLIQUID_OI_TWO_SIDED = true
+
+/** asset-context `openInterest` (coins) -> one side, coins. The only place Hyperliquid's OI convention is applied. */
+export function hyperliquidOneSidedOi(openInterest: number | null): number | null {
+  if (openInterest === null || !Number.isFinite(openInterest) || openInterest < 0) return null
+  return HYPERLIQUID_OI_TWO_SIDED ? openInterest / 2 : openInterest
+}
 
 /** Funding settles hourly on the UTC hour; `funding` in the asset context is the current hourly rate. */
 export const HYPERLIQUID_FUNDING_INTERVAL_HOURS = 1
@@ -34,7 +40,7 @@ export function hyperliquidCtx(ctx: HyperliquidAssetCtx, now: number): { parts: 
       fundingIntervalHours: HYPERLIQUID_FUNDING_INTERVAL_HOURS,
       nextFundingTime: nextFundingOnGrid(now, HYPERLIQUID_FUNDING_INTERVAL_HOURS),
     },
-    openInterest: oi === null ? null : HYPERLIQUID_OI_TWO_SIDED ? oi / 2 : oi,
+    openInterest: hyperliquidOneSidedOi(oi),
   }
 }
 
@@ -118,13 +124,16 @@ export class HyperliquidConnector extends ExchangeConnector {
     return out
   }
 
-  /** metaAndAssetCtxs via fetchOpenInterests: `openInterest` in coins, two-sided -> halved. */
+  /** metaAndAssetCtxs via fetchOpenInterests: `openInterest` in coins, one side by hyperliquidOneSidedOi. ts = poll time (the body has none). */
   protected async pollOpenInterest(refs: MarketRef[]): Promise<OpenInterestEvent[]> {
     const now = this.now()
     const ois = await this.ex.fetchOpenInterests(refs.map((r) => r.symbol))
-    return refs
-      .map((ref) => (ois[ref.symbol] ? openInterestEvent(ref, ois[ref.symbol]!, { now, twoSided: HYPERLIQUID_OI_TWO_SIDED }) : null))
-      .filter((e): e is OpenInterestEvent => e !== null)
+    const out: OpenInterestEvent[] = []
+    for (const ref of refs) {
+      const oi = ois[ref.symbol] ? hyperliquidOneSidedOi(num(ois[ref.symbol]!.openInterestAmount)) : null
+      if (oi !== null) out.push({ type: 'open_interest', exchange: 'hyperliquid', coin: ref.coin, marketType: 'perp', ts: num(ois[ref.symbol]!.timestamp) ?? now, openInterest: oi })
+    }
+    return out
   }
 
   /**

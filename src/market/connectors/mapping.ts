@@ -188,13 +188,11 @@ export function tickerEvent(ref: MarketRef, parts: TickerParts, now: number): Ti
 }
 
 export interface OpenInterestOptions {
-  /** the venue reports both sides (longs + shorts): halve */
-  twoSided?: boolean
   now: number
 }
 
 /**
- * CCXT's openInterestAmount is in the venue's amount unit (contracts on OKX, coins elsewhere): converted with the
+ * For venues whose unified figure is already one-sided (Binance, OKX). CCXT's openInterestAmount is in the venue's amount unit (contracts on OKX, coins elsewhere): converted with the
  * contract size. Falls back to baseVolume, which CCXT fills with coins where the venue reports them separately.
  */
 export function openInterestEvent(ref: MarketRef, oi: OpenInterest, opts: OpenInterestOptions): OpenInterestEvent | null {
@@ -206,7 +204,7 @@ export function openInterestEvent(ref: MarketRef, oi: OpenInterest, opts: OpenIn
   return {
     type: 'open_interest',
     ...baseEvent(ref, num(oi.timestamp) ?? opts.now),
-    openInterest: opts.twoSided ? coins / 2 : coins,
+    openInterest: coins,
   }
 }
 
