@@ -186,9 +186,14 @@ export abstract class ExchangeConnector {
     return exchangeById.get(this.exchange)!.fundingIntervalHours
   }
 
-  /** funding interval for a ticker: what the payload said, else what settled history showed, else the venue default */
+  /** the interval the venue states for a market outside its ticker payload (Binance fundingInfo); null when it does not */
+  protected knownIntervalHours(_ref: MarketRef): number | null {
+    return null
+  }
+
+  /** funding interval for a ticker: what the payload said, else what the venue states, else what settled history showed, else the venue default */
   protected intervalHoursFor(ref: MarketRef, fromPayload: number | null | undefined): number {
-    return fromPayload ?? this.learnedIntervalHours.get(ref.symbol) ?? this.defaultIntervalHours()
+    return fromPayload ?? this.knownIntervalHours(ref) ?? this.learnedIntervalHours.get(ref.symbol) ?? this.defaultIntervalHours()
   }
 
   protected async resolveMarkets(): Promise<MarketRef[]> {
@@ -320,7 +325,8 @@ export abstract class ExchangeConnector {
 
   protected newFunding(ref: MarketRef, rows: readonly FundingRateHistory[]): FundingEvent[] {
     const prev = this.lastFundingTs.get(ref.symbol)
-    const events = fundingEvents(ref, rows, this.learnedIntervalHours.get(ref.symbol) ?? this.defaultIntervalHours(), prev)
+    const known = this.knownIntervalHours(ref)
+    const events = fundingEvents(ref, rows, this.learnedIntervalHours.get(ref.symbol) ?? this.defaultIntervalHours(), prev, known)
     const fresh = events.filter((e) => prev === undefined || e.ts > prev)
     const newest = events.at(-1)
     if (newest) {

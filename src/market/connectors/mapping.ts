@@ -226,14 +226,15 @@ export function inferIntervalHours(timestamps: readonly number[]): number | null
 }
 
 /**
- * Settled funding rates -> FundingEvents, oldest first. The interval is inferred from the spacing of the rows
- * (plus `previousTs`, the last settlement seen before), else `fallbackIntervalHours`.
+ * Settled funding rates -> FundingEvents, oldest first. The interval is the one the venue states (`knownIntervalHours`),
+ * else inferred from the spacing of the rows (plus `previousTs`, the last settlement seen before), else `fallbackIntervalHours`.
  */
 export function fundingEvents(
   ref: MarketRef,
   rows: readonly FundingRateHistory[],
   fallbackIntervalHours: number,
   previousTs?: number | null,
+  knownIntervalHours?: number | null,
 ): FundingEvent[] {
   const parsed = rows
     .map((r) => ({ ts: num(r.timestamp), rate: num(r.fundingRate) }))
@@ -241,7 +242,7 @@ export function fundingEvents(
     .sort((a, b) => a.ts - b.ts)
   const stamps = parsed.map((r) => r.ts)
   if (previousTs !== null && previousTs !== undefined) stamps.push(previousTs)
-  const intervalHours = inferIntervalHours(stamps) ?? fallbackIntervalHours
+  const intervalHours = knownIntervalHours ?? inferIntervalHours(stamps) ?? fallbackIntervalHours
   return parsed.map((r) => ({ type: 'funding', ...baseEvent(ref, r.ts), rate: r.rate, intervalHours }))
 }
 

@@ -13,6 +13,13 @@ const DOCS_EXAMPLE_FUNDING_HISTORY =
   '[{"symbol":"BTCUSDT","fundingRate":"-0.03750000","fundingTime":1570608000000,"markPrice":"34287.54619963"},' +
   '{"symbol":"BTCUSDT","fundingRate":"0.00010000","fundingTime":1570636800000,"markPrice":"34287.54619963"}]'
 
+// No recorded GET /fapi/v1/fundingInfo body exists in the fixtures or in the public repositories searched (CCXT's static
+// responses, nautilus_trader, cryptofeed: only hand-written test strings). This is the response example CCXT documents for
+// the endpoint (ts/src/binance.ts, fetchFundingIntervals), used because it lists a symbol with an adjusted 4 h interval;
+// Binance's own page (developers.binance.com .../Get-Funding-Rate-Info) prints the same shape for BLZUSDT at 8 h.
+const DOCS_EXAMPLE_FUNDING_INFO =
+  '[{"symbol":"BLZUSDT","adjustedFundingRateCap":"0.03000000","adjustedFundingRateFloor":"-0.03000000","fundingIntervalHours":4,"disclaimer":false}]'
+
 type RawSymbol = { symbol: string; pair: string; baseAsset: string; [k: string]: unknown }
 const instruments = fixture<{ symbols: RawSymbol[] }>('binance/instruments.json')
 
@@ -102,6 +109,29 @@ describe('binance tickers, open interest, funding (premium_index_all.json, premi
       })
     }
     expect(c.health()).toMatchObject({ exchange: 'binance', connected: true, errors: 0 })
+  })
+
+  it('funding interval from /fapi/v1/fundingInfo: a listed symbol gets its fundingIntervalHours, an unlisted one 8 h', async () => {
+    const ex = new ccxt.pro.binanceusdm()
+    ex.setMarkets([...instruments.symbols.map((s) => ex.parseMarket(s as any)), ...derivedPerpMarkets(ex, ['BLZ'])])
+    const requests = offlineHttp(ex, [
+      ['/fapi/v1/premiumIndex', fixtureText('binance/premium_index_all.json')],
+      ['/fapi/v1/fundingInfo', DOCS_EXAMPLE_FUNDING_INFO],
+    ])
+    const sink = new RecordingSink()
+    const c = connector({ coins: ['BTC', 'BLZ'], sink, ccxtExchange: ex, marketTypes: ['perp'], streams: { trades: false, books: false, openInterest: false, funding: false } })
+    await c.start()
+    await waitFor(() => sink.of('ticker').length >= 2)
+    expect(requests.some((r) => r.url.includes('/fapi/v1/fundingInfo'))).toBe(true)
+    const info = JSON.parse(DOCS_EXAMPLE_FUNDING_INFO) as Array<{ symbol: string; fundingIntervalHours: number }>
+    const raw = fixture<Array<Record<string, any>>>('binance/premium_index_all.json')
+    const blz = sink.of('ticker').find((e) => e.coin === 'BLZ')!
+    // the recorded BLZUSDT premiumIndex row, with the interval fundingInfo states for it
+    expect(blz).toMatchObject({ fundingRate: Number(raw.find((r) => r.symbol === 'BLZUSDT')!.lastFundingRate), fundingIntervalHours: info.find((r) => r.symbol === 'BLZUSDT')!.fundingIntervalHours })
+    expect(blz.fundingIntervalHours).toBe(4)
+    // BTCUSDT is not listed: Binance's default 8 h
+    expect(info.some((r) => r.symbol === 'BTCUSDT')).toBe(false)
+    expect(sink.of('ticker').find((e) => e.coin === 'BTC')!.fundingIntervalHours).toBe(8)
   })
 
   it('open interest and settled funding loops (API-docs example bodies, no recording exists)', async () => {
