@@ -258,7 +258,7 @@ describe('GET /v1/markets/ohlc (2 credits)', () => {
   })
 })
 
-const TICKER_KEYS = ['age_ms', 'coin', 'exchange', 'funding_interval_hours', 'funding_rate', 'index_price', 'mark_price', 'next_funding_time', 'stale', 'ts']
+const TICKER_KEYS = ['age_ms', 'coin', 'exchange', 'funding_interval_hours', 'funding_kind', 'funding_rate', 'index_price', 'mark_price', 'next_funding_time', 'stale', 'ts']
 
 describe('GET /v1/markets/ticker (1 credit)', () => {
   it('one coin: one row per exchange in canonical order, exact keys, values as the live feed reported them, not stale', async () => {
@@ -277,8 +277,9 @@ describe('GET /v1/markets/ticker (1 credit)', () => {
       expect(r.ts).toBeLessThanOrEqual(TEST_NOW)
       expect(r.age_ms).toBe(TEST_NOW - r.ts)
       expect(r.age_ms).toBeLessThanOrEqual(5_000)
-      // a funding rate always travels with its interval
+      // a funding rate always travels with its interval, and says it is the live predicted rate (tickers carry no settled one)
       if (r.funding_rate !== null) expect(r.funding_interval_hours).toBeGreaterThan(0)
+      expect(r.funding_kind).toBe('predicted')
       const live = t.services.market.live.tickers.get(`${r.exchange}:BTC:perp`)!
       expect(r).toMatchObject({
         mark_price: live.markPrice, index_price: live.indexPrice, funding_rate: live.fundingRate,
@@ -309,6 +310,7 @@ describe('GET /v1/markets/ticker (1 credit)', () => {
     const binance = data.find((r) => r.exchange === 'binance')!
     expect(binance.funding_interval_hours).toBeNull()
     expect(binance.funding_rate).toBeNull()
+    expect(binance.funding_kind).toBeNull() // no rate, nothing to qualify
     expect(typeof binance.mark_price).toBe('number')
     for (const r of data) if (r.funding_rate !== null) expect(r.funding_interval_hours).toBeGreaterThan(0)
   })

@@ -155,9 +155,9 @@ describe('GET /v1/structure/spread (3 credits)', () => {
 })
 
 // ---------------------------------------------------------------------------------------------------------------
-const FUNDING_KEYS = ['annualized_rate', 'coin', 'exchanges', 'history_points', 'interval_hours', 'missing', 'note', 'percentile', 'ts', 'weighted_rate', 'z_score']
+const FUNDING_KEYS = ['annualized_rate', 'coin', 'exchanges', 'funding_kind', 'history_points', 'interval_hours', 'missing', 'note', 'percentile', 'ts', 'weighted_rate', 'z_score']
 // docs/methodology.md names the per-venue 8 h rate `rate_8h` ("each with its own `rate` and `interval_hours`, its `rate_8h`, ...")
-const VENUE_KEYS = ['annualized_rate', 'exchange', 'interval_hours', 'note', 'oi_usd', 'rate', 'rate_8h', 'ts', 'weight']
+const VENUE_KEYS = ['annualized_rate', 'exchange', 'funding_kind', 'interval_hours', 'note', 'oi_usd', 'rate', 'rate_8h', 'ts', 'weight']
 /** the per-venue 8 h rate under either spelling, so the value checks run even while the name is wrong */
 const rate8hOf = (v: Json): number => ('rate_8h' in v ? v.rate_8h : v.rate8h)
 
@@ -173,7 +173,8 @@ describe('GET /v1/funding/weighted (3 credits)', () => {
     const { data, meta } = await callOk<Json[]>(t, acct, '/v1/funding/weighted?coin=ETH', 3)
     expect(meta.as_of).toBe(TEST_NOW)
     const f = data[0]!
-    expect(f).toMatchObject({ coin: 'ETH', ts: TEST_NOW, interval_hours: 8, note: null, missing: [] })
+    // every rate here is a venue's current predicted rate, and the weighted rate says so
+    expect(f).toMatchObject({ coin: 'ETH', ts: TEST_NOW, interval_hours: 8, funding_kind: 'predicted', note: null, missing: [] })
     let weights = 0
     let num = 0
     let den = 0
@@ -181,6 +182,7 @@ describe('GET /v1/funding/weighted (3 credits)', () => {
       const { ticker, oi } = live(v.exchange, 'ETH')
       // each venue's own rate with its own interval, as the feed reported them
       expect(v.rate).toBe(ticker.fundingRate)
+      expect(v.funding_kind).toBe('predicted')
       expect(v.interval_hours).toBe(ticker.fundingIntervalHours)
       expect(v.interval_hours).toBe(['hyperliquid', 'dydx'].includes(v.exchange) ? 1 : 8)
       expect(v.ts).toBe(ticker.ts)
@@ -246,7 +248,7 @@ describe('GET /v1/funding/weighted (3 credits)', () => {
         expect(typeof f.weighted_rate).toBe('number')
         continue
       }
-      expect(f).toMatchObject({ weighted_rate: null, annualized_rate: null, z_score: null, percentile: null, exchanges: [] })
+      expect(f).toMatchObject({ weighted_rate: null, funding_kind: null, annualized_rate: null, z_score: null, percentile: null, exchanges: [] })
       expect(f.note).toEqual(expect.any(String))
       expect(f.missing.map((m: Json) => m.exchange)).toEqual([...EXCHANGES])
     }
