@@ -142,15 +142,26 @@ export class OkxConnector extends ExchangeConnector {
     const spots = refs.filter((r) => r.marketType === 'spot')
     const parts = new Map<string, TickerParts[]>()
     const add = (symbol: string, p: TickerParts) => parts.set(symbol, [...(parts.get(symbol) ?? []), p])
+    // the row's time is the mark's own `ts` (the figure the analytics compare), else the last trade ticker's
+    const markTs = new Map<string, number | null>()
+    const lastTs = new Map<string, number | null>()
     const calls: Promise<void>[] = []
     if (perps.length > 0) {
       const symbols = perps.map((r) => r.symbol)
       calls.push(
         this.ex.fetchTickers(symbols).then((t) => {
-          for (const s of symbols) if (t[s]) add(s, { lastPrice: num(t[s].last), ts: num(t[s].timestamp) })
+          for (const s of symbols) {
+            if (!t[s]) continue
+            add(s, { lastPrice: num(t[s].last) })
+            lastTs.set(s, num(t[s].timestamp))
+          }
         }),
         this.ex.fetchMarkPrices(symbols).then((t) => {
-          for (const s of symbols) if (t[s]) add(s, { markPrice: num(t[s].markPrice) })
+          for (const s of symbols) {
+            if (!t[s]) continue
+            add(s, { markPrice: num(t[s].markPrice) })
+            markTs.set(s, num(t[s].timestamp))
+          }
         }),
         callRaw<IndexTickers>(this.ex, 'publicGetMarketIndexTickers', { quoteCcy: 'USDT' }).then((body) => {
           const idx = parseOkxIndexTickers(body)
@@ -183,6 +194,7 @@ export class OkxConnector extends ExchangeConnector {
       if (!p) continue
       const merged = mergeParts(...p)
       if (ref.marketType === 'perp') {
+        merged.ts = markTs.get(ref.symbol) ?? lastTs.get(ref.symbol) ?? null
         merged.fundingIntervalHours = this.intervalHoursFor(ref, merged.fundingIntervalHours)
         merged.lastPrice ??= this.lastTradePrice.get(ref.symbol) ?? null
       }

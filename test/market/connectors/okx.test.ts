@@ -79,6 +79,7 @@ describe('okx tickers, open interest, funding (mark_price, index_price, ticker_s
       lastPrice: null,
       fundingRate: null, // funding-rate call failed: the rest of the ticker still arrives
       fundingIntervalHours: 8,
+      ts: Number(mark.ts), // the mark's own time, not the poll time
     })
     expect(sink.of('ticker').find((t) => t.marketType === 'spot')).toEqual({
       type: 'ticker',
