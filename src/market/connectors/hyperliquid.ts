@@ -3,7 +3,8 @@ import ccxt, { type Exchange, type MarketInterface, type Trade } from 'ccxt'
 import type { MarketType, OpenInterestEvent, TickerEvent } from '../events.js'
 import { callRaw, setOption, skipCurrencies } from './ccxt-access.js'
 import { ExchangeConnector, findByBase, type ConnectorOptions } from './connector.js'
-import { nextFundingOnGrid, num, partsFromFundingRate, tickerEvent, type MarketRef, type TickerParts } from './mapping.js'
+import { nextFundingOnGrid, num, partsFromFundingRate, tickerEvent, type BookDepth, type MarketRef, type TickerParts } from './mapping.js'
+import { sigFigBucket, type WideBookSource } from './wide-books.js'
 
 /**
  * Hyperliquid's asset-context `openInterest` is read as two-sided (Σ |position size| over all users, longs + shorts)
@@ -16,6 +17,11 @@ export function hyperliquidOneSidedOi(openInterest: number | null): number | nul
   if (openInterest === null || !Number.isFinite(openInterest) || openInterest < 0) return null
   return HYPERLIQUID_OI_TWO_SIDED ? openInterest / 2 : openInterest
 }
+
+/** l2Book sends at most this many levels per side */
+export const HYPERLIQUID_BOOK_LEVELS = 20
+/** coarser l2Book aggregations polled for the wide depth bands (nSigFigs 5 = exact prices is the main book) */
+export const HYPERLIQUID_WIDE_SIG_FIGS = [4, 3, 2] as const
 
 /** Funding settles hourly on the UTC hour; `funding` in the asset context is the current hourly rate. */
 export const HYPERLIQUID_FUNDING_INTERVAL_HOURS = 1
@@ -94,6 +100,20 @@ export class HyperliquidConnector extends ExchangeConnector {
 
   protected override findMarket(ex: Exchange, coin: string): MarketInterface | undefined {
     return findByBase(ex, coin, (m) => m.swap === true && m.settle === 'USDC' && (m.info as { dex?: string })?.dex === undefined)
+  }
+
+  protected override bookDepth(): BookDepth {
+    return HYPERLIQUID_BOOK_LEVELS
+  }
+
+  /** POST /info {type: l2Book, coin, nSigFigs}: 20 coarser levels a side reach further than the exact 20 */
+  protected override wideBookSources(ex: Exchange, ref: MarketRef): WideBookSource[] {
+    return HYPERLIQUID_WIDE_SIG_FIGS.map((n) => ({
+      source: `nSigFigs=${n}`,
+      depth: HYPERLIQUID_BOOK_LEVELS,
+      granularity: (mid: number) => sigFigBucket(n, mid),
+      fetch: () => ex.fetchOrderBook(ref.symbol, undefined, { nSigFigs: n }),
+    }))
   }
 
   /**

@@ -6,9 +6,12 @@ import type { OpenInterestEvent, TickerEvent } from '../events.js'
 import { callRaw, setOption, skipCurrencies } from './ccxt-access.js'
 import { ExchangeConnector, type ConnectorOptions } from './connector.js'
 import { mergeParts, num, partsFromFundingRate, partsFromTicker, tickerEvent, type MarketRef, type TickerParts } from './mapping.js'
+import type { WideBookSource } from './wide-books.js'
 
 /** The `books` channel and GET /market/books both stop at 400 levels per side. */
 const BOOK_LIMIT = 400
+/** GET /api/v5/market/books-full: up to 5 000 levels per side, refreshed by OKX about once a second */
+export const OKX_FULL_BOOK_LIMIT = 5000
 
 interface IndexTickers {
   data?: Array<{ instId?: string; idxPx?: string; ts?: string }>
@@ -128,6 +131,11 @@ export class OkxConnector extends ExchangeConnector {
 
   protected override bookLimit(): number {
     return BOOK_LIMIT
+  }
+
+  /** books-full (CCXT fetchOrderBook with limit > 400), polled for the bands the 400-level stream does not reach */
+  protected override wideBookSources(ex: Exchange, ref: MarketRef): WideBookSource[] {
+    return [{ source: 'books-full', depth: OKX_FULL_BOOK_LIMIT, granularity: () => 0, fetch: () => ex.fetchOrderBook(ref.symbol, OKX_FULL_BOOK_LIMIT) }]
   }
 
   /**

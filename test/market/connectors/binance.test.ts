@@ -1,6 +1,7 @@
 // Binance USD-M (+ spot) connector on recorded payloads: /work/shared/fixtures/exchanges/binance (see SOURCES.md).
 import ccxt from 'ccxt'
 import { afterEach, describe, expect, it } from 'vitest'
+import { bookImbalance } from '../../../src/analytics/imbalance.js'
 import { BinanceConnector } from '../../../src/market/connectors/binance.js'
 import { binanceKline, binanceWsKline, klineFromOhlcv } from '../../../src/market/connectors/klines.js'
 import { marketRef, partsFromFundingRate, partsFromTicker, tickerEvent } from '../../../src/market/connectors/mapping.js'
@@ -236,6 +237,24 @@ describe('binance order book: REST snapshot + diff stream (depth.json, ws_depth_
     expect(book.asks.slice(0, -1).every((l) => l.price <= mid * 1.05)).toBe(true)
     expect(book.asks.at(-1)!.price).toBeGreaterThan(mid * 1.05)
     expect(book.bids[0]).toEqual({ price: Number(raw.bids[0]![0]), size: Number(raw.bids[0]![1]) })
+    // how far the venue's 1 000 levels reached survives the trimming: the deepest level sent, not the deepest kept
+    expect(raw.bids.length).toBe(1000)
+    expect(book.bidEnd).toBe(Math.min(...raw.bids.map((l) => Number(l[0]))))
+    expect(book.askEnd).toBe(Math.max(...raw.asks.map((l) => Number(l[0]))))
+    expect(book.bidEnd!).toBeLessThan(book.bids.at(-1)!.price)
+    // so every band up to ±5 % is reached, and its depth is the raw book's, summed by hand
+    const r = bookImbalance(book)
+    expect(r.bidReachPct).toBeCloseTo(((mid - book.bidEnd!) / mid) * 100, 9)
+    expect(r.bidReachPct!).toBeGreaterThan(5)
+    for (const b of r.bands!) {
+      const lo = mid * (1 - b.bandPct / 100)
+      const hi = mid * (1 + b.bandPct / 100)
+      const bid = raw.bids.filter((l) => Number(l[0]) >= lo).reduce((x, l) => x + Number(l[0]) * Number(l[1]), 0)
+      const ask = raw.asks.filter((l) => Number(l[0]) <= hi).reduce((x, l) => x + Number(l[0]) * Number(l[1]), 0)
+      expect(b.source).toBe('book')
+      expect(b.bidDepthUsd!).toBeCloseTo(bid, 6)
+      expect(b.askDepthUsd!).toBeCloseTo(ask, 6)
+    }
   })
 
   it('REST fallback (instance without ccxt.pro) reads the 5-level testnet body (depth_limit5.json)', async () => {
