@@ -145,3 +145,13 @@ export function memoByVersion<T>(
 /** mark prices of ticker rows or samples as spread price rows (ts: the venue's time for the mark, or the sample's minute) */
 export const markRows = (rows: readonly { exchange: ExchangeId; ts: number; markPrice: number | null }[]): PriceRow[] =>
   rows.map((r) => ({ exchange: r.exchange, ts: r.ts, price: r.markPrice }))
+
+/**
+ * The current mark per exchange for the spread: the live ticker where there is one (the venue's time for it), else the
+ * newest of the exchange's stored samples given (another process ingests, or this one has no feed for it).
+ */
+export function currentMarks(market: MarketState, coin: string, samples: readonly { exchange: ExchangeId; ts: number; markPrice: number | null }[]): PriceRow[] {
+  const live = market.live.tickerList().filter((t) => t.marketType === 'perp' && t.coin === coin)
+  const withLive = new Set(live.map((t) => t.exchange))
+  return [...markRows(live), ...markRows(samples.filter((s) => !withLive.has(s.exchange)))]
+}

@@ -2,7 +2,7 @@
 import { buildSpread, SPREAD_MAX_PRICE_AGE_MS, SPREAD_Z_WINDOW, type CoinSpread, type ExchangePrice } from '../../analytics/spread.js'
 import { coinsOf, parseRouteArgs, routeArgs } from '../args.js'
 import { builder } from '../builder.js'
-import { loadAll, markRows } from '../market-data.js'
+import { currentMarks, loadAll, markRows } from '../market-data.js'
 import { ExchangeNoteRef, missingExchanges, type ExchangeNote } from './common.js'
 
 const ExchangePriceRef = builder.objectRef<ExchangePrice>('ExchangePrice').implement({
@@ -42,9 +42,9 @@ builder.queryField('spread', (t) =>
     args: routeArgs(t.arg, 'spread'),
     resolve: async (_r, args, ctx) => {
       const coins = coinsOf(parseRouteArgs('spread', args, ctx), ctx)
-      const [tickers, samples] = await Promise.all([loadAll(ctx.loaders.tickers, coins), loadAll(ctx.loaders.oiSamples, coins)])
+      const samples = await loadAll(ctx.loaders.oiSamples, coins)
       return coins.map((coin, i) => {
-        const s = buildSpread({ coin, current: markRows(tickers[i]!), history: markRows(samples[i]!), now: ctx.now })
+        const s = buildSpread({ coin, current: currentMarks(ctx.services.market, coin, samples[i]!), history: markRows(samples[i]!), now: ctx.now })
         const missing = missingExchanges('perp', s.prices.filter((p) => p.ts !== null).map((p) => p.exchange), () => `no ${coin} perp data`)
         for (const p of s.prices) if (p.ts !== null && p.price === null) missing.push({ exchange: p.exchange, reason: `latest mark older than ${SPREAD_MAX_PRICE_AGE_MS / 60_000} minutes by its own timestamp (stale feed)` })
         return { ...s, missing }
