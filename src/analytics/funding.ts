@@ -2,10 +2,11 @@
 // annualized (simple), and ranked against their own hourly history.
 import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../market/bars.js'
 import { EXCHANGE_IDS, type ExchangeId } from '../market/events.js'
+import { SAMPLE_FUNDING_KIND, type FundingKind } from './funding-kind.js'
 import { percentileRank, zScore, type Stat } from './stats.js'
 import { latestPerExchange } from './ticker.js'
 
-/** rates compared across venues are first normalized to this interval (decisions.md) */
+/** rates compared across venues are first normalized to this interval */
 export const COMMON_FUNDING_INTERVAL_HOURS = 8
 export const HOURS_PER_YEAR = 24 * 365
 /** a venue whose latest sample is older than this is left out of the current weighted rate */
@@ -43,6 +44,8 @@ export interface VenueFunding {
   exchange: ExchangeId
   ts: number | null
   rate: number | null
+  /** what `rate` is; null with the rate */
+  fundingKind: FundingKind | null
   intervalHours: number | null
   rate8h: number | null
   annualizedRate: number | null
@@ -76,6 +79,7 @@ export function weightedFunding(rows: readonly VenueRate[]): WeightedFunding {
       exchange,
       ts: finite(r.ts) ? r.ts : null,
       rate,
+      fundingKind: rate === null ? null : SAMPLE_FUNDING_KIND,
       intervalHours,
       rate8h: normalizeFundingRate(rate, intervalHours),
       annualizedRate: annualizeFundingRate(rate, intervalHours),
@@ -154,6 +158,8 @@ export interface CoinWeightedFunding {
   ts: number
   /** OI-weighted rate per intervalHours (8) */
   weightedRate: number | null
+  /** what the weighted rate is made of (every venue's current predicted rate); null with the rate */
+  fundingKind: FundingKind | null
   intervalHours: typeof COMMON_FUNDING_INTERVAL_HOURS
   /** weightedRate × 24 × 365 / 8, simple */
   annualizedRate: number | null
@@ -172,7 +178,7 @@ export function buildWeightedFunding(input: { coin: string; samples: readonly Fu
   const exchanges: VenueFunding[] = EXCHANGE_IDS.map(
     (exchange) =>
       current.venues.find((v) => v.exchange === exchange) ?? {
-        exchange, ts: null, rate: null, intervalHours: null, rate8h: null, annualizedRate: null, oiUsd: null, weight: null,
+        exchange, ts: null, rate: null, fundingKind: null, intervalHours: null, rate8h: null, annualizedRate: null, oiUsd: null, weight: null,
         reason: `no sample in the last ${FUNDING_MAX_SAMPLE_AGE_MS / MINUTE_MS} min`,
       },
   )
@@ -181,6 +187,7 @@ export function buildWeightedFunding(input: { coin: string; samples: readonly Fu
     coin,
     ts: now,
     weightedRate: current.rate8h,
+    fundingKind: current.rate8h === null ? null : SAMPLE_FUNDING_KIND,
     intervalHours: COMMON_FUNDING_INTERVAL_HOURS,
     annualizedRate: annualizeFundingRate(current.rate8h, COMMON_FUNDING_INTERVAL_HOURS),
     reason: current.reason,

@@ -1,11 +1,12 @@
-// Cross-exchange price spread for /v1/structure/spread: (max - min) in bps of the min/max mid,
-// cheapest and dearest venue, and a z-score of the current spread against its own 1-minute history.
+// Cross-exchange price spread for /v1/structure/spread: (max - min) in bps of the min/max mid, cheapest and dearest
+// venue, each price's quote currency, and a z-score of the current spread against its own 1-minute history.
 import { DAY_MS, MINUTE_MS, floorTo } from '../market/bars.js'
 import { EXCHANGE_IDS, type ExchangeId } from '../market/events.js'
+import { exchangeById, type QuoteCurrency } from '../market/exchanges.js'
 import { zScore, type Stat } from './stats.js'
 import { latestPerExchange } from './ticker.js'
 
-/** one exchange's price at ts (last trade price: a candle_1m close, or a fresher last price) */
+/** one exchange's mark price at ts, the venue's own time for it (the receive time where the payload has none) */
 export interface PriceRow {
   exchange: ExchangeId
   ts: number
@@ -87,8 +88,10 @@ export function spreadZScore(current: number | null, history: readonly SpreadPoi
 
 export interface ExchangePrice {
   exchange: ExchangeId
-  /** null when the venue has no price within SPREAD_MAX_PRICE_AGE_MS */
+  /** mark price; null when the venue has no mark within SPREAD_MAX_PRICE_AGE_MS */
   price: number | null
+  /** the currency the price is in (USDT for the CEX perps, USDC for Hyperliquid and dYdX) */
+  quote: QuoteCurrency
   /** ts of the price used, or of the stale one that was set aside */
   ts: number | null
 }
@@ -103,24 +106,35 @@ export interface CoinSpread {
   reason: string | null
   cheapest: ExchangeId | null
   dearest: ExchangeId | null
+  /** quote currencies of the compared prices (the venues in the spread), in canonical exchange order, distinct */
+  quotes: QuoteCurrency[]
+  /** the spread compares prices in different quote currencies: part of it is the USDT/USDC rate */
+  mixedQuotes: boolean
   zScore: Stat
 }
 
+export const quoteOf = (exchange: ExchangeId): QuoteCurrency => exchangeById.get(exchange)!.quote
+
 /**
- * rows: price rows of one coin's perps covering at least the z-score window plus the latest prices (any order).
- * The current spread uses each venue's latest price no older than SPREAD_MAX_PRICE_AGE_MS at now.
+ * current: each venue's latest mark with its exchange time (a venue's latest row no older than SPREAD_MAX_PRICE_AGE_MS
+ * at now is used); history: per-minute marks covering the z-score window (any order). Both are marks, so the z-score
+ * ranks the current figure against the same quantity.
  */
-export function buildSpread(input: { coin: string; rows: readonly PriceRow[]; now: number }): CoinSpread {
-  const { coin, rows, now } = input
-  const valid = rows.filter((r) => usablePrice(r.price))
+export function buildSpread(input: { coin: string; current: readonly PriceRow[]; history: readonly PriceRow[]; now: number }): CoinSpread {
+  const { coin, now } = input
+  const valid = input.current.filter((r) => usablePrice(r.price) && r.ts <= now)
   const fresh = latestPerExchange(valid, { at: now, maxAgeMs: SPREAD_MAX_PRICE_AGE_MS })
   const any = latestPerExchange(valid, { at: now })
   const prices: ExchangePrice[] = EXCHANGE_IDS.map((exchange) => {
     const f = fresh.find((r) => r.exchange === exchange)
-    if (f) return { exchange, price: f.price, ts: f.ts }
-    return { exchange, price: null, ts: any.find((r) => r.exchange === exchange)?.ts ?? null }
+    if (f) return { exchange, price: f.price, quote: quoteOf(exchange), ts: f.ts }
+    return { exchange, price: null, quote: quoteOf(exchange), ts: any.find((r) => r.exchange === exchange)?.ts ?? null }
   })
   const s = computeSpread(prices)
-  const history = spreadHistory(valid.filter((r) => r.ts <= now))
-  return { coin, ts: now, prices, spreadBps: s.spreadBps, reason: s.reason, cheapest: s.cheapest, dearest: s.dearest, zScore: spreadZScore(s.spreadBps, history, now) }
+  const quotes = [...new Set(s.exchanges.map(quoteOf))]
+  const history = spreadHistory(input.history.filter((r) => usablePrice(r.price) && r.ts <= now))
+  return {
+    coin, ts: now, prices, spreadBps: s.spreadBps, reason: s.reason, cheapest: s.cheapest, dearest: s.dearest,
+    quotes, mixedQuotes: s.spreadBps !== null && quotes.length > 1, zScore: spreadZScore(s.spreadBps, history, now),
+  }
 }

@@ -1,5 +1,6 @@
 // Latest values per exchange for /v1/markets/ticker, and the latest-row picker the other market metrics share.
 import { EXCHANGE_IDS, type ExchangeId } from '../market/events.js'
+import { SAMPLE_FUNDING_KIND, type FundingKind } from './funding-kind.js'
 
 /** a ticker row older than this is flagged stale (the feed refreshes about every TICKER_REFRESH_MS) */
 export const TICKER_STALE_MS = 15_000
@@ -55,6 +56,8 @@ export interface TickerRow {
   markPrice: number | null
   indexPrice: number | null
   fundingRate: number | null
+  /** tickers carry the predicted rate (the one the next settlement will use, as it stands now); null with the rate */
+  fundingKind: FundingKind | null
   fundingIntervalHours: number | null
   nextFundingTime: number | null
   ts: number
@@ -86,6 +89,7 @@ export function buildTicker(rows: readonly TickerInput[], now: number, staleMs: 
         markPrice: finiteOrNull(r.markPrice),
         indexPrice: finiteOrNull(r.indexPrice),
         fundingRate: rate,
+        fundingKind: rate === null ? null : SAMPLE_FUNDING_KIND,
         fundingIntervalHours: interval,
         nextFundingTime: finiteOrNull(r.nextFundingTime),
         ts: r.ts,

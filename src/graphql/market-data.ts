@@ -35,32 +35,17 @@ export function liveSamples(market: MarketState, coins: ReadonlySet<string>): Ma
   return out
 }
 
-/** the live last prices of perps as price rows */
-export function livePrices(market: MarketState, coins: ReadonlySet<string>): (PriceRow & { coin: string })[] {
-  const rows: (PriceRow & { coin: string })[] = []
-  for (const t of market.live.tickers.values())
-    if (t.marketType === 'perp' && coins.has(t.coin) && t.lastPrice != null) rows.push({ coin: t.coin, exchange: t.exchange, ts: t.ts, price: t.lastPrice })
-  return rows
-}
-
 export function createMarketLoaders(market: MarketState, now: number) {
   const reader = market.reader
   const opts = { cache: true }
   return {
-    /** 1-minute bars of perps over the spread's z-score window, as price rows, plus live last prices */
-    spreadRows: new DataLoader<string, PriceRow[]>(async (coins) => {
-      const bars = await reader.candles('candle_1m', coins, 'perp', now - DAY_MS - 2 * MINUTE_MS, now)
-      const rows: (PriceRow & { coin: string })[] = bars.map((b) => ({ coin: b.coin, exchange: b.exchange, ts: b.ts + MINUTE_MS - 1, price: b.close }))
-      return groupBy(coins, [...rows, ...livePrices(market, new Set(coins))])
-    }, opts),
-
     /** perp samples of the funding statistics window (7 days) plus the live values */
     fundingSamples: new DataLoader<string, FundingSample[]>(async (coins) => {
       const stored = await reader.samples(coins, 'perp', now - 7 * DAY_MS - HOUR_MS, now)
       return groupBy(coins, [...stored, ...liveSamples(market, new Set(coins))])
     }, opts),
 
-    /** perp samples of the last 24 h (+ tolerance) plus the live values */
+    /** perp samples of the last 24 h (+ tolerance) plus the live values (OI changes; the spread's per-minute marks) */
     oiSamples: new DataLoader<string, OiSample[]>(async (coins) => {
       const stored = await reader.samples(coins, 'perp', now - DAY_MS - 10 * MINUTE_MS, now)
       return groupBy(coins, [...stored, ...liveSamples(market, new Set(coins))])
@@ -155,4 +140,18 @@ export function memoByVersion<T>(
   memo.set(key, { version, value })
   value.catch(() => memo!.delete(key))
   return value
+}
+
+/** mark prices of ticker rows or samples as spread price rows (ts: the venue's time for the mark, or the sample's minute) */
+export const markRows = (rows: readonly { exchange: ExchangeId; ts: number; markPrice: number | null }[]): PriceRow[] =>
+  rows.map((r) => ({ exchange: r.exchange, ts: r.ts, price: r.markPrice }))
+
+/**
+ * The current mark per exchange for the spread: the live ticker where there is one (the venue's time for it), else the
+ * newest of the exchange's stored samples given (another process ingests, or this one has no feed for it).
+ */
+export function currentMarks(market: MarketState, coin: string, samples: readonly { exchange: ExchangeId; ts: number; markPrice: number | null }[]): PriceRow[] {
+  const live = market.live.tickerList().filter((t) => t.marketType === 'perp' && t.coin === coin)
+  const withLive = new Set(live.map((t) => t.exchange))
+  return [...markRows(live), ...markRows(samples.filter((s) => !withLive.has(s.exchange)))]
 }

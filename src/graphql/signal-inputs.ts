@@ -6,7 +6,7 @@ import { classifyRegime, REGIME_HISTORY_HOURS, REGIME_WINDOW_HOURS, type RegimeR
 import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../market/bars.js'
 import type { ExchangeId } from '../market/events.js'
 import type { MarketState } from '../market/state.js'
-import { livePrices, liveSamples } from './market-data.js'
+import { liveSamples } from './market-data.js'
 
 /** minutes of the divergence grid taken from minute cells; older windows come from hourly cells */
 export const DIVERGENCE_MINUTE_TAIL_MS = 6 * HOUR_MS
@@ -90,8 +90,8 @@ export function priceChange24h(market: MarketState, coin: string, now: number): 
 
 /**
  * The same inputs the spread, weighted-funding and OI-change endpoints read from the store, taken from the hot
- * series instead (minute closes and samples of the last day, the latest sample of each hour for a week), plus
- * the live values: what the snapshot feeds its models with.
+ * series instead (samples of the last day, the latest sample of each hour for a week), plus the live values: what
+ * the snapshot feeds its models with (the spread's history is the marks of the last day's samples).
  */
 export function seriesHistory(market: MarketState, coin: string, now: number) {
   const only = new Set([coin])
@@ -104,11 +104,7 @@ export function seriesHistory(market: MarketState, coin: string, now: number) {
     markPrice: c.mark,
     openInterest: c.oi,
   })
-  const spreadRows = [
-    ...market.series.minutes.perpCloses(coin, now - DAY_MS - 2 * MINUTE_MS, now),
-    ...livePrices(market, only).filter((r) => r.ts <= now),
-  ]
   const fundingSamples = [...market.series.hours.perpSamples(coin, now - 7 * DAY_MS - HOUR_MS, now).map(asSample), ...live]
   const oiSamples = [...market.series.minutes.perpSamples(coin, now - DAY_MS - 10 * MINUTE_MS, now).map(asSample), ...live]
-  return { spreadRows, fundingSamples, oiSamples }
+  return { fundingSamples, oiSamples }
 }

@@ -8,7 +8,7 @@ import { buildSpread } from '../analytics/spread.js'
 import { buildWeightedFunding } from '../analytics/funding.js'
 import type { Services } from '../services.js'
 import { DATA_TICK_MS } from '../market/state.js'
-import { createMarketLoaders, loadAll } from './market-data.js'
+import { createMarketLoaders, loadAll, markRows } from './market-data.js'
 import { coinDivergence, coinRegime, priceChange24h, seriesHistory } from './signal-inputs.js'
 
 export interface SnapshotResult extends Snapshot {
@@ -36,7 +36,7 @@ export async function computeSnapshot(services: Services, now: number): Promise<
   const [tickers, books] = await Promise.all([loadAll(loaders.tickers, coins), loadAll(loaders.books, coins)])
   const inputs: SnapshotCoinInput[] = coins.map((coin, i) => {
     const h = seriesHistory(market, coin, now)
-    const spread = buildSpread({ coin, rows: h.spreadRows, now })
+    const spread = buildSpread({ coin, current: markRows(tickers[i]!), history: markRows(h.oiSamples), now })
     const funding = buildWeightedFunding({ coin, samples: h.fundingSamples, now })
     const oi = buildOiChanges({ coin, samples: h.oiSamples, now })
     const { price, changePct } = priceChange24h(market, coin, now)

@@ -1,6 +1,8 @@
 import type { ExchangeId, MarketType } from './events.js'
 
 export type ExchangeType = 'CEX' | 'DEX'
+/** the currency a venue's perp prices are in */
+export type QuoteCurrency = 'USDT' | 'USDC'
 
 export interface ExchangeInfo {
   id: ExchangeId
@@ -12,15 +14,17 @@ export interface ExchangeInfo {
   takerFee: number
   /** default funding interval of its perps, hours */
   fundingIntervalHours: number
+  /** quote (and settlement) currency of the perps we follow: the USDT-margined linear perps on the CEXes, USDC on the DEXes */
+  quote: QuoteCurrency
 }
 
 // Taker fees are each venue's base (VIP 0 / lowest tier) perp taker fee as published in 2025.
 export const EXCHANGES: readonly ExchangeInfo[] = [
-  { id: 'binance', name: 'Binance', type: 'CEX', marketTypes: ['perp', 'spot'], takerFee: 0.0005, fundingIntervalHours: 8 },
-  { id: 'bybit', name: 'Bybit', type: 'CEX', marketTypes: ['perp', 'spot'], takerFee: 0.00055, fundingIntervalHours: 8 },
-  { id: 'okx', name: 'OKX', type: 'CEX', marketTypes: ['perp', 'spot'], takerFee: 0.0005, fundingIntervalHours: 8 },
-  { id: 'hyperliquid', name: 'Hyperliquid', type: 'DEX', marketTypes: ['perp'], takerFee: 0.00045, fundingIntervalHours: 1 },
-  { id: 'dydx', name: 'dYdX', type: 'DEX', marketTypes: ['perp'], takerFee: 0.0005, fundingIntervalHours: 1 },
+  { id: 'binance', name: 'Binance', type: 'CEX', marketTypes: ['perp', 'spot'], takerFee: 0.0005, fundingIntervalHours: 8, quote: 'USDT' },
+  { id: 'bybit', name: 'Bybit', type: 'CEX', marketTypes: ['perp', 'spot'], takerFee: 0.00055, fundingIntervalHours: 8, quote: 'USDT' },
+  { id: 'okx', name: 'OKX', type: 'CEX', marketTypes: ['perp', 'spot'], takerFee: 0.0005, fundingIntervalHours: 8, quote: 'USDT' },
+  { id: 'hyperliquid', name: 'Hyperliquid', type: 'DEX', marketTypes: ['perp'], takerFee: 0.00045, fundingIntervalHours: 1, quote: 'USDC' },
+  { id: 'dydx', name: 'dYdX', type: 'DEX', marketTypes: ['perp'], takerFee: 0.0005, fundingIntervalHours: 1, quote: 'USDC' },
 ]
 
 export const exchangeById = new Map(EXCHANGES.map((e) => [e.id, e]))

@@ -138,50 +138,54 @@ describe('spreadZScore', () => {
 })
 
 describe('buildSpread', () => {
-  it('lists all five venues, drops stale ones, and scores against history', () => {
+  it('lists all five venues with their quote, drops stale ones, and scores against history', () => {
     const now = T0 + 20_000
-    const rows: PriceRow[] = []
+    const history: PriceRow[] = []
     // 720 minutes of history before T0: binance 99 and okx 101 (200 bps) or 99.5 / 100.5 (100 bps), alternating
     for (let i = 1; i <= 720; i++) {
       const wide = i % 2 === 0
-      rows.push({ exchange: 'binance', ts: T0 - i * MINUTE_MS, price: wide ? 99 : 99.5 })
-      rows.push({ exchange: 'okx', ts: T0 - i * MINUTE_MS, price: wide ? 101 : 100.5 })
+      history.push({ exchange: 'binance', ts: T0 - i * MINUTE_MS, price: wide ? 99 : 99.5 })
+      history.push({ exchange: 'okx', ts: T0 - i * MINUTE_MS, price: wide ? 101 : 100.5 })
     }
-    rows.push({ exchange: 'binance', ts: T0, price: 99 }, { exchange: 'okx', ts: T0 + 1_000, price: 101 })
-    // bybit's last price is 6 min old: older than SPREAD_MAX_PRICE_AGE_MS (2 min), so missing now;
-    // in its own history minute it sits between the others (100 in [99.5, 100.5]) and leaves that minute's spread alone
-    rows.push({ exchange: 'bybit', ts: now - 6 * MINUTE_MS, price: 100 })
+    const current: PriceRow[] = [{ exchange: 'binance', ts: T0, price: 99 }, { exchange: 'okx', ts: T0 + 1_000, price: 101 }]
+    // bybit's last mark is 6 min old: older than SPREAD_MAX_PRICE_AGE_MS (2 min), so missing now
+    current.push({ exchange: 'bybit', ts: now - 6 * MINUTE_MS, price: 100 })
     // a row after now is not "latest" at now
-    rows.push({ exchange: 'dydx', ts: now + 1, price: 1 })
+    current.push({ exchange: 'dydx', ts: now + 1, price: 1 })
     expect(SPREAD_MAX_PRICE_AGE_MS).toBe(2 * MINUTE_MS)
 
-    const s = buildSpread({ coin: 'BTC', rows, now })
+    const s = buildSpread({ coin: 'BTC', current, history, now })
     expect(s.prices).toEqual([
-      { exchange: 'binance', price: 99, ts: T0 },
-      { exchange: 'bybit', price: null, ts: now - 6 * MINUTE_MS },
-      { exchange: 'okx', price: 101, ts: T0 + 1_000 },
-      { exchange: 'hyperliquid', price: null, ts: null },
-      { exchange: 'dydx', price: null, ts: null },
+      { exchange: 'binance', price: 99, quote: 'USDT', ts: T0 },
+      { exchange: 'bybit', price: null, quote: 'USDT', ts: now - 6 * MINUTE_MS },
+      { exchange: 'okx', price: 101, quote: 'USDT', ts: T0 + 1_000 },
+      { exchange: 'hyperliquid', price: null, quote: 'USDC', ts: null },
+      { exchange: 'dydx', price: null, quote: 'USDC', ts: null },
     ])
-    // current: 99 vs 101 -> 200 bps. History: 720 alternating 200/100 bps, so z = sqrt(719/720) as in the hand case above.
-    expect(s).toMatchObject({ coin: 'BTC', ts: now, spreadBps: 200, cheapest: 'binance', dearest: 'okx', reason: null })
+    // current: 99 vs 101 -> 200 bps, both USDT. History: 720 alternating 200/100 bps, so z = sqrt(719/720) as in the hand case above.
+    expect(s).toMatchObject({ coin: 'BTC', ts: now, spreadBps: 200, cheapest: 'binance', dearest: 'okx', reason: null, quotes: ['USDT'], mixedQuotes: false })
     expect(s.zScore.points).toBe(720)
     expect(s.zScore.value).toBeCloseTo(Math.sqrt(719 / 720), 12)
   })
 
+  it('a spread across a USDT and a USDC venue says it mixes quotes', () => {
+    const s = buildSpread({ coin: 'BTC', current: [{ exchange: 'bybit', ts: T0, price: 100 }, { exchange: 'hyperliquid', ts: T0, price: 100.1 }], history: [], now: T0 })
+    expect(s).toMatchObject({ quotes: ['USDT', 'USDC'], mixedQuotes: true, cheapest: 'bybit', dearest: 'hyperliquid' })
+  })
+
   it('one exchange or none: null spread and null z-score, each with a reason', () => {
-    const s = buildSpread({ coin: 'ETH', rows: [{ exchange: 'okx', ts: T0, price: 3000 }], now: T0 })
-    expect(s).toMatchObject({ spreadBps: null, cheapest: null, dearest: null, reason: 'fewer than 2 exchanges with a price (1)' })
+    const s = buildSpread({ coin: 'ETH', current: [{ exchange: 'okx', ts: T0, price: 3000 }], history: [], now: T0 })
+    expect(s).toMatchObject({ spreadBps: null, cheapest: null, dearest: null, reason: 'fewer than 2 exchanges with a price (1)', mixedQuotes: false })
     expect(s.zScore).toMatchObject({ value: null, reason: 'no current value' })
-    const empty = buildSpread({ coin: 'ETH', rows: [], now: T0 })
+    const empty = buildSpread({ coin: 'ETH', current: [], history: [], now: T0 })
     expect(empty.prices.every((p) => p.price === null)).toBe(true)
     expect(empty.spreadBps).toBeNull()
   })
 
   it('a flat history has no dispersion: null, not Infinity', () => {
-    const rows: PriceRow[] = []
-    for (let i = 0; i <= 800; i++) rows.push({ exchange: 'binance', ts: T0 - i * MINUTE_MS, price: 99 }, { exchange: 'okx', ts: T0 - i * MINUTE_MS, price: 101 })
-    const s = buildSpread({ coin: 'BTC', rows, now: T0 })
+    const history: PriceRow[] = []
+    for (let i = 1; i <= 800; i++) history.push({ exchange: 'binance', ts: T0 - i * MINUTE_MS, price: 99 }, { exchange: 'okx', ts: T0 - i * MINUTE_MS, price: 101 })
+    const s = buildSpread({ coin: 'BTC', current: [{ exchange: 'binance', ts: T0, price: 99 }, { exchange: 'okx', ts: T0, price: 101 }], history, now: T0 })
     expect(s.spreadBps).toBe(200)
     expect(s.zScore).toEqual({ value: null, reason: 'history has no dispersion', points: 800 })
   })

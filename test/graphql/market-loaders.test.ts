@@ -32,7 +32,7 @@ describe('market dataloaders', () => {
   }
 
   it.each([
-    ['/v1/structure/spread', ['candle_1m']],
+    ['/v1/structure/spread', ['market_sample']],
     ['/v1/funding/weighted', ['market_sample']],
     ['/v1/oi/changes', ['market_sample']],
   ])('%s for every coin reads each table once', async (path, tables) => {
@@ -41,9 +41,9 @@ describe('market dataloaders', () => {
     expect(seen).toEqual(tables)
   })
 
-  it('one GraphQL operation asking spread for four coins through aliases still reads candle_1m once', async () => {
+  it('one GraphQL operation asking spread for four coins through aliases still reads market_sample once', async () => {
     queries.length = 0
-    t.services.market.reader.bump('candles')
+    t.services.market.reader.bump('samples')
     const res = await fetch(`${t.url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
@@ -51,7 +51,7 @@ describe('market dataloaders', () => {
     })
     const body = (await res.json()) as { data: Record<string, { coin: string }[]> }
     expect(Object.values(body.data).map((v) => v[0]!.coin)).toEqual(['BTC', 'ETH', 'SOL', 'XRP'])
-    expect(queries).toEqual(['candle_1m'])
+    expect(queries).toEqual(['market_sample'])
   })
 
   it('repeated calls between flushes are served from memory (no query)', async () => {

@@ -117,6 +117,22 @@ describe('/openapi.json', () => {
       for (const [method, o] of Object.entries(item)) if (!ROUTES.some((r) => r.path === path)) expect(o['x-credits'], `${method} ${path}`).toBe(0)
   })
 
+  it('documents the venue-truth fields: funding kind, mark quotes, book reach and per-band sources', () => {
+    const data = (path: string) => doc.paths[path].get.responses['200'].content['application/json'].schema.properties.data
+    const kind = { oneOf: [{ type: 'string', enum: ['predicted', 'settled'] }, { type: 'null' }] }
+    expect(data('/v1/markets/ticker').items.properties.funding_kind).toMatchObject(kind)
+    const funding = data('/v1/funding/weighted').items.properties
+    expect(funding.funding_kind).toMatchObject(kind)
+    expect(funding.exchanges.items.properties.funding_kind).toMatchObject(kind)
+    const spread = data('/v1/structure/spread').items.properties
+    expect(Object.keys(spread.prices.items.properties)).toEqual(['exchange', 'price', 'quote', 'ts'])
+    expect(spread.mixed_quotes).toMatchObject({ type: 'boolean' })
+    const imbalance = data('/v1/flow/imbalance').items.properties
+    expect(imbalance.exchanges.items.properties.bid_reach_pct).toMatchObject({ oneOf: [{ type: 'number' }, { type: 'null' }] })
+    expect(Object.keys(imbalance.exchanges.items.properties.bands.oneOf[0].items.properties)).toEqual(['band_pct', 'bid_depth_usd', 'ask_depth_usd', 'ratio', 'source', 'granularity_pct', 'note'])
+    expect(Object.keys(imbalance.aggregate.properties.bands.oneOf[0].items.properties)).toEqual(['band_pct', 'bid_depth_usd', 'ask_depth_usd', 'ratio', 'exchanges', 'excluded', 'note'])
+  })
+
   it('the response-schema check is not vacuous: a wrong body fails it', () => {
     const pointer = responsePointer('/v1/markets/exchanges', 'get', '200', 'application/json')
     const meta = { request_id: 'r', credits_charged: 1, credits_remaining: 1, as_of: 1 }

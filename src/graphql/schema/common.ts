@@ -6,6 +6,11 @@ import { EXCHANGES } from '../../market/exchanges.js'
 import type { ExchangeId, MarketType } from '../../market/events.js'
 import { builder } from '../builder.js'
 
+export const FundingKindEnum = builder.enumType('FundingKind', {
+  description: 'predicted: the rate the next settlement will use, as it stands now (what tickers carry); settled: a past settlement (docs/methodology.md#funding-kind)',
+  values: ['predicted', 'settled'] as const,
+})
+
 export interface ExchangeNote {
   exchange: string
   reason: string

@@ -3,13 +3,14 @@ import { buildWeightedFunding, FUNDING_STATS_WINDOW, type CoinWeightedFunding, t
 import { coinsOf, parseRouteArgs, routeArgs } from '../args.js'
 import { builder } from '../builder.js'
 import { loadAll } from '../market-data.js'
-import { ExchangeNoteRef, missingOrStale, type ExchangeNote } from './common.js'
+import { ExchangeNoteRef, FundingKindEnum, missingOrStale, type ExchangeNote } from './common.js'
 
 const VenueFundingRef = builder.objectRef<VenueFunding>('VenueFunding').implement({
   fields: (t) => ({
     exchange: t.exposeString('exchange'),
     ts: t.field({ type: 'Timestamp', nullable: true, resolve: (v) => v.ts }),
     rate: t.exposeFloat('rate', { nullable: true, description: 'as the venue publishes it, per intervalHours' }),
+    fundingKind: t.field({ type: FundingKindEnum, nullable: true, description: 'predicted: the venue\'s current rate for its next settlement; null with rate', resolve: (v) => v.fundingKind }),
     intervalHours: t.exposeFloat('intervalHours', { nullable: true }),
     rate8h: t.exposeFloat('rate8h', { nullable: true, description: 'normalized to 8 h: rate × 8 / intervalHours' }),
     annualizedRate: t.exposeFloat('annualizedRate', { nullable: true }),
@@ -27,6 +28,7 @@ const WeightedFundingRef = builder.objectRef<Out>('WeightedFunding').implement({
     coin: t.exposeString('coin'),
     ts: t.field({ type: 'Timestamp', resolve: (f) => f.ts }),
     weightedRate: t.exposeFloat('weightedRate', { nullable: true, description: 'Σ rate8h × OI_usd / Σ OI_usd, per intervalHours (8)' }),
+    fundingKind: t.field({ type: FundingKindEnum, nullable: true, description: 'predicted: weighted from each venue\'s current predicted rate; null with weightedRate', resolve: (f) => f.fundingKind }),
     intervalHours: t.exposeFloat('intervalHours'),
     annualizedRate: t.exposeFloat('annualizedRate', { nullable: true, description: 'weightedRate × 3 × 365 (simple)' }),
     zScore: t.float({ nullable: true, description: `against hourly weighted rates of the last 7 days (at least ${FUNDING_STATS_WINDOW.minPoints})`, resolve: (f) => f.zScore.value }),

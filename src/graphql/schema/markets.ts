@@ -6,7 +6,7 @@ import type { ExchangeId, MarketType } from '../../market/events.js'
 import { routeArgs, parseRouteArgs, coinsOf } from '../args.js'
 import { builder } from '../builder.js'
 import { loadAll, loadBars, memoByVersion, pureFragment } from '../market-data.js'
-import { ExchangeNoteRef, missingExchanges, type ExchangeNote } from './common.js'
+import { ExchangeNoteRef, FundingKindEnum, missingExchanges, type ExchangeNote } from './common.js'
 
 const ohlcMemo = new WeakMap<object, Map<string, { version: number; value: Promise<OhlcPayload> }>>()
 
@@ -84,6 +84,7 @@ const TickerRef = builder.objectRef<TickerRow>('Ticker').implement({
     markPrice: t.exposeFloat('markPrice', { nullable: true }),
     indexPrice: t.exposeFloat('indexPrice', { nullable: true }),
     fundingRate: t.exposeFloat('fundingRate', { nullable: true, description: 'per funding interval (fundingIntervalHours), not annualized' }),
+    fundingKind: t.field({ type: FundingKindEnum, nullable: true, description: 'always predicted here: the rate the next settlement will use, as it stands now; null with fundingRate', resolve: (r) => r.fundingKind }),
     fundingIntervalHours: t.exposeFloat('fundingIntervalHours', { nullable: true }),
     nextFundingTime: t.field({ type: 'Timestamp', nullable: true, resolve: (r) => r.nextFundingTime }),
     ts: t.field({ type: 'Timestamp', description: 'when the venue reported these values', resolve: (r) => r.ts }),

@@ -1,15 +1,16 @@
 // /v1/structure/spread (volume profile lives in signals.ts with the other signature models).
-import { buildSpread, SPREAD_Z_WINDOW, type CoinSpread, type ExchangePrice } from '../../analytics/spread.js'
+import { buildSpread, SPREAD_MAX_PRICE_AGE_MS, SPREAD_Z_WINDOW, type CoinSpread, type ExchangePrice } from '../../analytics/spread.js'
 import { coinsOf, parseRouteArgs, routeArgs } from '../args.js'
 import { builder } from '../builder.js'
-import { loadAll } from '../market-data.js'
+import { currentMarks, loadAll, markRows } from '../market-data.js'
 import { ExchangeNoteRef, missingExchanges, type ExchangeNote } from './common.js'
 
 const ExchangePriceRef = builder.objectRef<ExchangePrice>('ExchangePrice').implement({
   fields: (t) => ({
     exchange: t.exposeString('exchange'),
-    price: t.exposeFloat('price', { nullable: true, description: 'last trade price; null when older than 5 minutes' }),
-    ts: t.field({ type: 'Timestamp', nullable: true, resolve: (p) => p.ts }),
+    price: t.exposeFloat('price', { nullable: true, description: `mark price; null when older than ${SPREAD_MAX_PRICE_AGE_MS / 60_000} minutes by its own timestamp` }),
+    quote: t.exposeString('quote', { description: 'currency of the price: USDT (CEX perps) or USDC (Hyperliquid, dYdX)' }),
+    ts: t.field({ type: 'Timestamp', nullable: true, description: 'the venue\'s time for the mark (the receive time for Hyperliquid and dYdX, whose payloads carry none)', resolve: (p) => p.ts }),
   }),
 })
 
@@ -24,7 +25,10 @@ const SpreadRef = builder.objectRef<SpreadOut>('CoinSpread').implement({
     spreadBps: t.exposeFloat('spreadBps', { nullable: true, description: '(max - min) / ((max + min) / 2) × 10 000' }),
     cheapest: t.exposeString('cheapest', { nullable: true }),
     dearest: t.exposeString('dearest', { nullable: true }),
-    zScore: t.float({ nullable: true, description: `z-score of the spread against its 1-minute history of the last 24 h (at least ${SPREAD_Z_WINDOW.minPoints} points)`, resolve: (s) => s.zScore.value }),
+    quotes: t.stringList({ description: 'quote currencies of the prices in the spread', resolve: (s) => s.quotes }),
+    mixedQuotes: t.exposeBoolean('mixedQuotes', { description: 'true when the spread compares USDT and USDC prices: part of it is the USDT/USDC rate (not converted)' }),
+    quoteNote: t.string({ nullable: true, resolve: (s) => (s.mixedQuotes ? `compares ${s.quotes.join(' and ')} prices: part of the spread is the ${s.quotes.join('/')} exchange rate, not converted` : null) }),
+    zScore: t.float({ nullable: true, description: `z-score of the spread against its 1-minute mark-price history of the last 24 h (at least ${SPREAD_Z_WINDOW.minPoints} points)`, resolve: (s) => s.zScore.value }),
     historyPoints: t.int({ resolve: (s) => s.zScore.points }),
     note: t.string({ nullable: true, description: 'why spreadBps or zScore is null', resolve: (s) => s.reason ?? s.zScore.reason }),
     missing: t.field({ type: [ExchangeNoteRef], resolve: (s) => s.missing }),
@@ -38,11 +42,11 @@ builder.queryField('spread', (t) =>
     args: routeArgs(t.arg, 'spread'),
     resolve: async (_r, args, ctx) => {
       const coins = coinsOf(parseRouteArgs('spread', args, ctx), ctx)
-      const rows = await loadAll(ctx.loaders.spreadRows, coins)
+      const samples = await loadAll(ctx.loaders.oiSamples, coins)
       return coins.map((coin, i) => {
-        const s = buildSpread({ coin, rows: rows[i]!, now: ctx.now })
+        const s = buildSpread({ coin, current: currentMarks(ctx.services.market, coin, samples[i]!), history: markRows(samples[i]!), now: ctx.now })
         const missing = missingExchanges('perp', s.prices.filter((p) => p.ts !== null).map((p) => p.exchange), () => `no ${coin} perp data`)
-        for (const p of s.prices) if (p.ts !== null && p.price === null) missing.push({ exchange: p.exchange, reason: 'latest price older than 5 minutes (stale feed)' })
+        for (const p of s.prices) if (p.ts !== null && p.price === null) missing.push({ exchange: p.exchange, reason: `latest mark older than ${SPREAD_MAX_PRICE_AGE_MS / 60_000} minutes by its own timestamp (stale feed)` })
         return { ...s, missing }
       })
     },

@@ -1,18 +1,35 @@
 // Binance: USD-M perpetuals through CCXT `binanceusdm`, spot through CCXT `binance` (two classes, two instances).
 import ccxt, { type Exchange } from 'ccxt'
-import type { MarketType, OpenInterestEvent, TickerEvent } from '../events.js'
+import type { FundingEvent, MarketType, OpenInterestEvent, TickerEvent } from '../events.js'
 import { ExchangeConnector, type ConnectorOptions, type KlineQuery } from './connector.js'
 import { binanceKline, type Kline } from './klines.js'
-import { partsFromFundingRate, tickerEvent, type MarketRef } from './mapping.js'
+import { parseIntervalHours, partsFromFundingRate, tickerEvent, type MarketRef } from './mapping.js'
 import { callRaw, setOption, skipCurrencies } from './ccxt-access.js'
 
 /** Deepest REST snapshot USD-M allows (spot allows 5000; 1000 already spans well over ±5 % on our coins). */
 const BOOK_LIMIT = 1000
+/** GET /fapi/v1/fundingInfo lists only symbols whose interval (or cap/floor) was adjusted; every other USD-M perp settles every 8 h */
+export const BINANCE_DEFAULT_FUNDING_INTERVAL_HOURS = 8
+/** how often the fundingInfo list is re-read (Binance changes intervals rarely and announces them) */
+const FUNDING_INFO_REFRESH_MS = 10 * 60_000
+
+/** fundingInfo rows as CCXT's fetchFundingIntervals returns them -> unified symbol -> interval hours */
+export function binanceFundingIntervals(rates: Record<string, { interval?: string | undefined }>): Map<string, number> {
+  const out = new Map<string, number>()
+  for (const [symbol, fr] of Object.entries(rates)) {
+    const hours = parseIntervalHours(fr.interval)
+    if (hours !== null) out.set(symbol, hours)
+  }
+  return out
+}
 
 export class BinanceConnector extends ExchangeConnector {
   readonly exchange = 'binance' as const
   private readonly perp: Exchange
   private readonly spot: Exchange | undefined
+  /** fundingInfo: symbols with an adjusted interval; null until first read */
+  private fundingIntervals: Map<string, number> | null = null
+  private fundingIntervalsAt = -Infinity
 
   constructor(opts: ConnectorOptions) {
     super(opts)
@@ -40,9 +57,30 @@ export class BinanceConnector extends ExchangeConnector {
     return BOOK_LIMIT
   }
 
+  /** GET /fapi/v1/fundingInfo (CCXT fetchFundingIntervals), at most every FUNDING_INFO_REFRESH_MS; a failure keeps the last list */
+  private async refreshFundingIntervals(): Promise<void> {
+    const now = this.now()
+    if (now - this.fundingIntervalsAt < FUNDING_INFO_REFRESH_MS) return
+    this.fundingIntervalsAt = now
+    try {
+      this.fundingIntervals = binanceFundingIntervals(await this.perp.fetchFundingIntervals())
+    } catch (err) {
+      // try again in a minute, not on every ticker poll
+      this.fundingIntervalsAt = now - FUNDING_INFO_REFRESH_MS + 60_000
+      this.log.warn({ exchange: this.exchange, err: err instanceof Error ? err.message : String(err) }, 'fundingInfo unavailable; funding interval from settlement history')
+    }
+  }
+
+  /** the interval Binance states: fundingInfo's fundingIntervalHours, else 8 h (unlisted); null before fundingInfo was read */
+  protected override knownIntervalHours(ref: MarketRef): number | null {
+    if (ref.marketType !== 'perp' || this.fundingIntervals === null) return null
+    return this.fundingIntervals.get(ref.symbol) ?? BINANCE_DEFAULT_FUNDING_INTERVAL_HOURS
+  }
+
   /**
-   * Perps: /fapi/v1/premiumIndex (all symbols, one call) via fetchFundingRates -> mark, index, funding, next funding.
-   * It has no last price: that comes from the trade stream. Spot: /api/v3/ticker/24hr via fetchTickers.
+   * Perps: /fapi/v1/premiumIndex (all symbols, one call) via fetchFundingRates -> mark, index, funding, next funding;
+   * the interval from /fapi/v1/fundingInfo (premiumIndex has none). No last price there: that comes from the trade
+   * stream. Spot: /api/v3/ticker/24hr via fetchTickers.
    */
   protected async pollTickers(refs: MarketRef[]): Promise<TickerEvent[]> {
     const now = this.now()
@@ -52,7 +90,7 @@ export class BinanceConnector extends ExchangeConnector {
     await this.settleAll([
       (async () => {
         if (perps.length === 0) return
-        const rates = await this.perp.fetchFundingRates(perps.map((r) => r.symbol))
+        const [rates] = await Promise.all([this.perp.fetchFundingRates(perps.map((r) => r.symbol)), this.refreshFundingIntervals()])
         for (const ref of perps) {
           const fr = rates[ref.symbol]
           if (!fr) continue
@@ -71,6 +109,12 @@ export class BinanceConnector extends ExchangeConnector {
       })(),
     ])
     return out
+  }
+
+  /** settled history: /fapi/v1/fundingRate, stamped with the interval fundingInfo states (not the spacing of the rows) */
+  protected override async pollFunding(refs: MarketRef[]): Promise<FundingEvent[]> {
+    await this.refreshFundingIntervals()
+    return super.pollFunding(refs)
   }
 
   /** /fapi/v1/openInterest per symbol: one-sided, in coins. */

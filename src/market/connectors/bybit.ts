@@ -3,7 +3,7 @@ import ccxt, { type Exchange, type FundingRate } from 'ccxt'
 import type { OpenInterestEvent, TickerEvent } from '../events.js'
 import { setOption, skipCurrencies } from './ccxt-access.js'
 import { ExchangeConnector, type ConnectorOptions } from './connector.js'
-import { num, partsFromFundingRate, tickerEvent, type MarketRef } from './mapping.js'
+import { coinSize, num, partsFromFundingRate, tickerEvent, type MarketRef } from './mapping.js'
 
 /** orderbook.1000.<symbol>: the deepest public ws depth (CCXT accepts 1, 50, 200, 1000). */
 const BOOK_LIMIT = 1000
@@ -18,6 +18,29 @@ export function bybitPerpTicker(ref: MarketRef, fr: FundingRate, now: number, in
   const parts = partsFromFundingRate(fr)
   const info = fr.info as { lastPrice?: string } | undefined
   return tickerEvent(ref, { ...parts, lastPrice: num(info?.lastPrice), fundingIntervalHours: intervalHours(parts.fundingIntervalHours) }, now)
+}
+
+/** The open-interest fields of a linear ticker row (REST /v5/market/tickers list item, or the ws `tickers.<symbol>` data). */
+export interface BybitOiRow {
+  openInterest?: string
+  singleOpenInterest?: string
+}
+
+/**
+ * One side of Bybit's open interest, in the row's amount unit (base coin for linear): `singleOpenInterest` where the
+ * row carries it (since Bybit's 2026 change `openInterest` counts both sides), else `openInterest` (older rows, which
+ * were one-sided). The only place Bybit's OI convention is decided.
+ */
+export function bybitOneSidedOi(row: BybitOiRow | undefined): number | null {
+  return num(row?.singleOpenInterest) ?? num(row?.openInterest)
+}
+
+/** A ticker row -> OpenInterestEvent (one-sided, coins); ts = the venue's time for the row. */
+export function bybitOpenInterestEvent(ref: MarketRef, row: BybitOiRow | undefined, ts: number): OpenInterestEvent | null {
+  const amount = bybitOneSidedOi(row)
+  // inverse rows are in USD; only linear perps are followed
+  if (amount === null || amount < 0 || ref.inverse) return null
+  return { type: 'open_interest', exchange: ref.exchange, coin: ref.coin, marketType: ref.marketType, ts, openInterest: coinSize(ref, amount, 1) }
 }
 
 export class BybitConnector extends ExchangeConnector {
@@ -80,8 +103,18 @@ export class BybitConnector extends ExchangeConnector {
     return out
   }
 
-  /** GET /v5/market/open-interest (5-minute buckets, newest): one-sided, base coin for linear contracts. */
-  protected pollOpenInterest(refs: MarketRef[]): Promise<OpenInterestEvent[]> {
-    return this.openInterestPerMarket(this.ex, refs, { intervalTime: '5min' })
+  /**
+   * GET /v5/market/tickers?category=linear (one call for all perps, real time) rather than /v5/market/open-interest,
+   * whose newest value is a 5-minute bucket stamped at its start. ts = the response's `time`.
+   */
+  protected async pollOpenInterest(refs: MarketRef[]): Promise<OpenInterestEvent[]> {
+    const now = this.now()
+    const rates = await this.ex.fetchFundingRates(refs.map((r) => r.symbol))
+    return refs
+      .map((ref) => {
+        const fr = rates[ref.symbol]
+        return fr ? bybitOpenInterestEvent(ref, fr.info as BybitOiRow, num(fr.timestamp) ?? now) : null
+      })
+      .filter((e): e is OpenInterestEvent => e !== null)
   }
 }

@@ -1,5 +1,5 @@
-// Two small doors into a CCXT instance: merging an option, and calling an implicit (raw endpoint) method.
-import type { Exchange } from 'ccxt'
+// Small doors into a CCXT instance: merging an option, calling an implicit (raw endpoint) method, finding a market.
+import type { Exchange, MarketInterface } from 'ccxt'
 
 const isDict = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
@@ -22,4 +22,17 @@ export async function callRaw<T = unknown>(ex: Exchange, method: string, params:
  */
 export function skipCurrencies(ex: Exchange): void {
   ex.has['fetchCurrencies'] = false
+}
+
+/** Find a market by base asset among CCXT's loaded markets: exact base first, then the venue's base id. */
+export function findByBase(
+  ex: Exchange,
+  coin: string,
+  accept: (m: MarketInterface) => boolean,
+): MarketInterface | undefined {
+  const candidates = Object.values(ex.markets ?? {}).filter((m): m is MarketInterface => !!m && accept(m) && m.active !== false)
+  return (
+    candidates.find((m) => m.base.toUpperCase() === coin) ??
+    candidates.find((m) => String(m.baseId ?? '').toUpperCase() === coin)
+  )
 }

@@ -18,16 +18,18 @@ export interface PollIntervals {
   openInterestMs: number
   /** settled funding history (default 60 s) */
   fundingMs: number
+  /** coarser/deeper book snapshots for the wide depth bands, where a venue serves them (default 15 s) */
+  wideBookMs: number
 }
 
-export const DEFAULT_POLL_INTERVALS: PollIntervals = { tickerMs: 5_000, openInterestMs: 30_000, fundingMs: 60_000 }
+export const DEFAULT_POLL_INTERVALS: PollIntervals = { tickerMs: 5_000, openInterestMs: 30_000, fundingMs: 60_000, wideBookMs: 15_000 }
 
 export interface ConnectorOptions {
   /** base assets, e.g. ['BTC', 'ETH']; coins a venue does not list are skipped with a warning */
   coins: readonly string[]
   sink: EventSink
   logger?: ConnectorLogger
-  /** a number sets the ticker poll and scales the others (OI x6, funding x12); or set each loop */
+  /** a number sets the ticker poll and scales the others (OI x6, funding x12, wide books x3); or set each loop */
   pollIntervalMs?: number | Partial<PollIntervals>
   /** CCXT instance to use instead of a new ccxt.pro one (tests inject offline instances); perp and, where one class serves both, spot */
   ccxtExchange?: Exchange

@@ -2,7 +2,8 @@
 // retry with capped exponential backoff + jitter, throttled book snapshots, health, and a clean stop.
 // Venue classes only say which CCXT instance/symbols/endpoints to use and how to read their payloads.
 import type { Exchange, FundingRateHistory, MarketInterface, Trade } from 'ccxt'
-import type { EventSink, ExchangeId, FundingEvent, MarketEvent, MarketType, OpenInterestEvent, TickerEvent } from '../events.js'
+import { findByBase } from './ccxt-access.js'
+import type { BookSnapshotEvent, EventSink, ExchangeId, FundingEvent, MarketEvent, MarketType, OpenInterestEvent, TickerEvent, WideBook } from '../events.js'
 import { exchangeById } from '../exchanges.js'
 import { sleep, type BackoffOptions } from './backoff.js'
 import {
@@ -15,11 +16,13 @@ import {
   type StreamName,
 } from './connector-options.js'
 import { klineFromOhlcv, type Kline } from './klines.js'
-import { bookEvent, fundingEvents, marketRef, mergeParts, openInterestEvent, partsFromTicker, tickerEvent, tradeEvent, type MarketRef } from './mapping.js'
+import { bookEvent, fundingEvents, marketRef, mergeParts, openInterestEvent, partsFromTicker, tickerEvent, tradeEvent, type BookDepth, type MarketRef } from './mapping.js'
+import { fetchWideBooks, type WideBookSource } from './wide-books.js'
 import { Supervisor } from './supervisor.js'
 
 export type { ConnectorHealth, ConnectorLogger, ConnectorOptions, KlineQuery, PollIntervals, StreamName } from './connector-options.js'
 export { DEFAULT_POLL_INTERVALS } from './connector-options.js'
+export { findByBase } from './ccxt-access.js'
 
 const noop = () => {}
 const SILENT: ConnectorLogger = { debug: noop, info: noop, warn: noop, error: noop }
@@ -46,6 +49,8 @@ export abstract class ExchangeConnector {
   protected readonly learnedIntervalHours = new Map<string, number>()
   private readonly lastFundingTs = new Map<string, number>()
   private readonly lastBookAt = new Map<string, number>()
+  /** the latest wide snapshots per symbol, attached to every book event */
+  private readonly wideBooks = new Map<string, WideBook[]>()
   private readonly tradeWatermark = new Map<string, { ts: number; ids: Set<string> }>()
   /** the current run's loops; null when not running */
   private run: Supervisor | null = null
@@ -62,7 +67,7 @@ export abstract class ExchangeConnector {
     const p = opts.pollIntervalMs
     this.intervals =
       typeof p === 'number'
-        ? { tickerMs: p, openInterestMs: p * 6, fundingMs: p * 12 }
+        ? { tickerMs: p, openInterestMs: p * 6, fundingMs: p * 12, wideBookMs: p * 3 }
         : { ...DEFAULT_POLL_INTERVALS, ...p }
     this.marketTypes = opts.marketTypes
     this.bookIntervalMs = opts.bookIntervalMs ?? 1_000
@@ -94,6 +99,14 @@ export abstract class ExchangeConnector {
   /** depth for the REST fallback (some venues allow less over REST than over ws) */
   protected restBookLimit(ref: MarketRef): number | undefined {
     return this.bookLimit(ref)
+  }
+  /** levels per side the venue sends for a book read this way, which decides whether a side is whole (default: the limit asked for) */
+  protected bookDepth(ref: MarketRef, via: 'stream' | 'rest'): BookDepth {
+    return (via === 'rest' ? this.restBookLimit(ref) : this.bookLimit(ref)) ?? null
+  }
+  /** coarser or deeper snapshots polled for the wide depth bands (perps); none by default */
+  protected wideBookSources(_ex: Exchange, _ref: MarketRef): WideBookSource[] {
+    return []
   }
   protected watchBookParams(_ref: MarketRef): Record<string, unknown> {
     return {}
@@ -186,9 +199,14 @@ export abstract class ExchangeConnector {
     return exchangeById.get(this.exchange)!.fundingIntervalHours
   }
 
-  /** funding interval for a ticker: what the payload said, else what settled history showed, else the venue default */
+  /** the interval the venue states for a market outside its ticker payload (Binance fundingInfo); null when it does not */
+  protected knownIntervalHours(_ref: MarketRef): number | null {
+    return null
+  }
+
+  /** funding interval for a ticker: what the payload said, else what the venue states, else what settled history showed, else the venue default */
   protected intervalHoursFor(ref: MarketRef, fromPayload: number | null | undefined): number {
-    return fromPayload ?? this.learnedIntervalHours.get(ref.symbol) ?? this.defaultIntervalHours()
+    return fromPayload ?? this.knownIntervalHours(ref) ?? this.learnedIntervalHours.get(ref.symbol) ?? this.defaultIntervalHours()
   }
 
   protected async resolveMarkets(): Promise<MarketRef[]> {
@@ -236,6 +254,11 @@ export abstract class ExchangeConnector {
       if (on('books')) {
         if (ex.has['watchOrderBook']) run.loop(`book:${ref.symbol}`, 'stream', () => this.watchBookOnce(run, ex, ref))
         else run.loop(`book:${ref.symbol}`, 'poll', () => this.pollBookOnce(run, ex, ref), Math.max(this.bookIntervalMs, 1_000))
+        const wide = ref.marketType === 'perp' ? this.wideBookSources(ex, ref) : []
+        if (wide.length > 0)
+          run.loop(`wide-book:${ref.symbol}`, 'poll', async () => {
+            this.wideBooks.set(ref.symbol, await run.abortable(fetchWideBooks(ref, wide, { now: this.now(), band: this.bookBand })))
+          }, this.intervals.wideBookMs)
       }
     }
     const perps = this.refs.filter((r) => r.marketType === 'perp')
@@ -275,10 +298,15 @@ export abstract class ExchangeConnector {
     const now = this.now()
     const last = this.lastBookAt.get(ref.symbol)
     if (last !== undefined && now - last < this.bookIntervalMs) return
-    const e = bookEvent(ref, ob, { band: this.bookBand, now })
+    const e = this.withWide(ref, bookEvent(ref, ob, { band: this.bookBand, now, depth: this.bookDepth(ref, 'stream') }))
     if (!e) return
     this.lastBookAt.set(ref.symbol, now)
     this.emit(e)
+  }
+
+  private withWide(ref: MarketRef, e: BookSnapshotEvent | null): BookSnapshotEvent | null {
+    const wide = this.wideBooks.get(ref.symbol)
+    return e && wide && wide.length > 0 ? { ...e, wide } : e
   }
 
   // REST fallbacks for an injected instance without ccxt.pro watchers
@@ -301,7 +329,7 @@ export abstract class ExchangeConnector {
 
   private async pollBookOnce(run: Supervisor, ex: Exchange, ref: MarketRef): Promise<void> {
     const ob = await run.abortable(ex.fetchOrderBook(ref.symbol, this.restBookLimit(ref)))
-    this.emit(bookEvent(ref, ob, { band: this.bookBand, now: this.now() }))
+    this.emit(this.withWide(ref, bookEvent(ref, ob, { band: this.bookBand, now: this.now(), depth: this.bookDepth(ref, 'rest') })))
   }
 
   /** Settled funding rates newer than the last one emitted, per perp market. */
@@ -320,7 +348,8 @@ export abstract class ExchangeConnector {
 
   protected newFunding(ref: MarketRef, rows: readonly FundingRateHistory[]): FundingEvent[] {
     const prev = this.lastFundingTs.get(ref.symbol)
-    const events = fundingEvents(ref, rows, this.learnedIntervalHours.get(ref.symbol) ?? this.defaultIntervalHours(), prev)
+    const known = this.knownIntervalHours(ref)
+    const events = fundingEvents(ref, rows, this.learnedIntervalHours.get(ref.symbol) ?? this.defaultIntervalHours(), prev, known)
     const fresh = events.filter((e) => prev === undefined || e.ts > prev)
     const newest = events.at(-1)
     if (newest) {
@@ -369,16 +398,3 @@ export abstract class ExchangeConnector {
 }
 
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err))
-
-/** Find a market by base asset among CCXT's loaded markets: exact base first, then the venue's base id. */
-export function findByBase(
-  ex: Exchange,
-  coin: string,
-  accept: (m: MarketInterface) => boolean,
-): MarketInterface | undefined {
-  const candidates = Object.values(ex.markets ?? {}).filter((m): m is MarketInterface => !!m && accept(m) && m.active !== false)
-  return (
-    candidates.find((m) => m.base.toUpperCase() === coin) ??
-    candidates.find((m) => String(m.baseId ?? '').toUpperCase() === coin)
-  )
-}

@@ -4,7 +4,10 @@ import ccxt, { type Exchange, type MarketInterface } from 'ccxt'
 import type { MarketType, OpenInterestEvent, TickerEvent } from '../events.js'
 import { callRaw, skipCurrencies } from './ccxt-access.js'
 import { ExchangeConnector, findByBase, type ConnectorOptions } from './connector.js'
-import { nextFundingOnGrid, num, tickerEvent, type MarketRef, type TickerParts } from './mapping.js'
+import { nextFundingOnGrid, num, tickerEvent, type BookDepth, type MarketRef, type TickerParts } from './mapping.js'
+
+/** levels per side of the indexer's book snapshot (comlink config API_ORDERBOOK_LEVELS_PER_SIDE_LIMIT, default 100) */
+export const DYDX_BOOK_LEVELS = 100
 
 /** dYdX v4 settles funding every hour; `nextFundingRate` is the predicted 1-hour rate. */
 export const DYDX_FUNDING_INTERVAL_HOURS = 1
@@ -128,6 +131,14 @@ export class DydxConnector extends ExchangeConnector {
 
   protected override findMarket(ex: Exchange, coin: string): MarketInterface | undefined {
     return findByBase(ex, coin, (m) => m.swap === true && m.settle === 'USDC')
+  }
+
+  /**
+   * The indexer serves at most DYDX_BOOK_LEVELS levels a side (comlink API_ORDERBOOK_LEVELS_PER_SIDE_LIMIT, no depth
+   * parameter); read the same way for the v4_orderbook snapshot, which can only understate the reach, never overstate it.
+   */
+  protected override bookDepth(): BookDepth {
+    return DYDX_BOOK_LEVELS
   }
 
   /** v4_orderbook batched: fewer frames for the same updates (unrolled by installDydxWsFixes). */

@@ -3,13 +3,25 @@ import ccxt, { type Exchange, type MarketInterface, type Trade } from 'ccxt'
 import type { MarketType, OpenInterestEvent, TickerEvent } from '../events.js'
 import { callRaw, setOption, skipCurrencies } from './ccxt-access.js'
 import { ExchangeConnector, findByBase, type ConnectorOptions } from './connector.js'
-import { nextFundingOnGrid, num, openInterestEvent, partsFromFundingRate, tickerEvent, type MarketRef, type TickerParts } from './mapping.js'
+import { nextFundingOnGrid, num, partsFromFundingRate, tickerEvent, type BookDepth, type MarketRef, type TickerParts } from './mapping.js'
+import { sigFigBucket, type WideBookSource } from './wide-books.js'
 
 /**
- * Product decision: Hyperliquid's `openInterest` (asset context) is treated as two-sided (longs + shorts) and halved.
- * See docs/connectors.md.
+ * Hyperliquid's asset-context `openInterest` is read as two-sided (Σ |position size| over all users, longs + shorts)
+ * and halved; the evidence and the counter-evidence are in docs/methodology.md#open-interest-conventions.
  */
 export const HYPERLIQUID_OI_TWO_SIDED = true
+
+/** asset-context `openInterest` (coins) -> one side, coins. The only place Hyperliquid's OI convention is applied. */
+export function hyperliquidOneSidedOi(openInterest: number | null): number | null {
+  if (openInterest === null || !Number.isFinite(openInterest) || openInterest < 0) return null
+  return HYPERLIQUID_OI_TWO_SIDED ? openInterest / 2 : openInterest
+}
+
+/** l2Book sends at most this many levels per side */
+export const HYPERLIQUID_BOOK_LEVELS = 20
+/** coarser l2Book aggregations polled for the wide depth bands (nSigFigs 5 = exact prices is the main book) */
+export const HYPERLIQUID_WIDE_SIG_FIGS = [4, 3, 2] as const
 
 /** Funding settles hourly on the UTC hour; `funding` in the asset context is the current hourly rate. */
 export const HYPERLIQUID_FUNDING_INTERVAL_HOURS = 1
@@ -34,7 +46,7 @@ export function hyperliquidCtx(ctx: HyperliquidAssetCtx, now: number): { parts: 
       fundingIntervalHours: HYPERLIQUID_FUNDING_INTERVAL_HOURS,
       nextFundingTime: nextFundingOnGrid(now, HYPERLIQUID_FUNDING_INTERVAL_HOURS),
     },
-    openInterest: oi === null ? null : HYPERLIQUID_OI_TWO_SIDED ? oi / 2 : oi,
+    openInterest: hyperliquidOneSidedOi(oi),
   }
 }
 
@@ -90,6 +102,20 @@ export class HyperliquidConnector extends ExchangeConnector {
     return findByBase(ex, coin, (m) => m.swap === true && m.settle === 'USDC' && (m.info as { dex?: string })?.dex === undefined)
   }
 
+  protected override bookDepth(): BookDepth {
+    return HYPERLIQUID_BOOK_LEVELS
+  }
+
+  /** POST /info {type: l2Book, coin, nSigFigs}: 20 coarser levels a side reach further than the exact 20 */
+  protected override wideBookSources(ex: Exchange, ref: MarketRef): WideBookSource[] {
+    return HYPERLIQUID_WIDE_SIG_FIGS.map((n) => ({
+      source: `nSigFigs=${n}`,
+      depth: HYPERLIQUID_BOOK_LEVELS,
+      granularity: (mid: number) => sigFigBucket(n, mid),
+      fetch: () => ex.fetchOrderBook(ref.symbol, undefined, { nSigFigs: n }),
+    }))
+  }
+
   /**
    * metaAndAssetCtxs via fetchFundingRates: markPx -> mark, oraclePx -> index, funding (hourly). No last-trade field
    * exists there (CCXT's HL ticker `last` is the mid), so lastPrice is the last trade seen on the trade stream.
@@ -118,13 +144,16 @@ export class HyperliquidConnector extends ExchangeConnector {
     return out
   }
 
-  /** metaAndAssetCtxs via fetchOpenInterests: `openInterest` in coins, two-sided -> halved. */
+  /** metaAndAssetCtxs via fetchOpenInterests: `openInterest` in coins, one side by hyperliquidOneSidedOi. ts = poll time (the body has none). */
   protected async pollOpenInterest(refs: MarketRef[]): Promise<OpenInterestEvent[]> {
     const now = this.now()
     const ois = await this.ex.fetchOpenInterests(refs.map((r) => r.symbol))
-    return refs
-      .map((ref) => (ois[ref.symbol] ? openInterestEvent(ref, ois[ref.symbol]!, { now, twoSided: HYPERLIQUID_OI_TWO_SIDED }) : null))
-      .filter((e): e is OpenInterestEvent => e !== null)
+    const out: OpenInterestEvent[] = []
+    for (const ref of refs) {
+      const oi = ois[ref.symbol] ? hyperliquidOneSidedOi(num(ois[ref.symbol]!.openInterestAmount)) : null
+      if (oi !== null) out.push({ type: 'open_interest', exchange: 'hyperliquid', coin: ref.coin, marketType: 'perp', ts: num(ois[ref.symbol]!.timestamp) ?? now, openInterest: oi })
+    }
+    return out
   }
 
   /**

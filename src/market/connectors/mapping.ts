@@ -4,6 +4,7 @@ import type { FundingRate, FundingRateHistory, MarketInterface, OpenInterest, Or
 import type {
   BookLevel,
   BookSnapshotEvent,
+  WideBook,
   ExchangeId,
   FundingEvent,
   MarketType,
@@ -73,11 +74,16 @@ export function tradeEvent(ref: MarketRef, t: Trade): TradeEvent | null {
   return { type: 'trade', ...baseEvent(ref, ts), id, price, size, side }
 }
 
+/** how many levels per side the venue sends at most: a count (fewer back = its whole side), 'whole' (always all), or unknown */
+export type BookDepth = number | 'whole' | null
+
 export interface BookOptions {
   /** keep levels within this fraction of mid on each side, plus the first level beyond it (default 0.05 = ±5 %) */
   band?: number
   /** timestamp when the book carries none, Unix ms */
   now: number
+  /** levels per side the venue was asked for / sends at most; decides whether a side is whole */
+  depth?: BookDepth
 }
 
 function levels(ref: MarketRef, side: ReadonlyArray<ReadonlyArray<unknown>>): BookLevel[] {
@@ -98,20 +104,61 @@ function withinBand(side: BookLevel[], inside: (price: number) => boolean): Book
   return firstOutside === -1 ? side : side.slice(0, firstOutside + 1)
 }
 
-export function bookEvent(ref: MarketRef, ob: Pick<OrderBook, 'bids' | 'asks' | 'timestamp'>, opts: BookOptions): BookSnapshotEvent | null {
+/** the price of the deepest level sent on a side, or null when the venue sent its whole side (counted as sent, before filtering) */
+function sideEnd(sorted: BookLevel[], sentCount: number, depth: BookDepth | undefined, mid: number): number | null {
+  if (depth === 'whole' || (typeof depth === 'number' && sentCount < depth)) return null
+  // a side with nothing usable that is not known to be whole reaches nowhere: its end is the mid
+  return sorted.at(-1)?.price ?? mid
+}
+
+interface SortedBook {
+  bids: BookLevel[]
+  asks: BookLevel[]
+  mid: number
+  bidEnd: number | null
+  askEnd: number | null
+}
+
+/** levels in coins, sorted best first, the mid, and how far each side reaches; null when both sides are empty */
+function sortedBook(ref: MarketRef, ob: Pick<OrderBook, 'bids' | 'asks'>, depth: BookDepth | undefined): SortedBook | null {
   const bids = levels(ref, ob.bids).sort((a, b) => b.price - a.price)
   const asks = levels(ref, ob.asks).sort((a, b) => a.price - b.price)
   if (bids.length === 0 && asks.length === 0) return null
-  const band = opts.band ?? 0.05
   const bestBid = bids[0]?.price
   const bestAsk = asks[0]?.price
   const mid = bestBid !== undefined && bestAsk !== undefined ? (bestBid + bestAsk) / 2 : (bestBid ?? bestAsk)!
+  return { bids, asks, mid, bidEnd: sideEnd(bids, ob.bids.length, depth, mid), askEnd: sideEnd(asks, ob.asks.length, depth, mid) }
+}
+
+/** ±band trimming around `mid`; the reach (bidEnd/askEnd) was taken before it, so it stays the venue's */
+function trimmed(b: SortedBook, band: number, mid: number = b.mid): { bids: BookLevel[]; asks: BookLevel[] } {
+  return { bids: withinBand(b.bids, (p) => p >= mid * (1 - band)), asks: withinBand(b.asks, (p) => p <= mid * (1 + band)) }
+}
+
+export function bookEvent(ref: MarketRef, ob: Pick<OrderBook, 'bids' | 'asks' | 'timestamp'>, opts: BookOptions): BookSnapshotEvent | null {
+  const b = sortedBook(ref, ob, opts.depth)
+  if (!b) return null
   const ts = num(ob.timestamp) ?? opts.now
+  return { type: 'book', ...baseEvent(ref, ts), ...trimmed(b, opts.band ?? 0.05), bidEnd: b.bidEnd, askEnd: b.askEnd }
+}
+
+export interface WideBookOptions extends BookOptions {
+  source: string
+  /** bucket width in price units at a mid price (0 for exact prices) */
+  granularity: (mid: number) => number
+}
+
+/** A coarser or deeper snapshot -> WideBook, trimmed like a main book; null when empty. */
+export function wideBook(ref: MarketRef, ob: Pick<OrderBook, 'bids' | 'asks' | 'timestamp'>, opts: WideBookOptions): WideBook | null {
+  const b = sortedBook(ref, ob, opts.depth)
+  if (!b) return null
   return {
-    type: 'book',
-    ...baseEvent(ref, ts),
-    bids: withinBand(bids, (p) => p >= mid * (1 - band)),
-    asks: withinBand(asks, (p) => p <= mid * (1 + band)),
+    source: opts.source,
+    ts: num(ob.timestamp) ?? opts.now,
+    ...trimmed(b, opts.band ?? 0.05),
+    bidEnd: b.bidEnd,
+    askEnd: b.askEnd,
+    granularity: opts.granularity(b.mid),
   }
 }
 
@@ -188,13 +235,11 @@ export function tickerEvent(ref: MarketRef, parts: TickerParts, now: number): Ti
 }
 
 export interface OpenInterestOptions {
-  /** the venue reports both sides (longs + shorts): halve */
-  twoSided?: boolean
   now: number
 }
 
 /**
- * CCXT's openInterestAmount is in the venue's amount unit (contracts on OKX, coins elsewhere): converted with the
+ * For venues whose unified figure is already one-sided (Binance, OKX). CCXT's openInterestAmount is in the venue's amount unit (contracts on OKX, coins elsewhere): converted with the
  * contract size. Falls back to baseVolume, which CCXT fills with coins where the venue reports them separately.
  */
 export function openInterestEvent(ref: MarketRef, oi: OpenInterest, opts: OpenInterestOptions): OpenInterestEvent | null {
@@ -206,7 +251,7 @@ export function openInterestEvent(ref: MarketRef, oi: OpenInterest, opts: OpenIn
   return {
     type: 'open_interest',
     ...baseEvent(ref, num(oi.timestamp) ?? opts.now),
-    openInterest: opts.twoSided ? coins / 2 : coins,
+    openInterest: coins,
   }
 }
 
@@ -228,14 +273,15 @@ export function inferIntervalHours(timestamps: readonly number[]): number | null
 }
 
 /**
- * Settled funding rates -> FundingEvents, oldest first. The interval is inferred from the spacing of the rows
- * (plus `previousTs`, the last settlement seen before), else `fallbackIntervalHours`.
+ * Settled funding rates -> FundingEvents, oldest first. The interval is the one the venue states (`knownIntervalHours`),
+ * else inferred from the spacing of the rows (plus `previousTs`, the last settlement seen before), else `fallbackIntervalHours`.
  */
 export function fundingEvents(
   ref: MarketRef,
   rows: readonly FundingRateHistory[],
   fallbackIntervalHours: number,
   previousTs?: number | null,
+  knownIntervalHours?: number | null,
 ): FundingEvent[] {
   const parsed = rows
     .map((r) => ({ ts: num(r.timestamp), rate: num(r.fundingRate) }))
@@ -243,7 +289,7 @@ export function fundingEvents(
     .sort((a, b) => a.ts - b.ts)
   const stamps = parsed.map((r) => r.ts)
   if (previousTs !== null && previousTs !== undefined) stamps.push(previousTs)
-  const intervalHours = inferIntervalHours(stamps) ?? fallbackIntervalHours
+  const intervalHours = knownIntervalHours ?? inferIntervalHours(stamps) ?? fallbackIntervalHours
   return parsed.map((r) => ({ type: 'funding', ...baseEvent(ref, r.ts), rate: r.rate, intervalHours }))
 }
 

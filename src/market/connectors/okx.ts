@@ -6,9 +6,12 @@ import type { OpenInterestEvent, TickerEvent } from '../events.js'
 import { callRaw, setOption, skipCurrencies } from './ccxt-access.js'
 import { ExchangeConnector, type ConnectorOptions } from './connector.js'
 import { mergeParts, num, partsFromFundingRate, partsFromTicker, tickerEvent, type MarketRef, type TickerParts } from './mapping.js'
+import type { WideBookSource } from './wide-books.js'
 
 /** The `books` channel and GET /market/books both stop at 400 levels per side. */
 const BOOK_LIMIT = 400
+/** GET /api/v5/market/books-full: up to 5 000 levels per side, refreshed by OKX about once a second */
+export const OKX_FULL_BOOK_LIMIT = 5000
 
 interface IndexTickers {
   data?: Array<{ instId?: string; idxPx?: string; ts?: string }>
@@ -130,6 +133,11 @@ export class OkxConnector extends ExchangeConnector {
     return BOOK_LIMIT
   }
 
+  /** books-full (CCXT fetchOrderBook with limit > 400), polled for the bands the 400-level stream does not reach */
+  protected override wideBookSources(ex: Exchange, ref: MarketRef): WideBookSource[] {
+    return [{ source: 'books-full', depth: OKX_FULL_BOOK_LIMIT, granularity: () => 0, fetch: () => ex.fetchOrderBook(ref.symbol, OKX_FULL_BOOK_LIMIT) }]
+  }
+
   /**
    * OKX spreads a perp ticker over four endpoints; each is one call for all instruments:
    * fetchTickers (market/tickers: last), fetchMarkPrices (public/mark-price), raw market/index-tickers (idxPx,
@@ -142,15 +150,26 @@ export class OkxConnector extends ExchangeConnector {
     const spots = refs.filter((r) => r.marketType === 'spot')
     const parts = new Map<string, TickerParts[]>()
     const add = (symbol: string, p: TickerParts) => parts.set(symbol, [...(parts.get(symbol) ?? []), p])
+    // the row's time is the mark's own `ts` (the figure the analytics compare), else the last trade ticker's
+    const markTs = new Map<string, number | null>()
+    const lastTs = new Map<string, number | null>()
     const calls: Promise<void>[] = []
     if (perps.length > 0) {
       const symbols = perps.map((r) => r.symbol)
       calls.push(
         this.ex.fetchTickers(symbols).then((t) => {
-          for (const s of symbols) if (t[s]) add(s, { lastPrice: num(t[s].last), ts: num(t[s].timestamp) })
+          for (const s of symbols) {
+            if (!t[s]) continue
+            add(s, { lastPrice: num(t[s].last) })
+            lastTs.set(s, num(t[s].timestamp))
+          }
         }),
         this.ex.fetchMarkPrices(symbols).then((t) => {
-          for (const s of symbols) if (t[s]) add(s, { markPrice: num(t[s].markPrice) })
+          for (const s of symbols) {
+            if (!t[s]) continue
+            add(s, { markPrice: num(t[s].markPrice) })
+            markTs.set(s, num(t[s].timestamp))
+          }
         }),
         callRaw<IndexTickers>(this.ex, 'publicGetMarketIndexTickers', { quoteCcy: 'USDT' }).then((body) => {
           const idx = parseOkxIndexTickers(body)
@@ -183,6 +202,7 @@ export class OkxConnector extends ExchangeConnector {
       if (!p) continue
       const merged = mergeParts(...p)
       if (ref.marketType === 'perp') {
+        merged.ts = markTs.get(ref.symbol) ?? lastTs.get(ref.symbol) ?? null
         merged.fundingIntervalHours = this.intervalHoursFor(ref, merged.fundingIntervalHours)
         merged.lastPrice ??= this.lastTradePrice.get(ref.symbol) ?? null
       }

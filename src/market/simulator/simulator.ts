@@ -781,7 +781,8 @@ export class MarketSimulator {
       bids[k] = { price: bp, size: bs }
       asks[k] = { price: ap, size: as }
     }
-    return { type: 'book', exchange: mk.exchange, coin: mk.coin, marketType: mk.marketType, ts, bids, asks }
+    // the simulated book is the whole book: nothing rests beyond its last level
+    return { type: 'book', exchange: mk.exchange, coin: mk.coin, marketType: mk.marketType, ts, bids, asks, bidEnd: null, askEnd: null }
   }
 
   /** generate minute m's live trades for every market; process boundary m for funding; returns events emitted */

@@ -1,7 +1,7 @@
 // market_sample (ticker + open interest per market, one row per sampling slot), funding_rate (settled
 // history) and order_book (the latest snapshot per market).
 import type { Sql } from '../../store/database.js'
-import type { BookLevel, ExchangeId, MarketType } from '../events.js'
+import type { BookLevel, ExchangeId, MarketType, WideBook } from '../events.js'
 
 export interface MarketSample {
   exchange: ExchangeId
@@ -136,25 +136,63 @@ export interface StoredBook {
   ts: number
   bids: BookLevel[]
   asks: BookLevel[]
+  /** how far the venue's snapshot reached (BookReach); meaningful only when reachKnown */
+  bidEnd: number | null
+  askEnd: number | null
+  /** false for a row written before reach was recorded: its bands cannot be told complete */
+  reachKnown: boolean
+  wide?: WideBook[]
 }
 
-export async function writeBooks(sql: Pick<Sql, 'query'>, books: readonly StoredBook[]): Promise<void> {
+type Packed = [number, number][]
+const pack = (levels: readonly BookLevel[]): Packed => levels.map((l) => [l.price, l.size])
+const unpack = (v: Packed | string): BookLevel[] => (typeof v === 'string' ? (JSON.parse(v) as Packed) : v).map(([price, size]) => ({ price, size }))
+const json = <T>(v: T | string | null): T | null => (typeof v === 'string' ? (JSON.parse(v) as T) : v)
+
+interface PackedWide extends Omit<WideBook, 'bids' | 'asks'> {
+  bids: Packed
+  asks: Packed
+}
+
+export async function writeBooks(sql: Pick<Sql, 'query'>, books: readonly Omit<StoredBook, 'reachKnown'>[]): Promise<void> {
   if (!books.length) return
-  const pack = (levels: BookLevel[]) => JSON.stringify(levels.map((l) => [l.price, l.size]))
+  const wide = (b: Omit<StoredBook, 'reachKnown'>) =>
+    b.wide?.length ? JSON.stringify(b.wide.map((w): PackedWide => ({ ...w, bids: pack(w.bids), asks: pack(w.asks) }))) : null
   await sql.query(
-    `INSERT INTO order_book (exchange, coin, market_type, ts, bids, asks)
-     SELECT e, c, m, t, b::jsonb, a::jsonb FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[]) AS u(e, c, m, t, b, a)
-     ON CONFLICT (exchange, coin, market_type) DO UPDATE SET ts = EXCLUDED.ts, bids = EXCLUDED.bids, asks = EXCLUDED.asks
+    `INSERT INTO order_book (exchange, coin, market_type, ts, bids, asks, reach, wide)
+     SELECT e, c, m, t, b::jsonb, a::jsonb, r::jsonb, w::jsonb
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[]) AS u(e, c, m, t, b, a, r, w)
+     ON CONFLICT (exchange, coin, market_type) DO UPDATE SET ts = EXCLUDED.ts, bids = EXCLUDED.bids, asks = EXCLUDED.asks, reach = EXCLUDED.reach, wide = EXCLUDED.wide
      WHERE order_book.ts <= EXCLUDED.ts`,
-    [books.map((b) => b.exchange), books.map((b) => b.coin), books.map((b) => b.marketType), books.map((b) => b.ts), books.map((b) => pack(b.bids)), books.map((b) => pack(b.asks))],
+    [
+      books.map((b) => b.exchange), books.map((b) => b.coin), books.map((b) => b.marketType), books.map((b) => b.ts),
+      books.map((b) => JSON.stringify(pack(b.bids))), books.map((b) => JSON.stringify(pack(b.asks))),
+      books.map((b) => JSON.stringify({ bidEnd: b.bidEnd, askEnd: b.askEnd })), books.map(wide),
+    ],
   )
+}
+
+interface BookRow {
+  exchange: string
+  coin: string
+  market_type: string
+  ts: number | string
+  bids: Packed | string
+  asks: Packed | string
+  reach: { bidEnd: number | null; askEnd: number | null } | string | null
+  wide: PackedWide[] | string | null
 }
 
 export async function readBooks(sql: Pick<Sql, 'query'>, q: { coins: readonly string[]; marketType: MarketType }): Promise<StoredBook[]> {
-  const rows = await sql.query<{ exchange: string; coin: string; market_type: string; ts: number | string; bids: [number, number][] | string; asks: [number, number][] | string }>(
-    'SELECT * FROM order_book WHERE coin = ANY($1::text[]) AND market_type = $2 ORDER BY coin, exchange',
-    [q.coins, q.marketType],
-  )
-  const unpack = (v: [number, number][] | string) => (typeof v === 'string' ? (JSON.parse(v) as [number, number][]) : v).map(([price, size]) => ({ price, size }))
-  return rows.map((r) => ({ exchange: r.exchange as ExchangeId, coin: r.coin, marketType: r.market_type as MarketType, ts: Number(r.ts), bids: unpack(r.bids), asks: unpack(r.asks) }))
+  const rows = await sql.query<BookRow>('SELECT * FROM order_book WHERE coin = ANY($1::text[]) AND market_type = $2 ORDER BY coin, exchange', [q.coins, q.marketType])
+  return rows.map((r) => {
+    const reach = json(r.reach)
+    const wide = json(r.wide)
+    return {
+      exchange: r.exchange as ExchangeId, coin: r.coin, marketType: r.market_type as MarketType, ts: Number(r.ts),
+      bids: unpack(r.bids), asks: unpack(r.asks),
+      bidEnd: reach?.bidEnd ?? null, askEnd: reach?.askEnd ?? null, reachKnown: reach !== null,
+      ...(wide ? { wide: wide.map((w) => ({ ...w, bids: unpack(w.bids), asks: unpack(w.asks) })) } : {}),
+    }
+  })
 }

@@ -1,6 +1,7 @@
 // Binance USD-M (+ spot) connector on recorded payloads: /work/shared/fixtures/exchanges/binance (see SOURCES.md).
 import ccxt from 'ccxt'
 import { afterEach, describe, expect, it } from 'vitest'
+import { bookImbalance } from '../../../src/analytics/imbalance.js'
 import { BinanceConnector } from '../../../src/market/connectors/binance.js'
 import { binanceKline, binanceWsKline, klineFromOhlcv } from '../../../src/market/connectors/klines.js'
 import { marketRef, partsFromFundingRate, partsFromTicker, tickerEvent } from '../../../src/market/connectors/mapping.js'
@@ -12,6 +13,13 @@ const DOCS_EXAMPLE_OPEN_INTEREST = '{"openInterest":"10659.509","symbol":"BTCUSD
 const DOCS_EXAMPLE_FUNDING_HISTORY =
   '[{"symbol":"BTCUSDT","fundingRate":"-0.03750000","fundingTime":1570608000000,"markPrice":"34287.54619963"},' +
   '{"symbol":"BTCUSDT","fundingRate":"0.00010000","fundingTime":1570636800000,"markPrice":"34287.54619963"}]'
+
+// No recorded GET /fapi/v1/fundingInfo body exists in the fixtures or in the public repositories searched (CCXT's static
+// responses, nautilus_trader, cryptofeed: only hand-written test strings). This is the response example CCXT documents for
+// the endpoint (ts/src/binance.ts, fetchFundingIntervals), used because it lists a symbol with an adjusted 4 h interval;
+// Binance's own page (developers.binance.com .../Get-Funding-Rate-Info) prints the same shape for BLZUSDT at 8 h.
+const DOCS_EXAMPLE_FUNDING_INFO =
+  '[{"symbol":"BLZUSDT","adjustedFundingRateCap":"0.03000000","adjustedFundingRateFloor":"-0.03000000","fundingIntervalHours":4,"disclaimer":false}]'
 
 type RawSymbol = { symbol: string; pair: string; baseAsset: string; [k: string]: unknown }
 const instruments = fixture<{ symbols: RawSymbol[] }>('binance/instruments.json')
@@ -102,6 +110,29 @@ describe('binance tickers, open interest, funding (premium_index_all.json, premi
       })
     }
     expect(c.health()).toMatchObject({ exchange: 'binance', connected: true, errors: 0 })
+  })
+
+  it('funding interval from /fapi/v1/fundingInfo: a listed symbol gets its fundingIntervalHours, an unlisted one 8 h', async () => {
+    const ex = new ccxt.pro.binanceusdm()
+    ex.setMarkets([...instruments.symbols.map((s) => ex.parseMarket(s as any)), ...derivedPerpMarkets(ex, ['BLZ'])])
+    const requests = offlineHttp(ex, [
+      ['/fapi/v1/premiumIndex', fixtureText('binance/premium_index_all.json')],
+      ['/fapi/v1/fundingInfo', DOCS_EXAMPLE_FUNDING_INFO],
+    ])
+    const sink = new RecordingSink()
+    const c = connector({ coins: ['BTC', 'BLZ'], sink, ccxtExchange: ex, marketTypes: ['perp'], streams: { trades: false, books: false, openInterest: false, funding: false } })
+    await c.start()
+    await waitFor(() => sink.of('ticker').length >= 2)
+    expect(requests.some((r) => r.url.includes('/fapi/v1/fundingInfo'))).toBe(true)
+    const info = JSON.parse(DOCS_EXAMPLE_FUNDING_INFO) as Array<{ symbol: string; fundingIntervalHours: number }>
+    const raw = fixture<Array<Record<string, any>>>('binance/premium_index_all.json')
+    const blz = sink.of('ticker').find((e) => e.coin === 'BLZ')!
+    // the recorded BLZUSDT premiumIndex row, with the interval fundingInfo states for it
+    expect(blz).toMatchObject({ fundingRate: Number(raw.find((r) => r.symbol === 'BLZUSDT')!.lastFundingRate), fundingIntervalHours: info.find((r) => r.symbol === 'BLZUSDT')!.fundingIntervalHours })
+    expect(blz.fundingIntervalHours).toBe(4)
+    // BTCUSDT is not listed: Binance's default 8 h
+    expect(info.some((r) => r.symbol === 'BTCUSDT')).toBe(false)
+    expect(sink.of('ticker').find((e) => e.coin === 'BTC')!.fundingIntervalHours).toBe(8)
   })
 
   it('open interest and settled funding loops (API-docs example bodies, no recording exists)', async () => {
@@ -206,6 +237,24 @@ describe('binance order book: REST snapshot + diff stream (depth.json, ws_depth_
     expect(book.asks.slice(0, -1).every((l) => l.price <= mid * 1.05)).toBe(true)
     expect(book.asks.at(-1)!.price).toBeGreaterThan(mid * 1.05)
     expect(book.bids[0]).toEqual({ price: Number(raw.bids[0]![0]), size: Number(raw.bids[0]![1]) })
+    // how far the venue's 1 000 levels reached survives the trimming: the deepest level sent, not the deepest kept
+    expect(raw.bids.length).toBe(1000)
+    expect(book.bidEnd).toBe(Math.min(...raw.bids.map((l) => Number(l[0]))))
+    expect(book.askEnd).toBe(Math.max(...raw.asks.map((l) => Number(l[0]))))
+    expect(book.bidEnd!).toBeLessThan(book.bids.at(-1)!.price)
+    // so every band up to ±5 % is reached, and its depth is the raw book's, summed by hand
+    const r = bookImbalance(book)
+    expect(r.bidReachPct).toBeCloseTo(((mid - book.bidEnd!) / mid) * 100, 9)
+    expect(r.bidReachPct!).toBeGreaterThan(5)
+    for (const b of r.bands!) {
+      const lo = mid * (1 - b.bandPct / 100)
+      const hi = mid * (1 + b.bandPct / 100)
+      const bid = raw.bids.filter((l) => Number(l[0]) >= lo).reduce((x, l) => x + Number(l[0]) * Number(l[1]), 0)
+      const ask = raw.asks.filter((l) => Number(l[0]) <= hi).reduce((x, l) => x + Number(l[0]) * Number(l[1]), 0)
+      expect(b.source).toBe('book')
+      expect(b.bidDepthUsd!).toBeCloseTo(bid, 6)
+      expect(b.askDepthUsd!).toBeCloseTo(ask, 6)
+    }
   })
 
   it('REST fallback (instance without ccxt.pro) reads the 5-level testnet body (depth_limit5.json)', async () => {

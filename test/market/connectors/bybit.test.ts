@@ -1,7 +1,7 @@
 // Bybit v5 connector on recorded payloads: /work/shared/fixtures/exchanges/bybit (see SOURCES.md).
 import ccxt from 'ccxt'
 import { afterEach, describe, expect, it } from 'vitest'
-import { BybitConnector, bybitPerpTicker } from '../../../src/market/connectors/bybit.js'
+import { BybitConnector, bybitOneSidedOi, bybitOpenInterestEvent, bybitPerpTicker } from '../../../src/market/connectors/bybit.js'
 import { klineFromOhlcv } from '../../../src/market/connectors/klines.js'
 import { marketRef, partsFromTicker, tickerEvent } from '../../../src/market/connectors/mapping.js'
 import { fixture, fixtureText, offlineHttp, offlineWs, RecordingSink, waitFor, wsClient } from './offline.js'
@@ -49,19 +49,16 @@ describe('bybit markets (instruments.json, ccxt_markets.json)', () => {
 })
 
 describe('bybit tickers and open interest (tickers.json, tickers_testnet.json, open_interest.json)', () => {
-  it('one /v5/market/tickers call -> mark, index, last, funding, interval from fundingInterval', async () => {
+  it('one /v5/market/tickers call -> mark, index, last, funding, interval from fundingInterval; OI from the same row', async () => {
     const ex = withMarkets(new ccxt.pro.bybit())
-    const requests = offlineHttp(ex, [
-      ['/v5/market/tickers', fixtureText('bybit/tickers.json')],
-      ['/v5/market/open-interest', fixtureText('bybit/open_interest.json')],
-    ])
+    const requests = offlineHttp(ex, [['/v5/market/tickers', fixtureText('bybit/tickers.json')]])
     const sink = new RecordingSink()
     const c = connector({ coins: ['BTC'], sink, ccxtExchange: ex, marketTypes: ['perp'], streams: { trades: false, books: false, funding: false } })
     await c.start()
     await waitFor(() => sink.of('ticker').length > 0 && sink.of('open_interest').length > 0)
     const body = fixture('bybit/tickers.json')
     const row = body.result.list[0]
-    expect(sink.of('ticker')[0]).toEqual({
+    expect(sink.of('ticker')[0]).toMatchObject({
       type: 'ticker',
       exchange: 'bybit',
       coin: 'BTC',
@@ -74,11 +71,43 @@ describe('bybit tickers and open interest (tickers.json, tickers_testnet.json, o
       fundingIntervalHours: Number(ex.markets!['BTC/USDT:USDT']!.info.fundingInterval) / 60,
       nextFundingTime: Number(row.nextFundingTime),
     })
-    // open interest: 5-minute bucket endpoint, authentic types in this recording; linear -> coins, one-sided
-    const oiReq = requests.find((r) => r.url.includes('open-interest'))!
-    expect(oiReq.url).toContain('intervalTime=5min')
-    const oi = fixture('bybit/open_interest.json').result.list[0]
-    expect(sink.of('open_interest')[0]).toMatchObject({ coin: 'BTC', ts: Number(oi.timestamp), openInterest: Number(oi.openInterest) })
+    // open interest: the real-time tickers row, not the 5-minute /v5/market/open-interest bucket. This 2024 row predates
+    // Bybit's two-sided change and has no singleOpenInterest, so its openInterest is the one-sided figure.
+    expect(row.singleOpenInterest).toBeUndefined()
+    expect(requests.some((r) => r.url.includes('/v5/market/open-interest'))).toBe(false)
+    expect(sink.of('open_interest')[0]).toEqual({
+      type: 'open_interest', exchange: 'bybit', coin: 'BTC', marketType: 'perp', ts: Number(body.time), openInterest: Number(row.openInterest),
+    })
+  })
+
+  it('since the 2026 change openInterest is both sides: OI is singleOpenInterest, exactly half (ws_tickers.json through ccxt.pro)', () => {
+    const ex = withMarkets(new ccxt.pro.bybit())
+    const client = wsClient(ex, 'wss://stream.bybit.com/v5/public/linear')
+    const ref = marketRef('bybit', 'BTC', ex.markets!['BTC/USDT:USDT']!)
+    const merged: Record<string, string> = {}
+    let checked = 0
+    for (const f of fixture<any[]>('bybit/ws_tickers.json')) {
+      ex.handleMessage(client, f)
+      Object.assign(merged, f.data)
+      // the recording itself: the one-sided figure is half the documented both-sides figure
+      expect(Number(merged['singleOpenInterest']) * 2).toBeCloseTo(Number(merged['openInterest']), 6)
+      const e = bybitOpenInterestEvent(ref, ex.tickers['BTC/USDT:USDT']!.info, f.ts)
+      expect(e).toEqual({ type: 'open_interest', exchange: 'bybit', coin: 'BTC', marketType: 'perp', ts: f.ts, openInterest: Number(merged['singleOpenInterest']) })
+      checked++
+    }
+    expect(checked).toBe(30)
+  })
+
+  it('/v5/market/open-interest (open_interest.json, 2025) parses through CCXT, but the connector no longer polls it', async () => {
+    const ex = withMarkets(new ccxt.bybit())
+    offlineHttp(ex, [['/v5/market/open-interest', fixtureText('bybit/open_interest.json')]])
+    const oi = await ex.fetchOpenInterest('BTC/USDT:USDT', { intervalTime: '5min' })
+    const raw = fixture('bybit/open_interest.json').result.list[0]
+    // a 5-minute bucket stamped at its start (older than the response time), without singleOpenInterest in 2025
+    expect(oi.openInterestAmount).toBe(Number(raw.openInterest))
+    expect(oi.timestamp).toBe(Number(raw.timestamp))
+    expect(Number(raw.timestamp)).toBeLessThan(fixture('bybit/open_interest.json').time)
+    expect(bybitOneSidedOi(raw)).toBe(Number(raw.openInterest))
   })
 
   it('the testnet ticker body maps through fetchTicker (mark, index, last)', async () => {

@@ -161,12 +161,13 @@ describe('hyperliquid book and candles (l2_book.json, candles.json)', () => {
   it('REST l2Book -> book snapshot (20 levels per side is all Hyperliquid serves)', async () => {
     const ex = new ccxt.hyperliquid()
     ex.setMarkets(marketsFromMeta(ex as any))
-    const requests = offlineHttp(ex, [info('l2Book', 'hyperliquid/l2_book.json')])
+    // only the exact book is answered here: the coarser nSigFigs polls are covered in book-reach.test.ts
+    const requests = offlineHttp(ex, [[(url, body) => url.endsWith('/info') && JSON.parse(body ?? '{}').type === 'l2Book' && JSON.parse(body ?? '{}').nSigFigs === undefined, fixtureText('hyperliquid/l2_book.json')]])
     const sink = new RecordingSink()
     const c = connector({ coins: ['DYDX'], sink, ccxtExchange: ex as any, bookBand: 1, streams: { ...OFF, books: true } })
     await c.start()
     await waitFor(() => sink.of('book').length > 0)
-    expect(bodyOf(requests[0]!)).toMatchObject({ type: 'l2Book', coin: 'DYDX' })
+    expect(bodyOf(requests.find((r) => bodyOf(r).nSigFigs === undefined)!)).toMatchObject({ type: 'l2Book', coin: 'DYDX' })
     const raw = fixture<{ levels: Array<Array<{ px: string; sz: string }>>; time: number }>('hyperliquid/l2_book.json')
     expect(sink.of('book')[0]).toEqual({
       type: 'book',
@@ -176,6 +177,9 @@ describe('hyperliquid book and candles (l2_book.json, candles.json)', () => {
       ts: raw.time,
       bids: raw.levels[0]!.map((l) => ({ price: Number(l.px), size: Number(l.sz) })),
       asks: raw.levels[1]!.map((l) => ({ price: Number(l.px), size: Number(l.sz) })),
+      // 20 levels a side is all Hyperliquid sends: the book stops at its 20th level, it is not the whole side
+      bidEnd: Number(raw.levels[0]![19]!.px),
+      askEnd: Number(raw.levels[1]![19]!.px),
     })
   })
 

@@ -74,9 +74,9 @@ describe('mapping helpers', () => {
     expect(fundingEvents(linear, [{ timestamp: 12 * H, fundingRate: 0.1 }] as any, 8)[0]!.intervalHours).toBe(8)
   })
 
-  it('openInterestEvent: contracts -> coins, two-sided halved, inverse from baseVolume', () => {
+  it('openInterestEvent: contracts -> coins, receive time when the payload has none, inverse from baseVolume', () => {
     expect(openInterestEvent(linear, { openInterestAmount: 2_000, timestamp: 5 } as any, { now: 0 })).toMatchObject({ openInterest: 20, ts: 5 })
-    expect(openInterestEvent({ ...linear, contractSize: 1 }, { openInterestAmount: 30 } as any, { now: 9, twoSided: true })).toMatchObject({ openInterest: 15, ts: 9 })
+    expect(openInterestEvent({ ...linear, contractSize: 1 }, { openInterestAmount: 30 } as any, { now: 9 })).toMatchObject({ openInterest: 30, ts: 9 })
     expect(openInterestEvent(inverse, { openInterestAmount: 1_000, baseVolume: 2_000 } as any, { now: 0 })!.openInterest).toBe(2_000)
     expect(openInterestEvent(linear, {} as any, { now: 0 })).toBeNull()
   })

@@ -79,6 +79,7 @@ describe('okx tickers, open interest, funding (mark_price, index_price, ticker_s
       lastPrice: null,
       fundingRate: null, // funding-rate call failed: the rest of the ticker still arrives
       fundingIntervalHours: 8,
+      ts: Number(mark.ts), // the mark's own time, not the poll time
     })
     expect(sink.of('ticker').find((t) => t.marketType === 'spot')).toEqual({
       type: 'ticker',
@@ -136,7 +137,7 @@ describe('okx books and trades (orderbook.json, trades_spot.json, ws_books.json,
     const c = connector({ coins: ['BTC'], sink, ccxtExchange: ex as any, marketTypes: ['perp'], bookBand: 1, streams: { ...OFF, books: true } })
     await c.start()
     await waitFor(() => sink.of('book').length > 0)
-    expect(requests[0]!.url).toContain('sz=400')
+    expect(requests.find((r) => r.url.includes('/api/v5/market/books?'))!.url).toContain('sz=400')
     const raw = fixture('okx/orderbook.json').data[0]
     const conv = ([p, sz]: string[]) => ({ price: Number(p), size: Number(sz) * 0.01 })
     const book = sink.of('book')[0]!

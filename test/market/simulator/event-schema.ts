@@ -14,7 +14,17 @@ const level = z.object({ price: pos, size: pos }).strict()
 
 export const eventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('trade'), ...base, id: z.string().min(1), price: pos, size: pos, side: z.enum(['buy', 'sell']) }).strict(),
-  z.object({ type: z.literal('book'), ...base, bids: z.array(level).min(1), asks: z.array(level).min(1) }).strict(),
+  z
+    .object({
+      type: z.literal('book'),
+      ...base,
+      bids: z.array(level).min(1),
+      asks: z.array(level).min(1),
+      // how far the snapshot reaches: a price, or null for a whole side
+      bidEnd: pos.nullable(),
+      askEnd: pos.nullable(),
+    })
+    .strict(),
   z
     .object({
       type: z.literal('ticker'),

@@ -274,6 +274,8 @@ describe('event validation helper', () => {
       type: 'book' as const,
       bids: bids.map((price) => ({ price, size: 1 })),
       asks: asks.map((price) => ({ price, size: 1 })),
+      bidEnd: null,
+      askEnd: null,
     })
     expect(() => validateEvent(book([10, 9], [11, 12]))).not.toThrow()
     expect(() => validateEvent(book([9, 10], [11, 12]))).toThrow(/descending/)

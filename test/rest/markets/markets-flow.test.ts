@@ -258,7 +258,7 @@ describe('GET /v1/markets/ohlc (2 credits)', () => {
   })
 })
 
-const TICKER_KEYS = ['age_ms', 'coin', 'exchange', 'funding_interval_hours', 'funding_rate', 'index_price', 'mark_price', 'next_funding_time', 'stale', 'ts']
+const TICKER_KEYS = ['age_ms', 'coin', 'exchange', 'funding_interval_hours', 'funding_kind', 'funding_rate', 'index_price', 'mark_price', 'next_funding_time', 'stale', 'ts']
 
 describe('GET /v1/markets/ticker (1 credit)', () => {
   it('one coin: one row per exchange in canonical order, exact keys, values as the live feed reported them, not stale', async () => {
@@ -277,8 +277,9 @@ describe('GET /v1/markets/ticker (1 credit)', () => {
       expect(r.ts).toBeLessThanOrEqual(TEST_NOW)
       expect(r.age_ms).toBe(TEST_NOW - r.ts)
       expect(r.age_ms).toBeLessThanOrEqual(5_000)
-      // a funding rate always travels with its interval
+      // a funding rate always travels with its interval, and says it is the live predicted rate (tickers carry no settled one)
       if (r.funding_rate !== null) expect(r.funding_interval_hours).toBeGreaterThan(0)
+      expect(r.funding_kind).toBe('predicted')
       const live = t.services.market.live.tickers.get(`${r.exchange}:BTC:perp`)!
       expect(r).toMatchObject({
         mark_price: live.markPrice, index_price: live.indexPrice, funding_rate: live.fundingRate,
@@ -309,6 +310,7 @@ describe('GET /v1/markets/ticker (1 credit)', () => {
     const binance = data.find((r) => r.exchange === 'binance')!
     expect(binance.funding_interval_hours).toBeNull()
     expect(binance.funding_rate).toBeNull()
+    expect(binance.funding_kind).toBeNull() // no rate, nothing to qualify
     expect(typeof binance.mark_price).toBe('number')
     for (const r of data) if (r.funding_rate !== null) expect(r.funding_interval_hours).toBeGreaterThan(0)
   })
@@ -353,7 +355,7 @@ function depthByHand(book: { bids: { price: number; size: number }[]; asks: { pr
 }
 
 describe('GET /v1/flow/imbalance (5 credits)', () => {
-  it('one coin: exact keys, every exchange\'s depth recomputed from its raw book, aggregate = sums, ratio = bid / ask', async () => {
+  it('one coin: exact keys, every exchange\'s depth recomputed from its raw book, reach per side, aggregate = sums naming its venues', async () => {
     const { data, meta } = await callOk<Json[]>(t, acct, '/v1/flow/imbalance?coin=BTC', 5)
     expect(meta.as_of).toBe(TEST_NOW)
     expect(data).toHaveLength(1)
@@ -368,17 +370,21 @@ describe('GET /v1/flow/imbalance (5 credits)', () => {
     expect(c.aggregate.note).toBeNull()
     const sums = BANDS.map(() => ({ bid: 0, ask: 0 }))
     for (const e of c.exchanges) {
-      expect(sortedKeys(e)).toEqual(['bands', 'exchange', 'mid', 'note', 'stale', 'ts'])
+      expect(sortedKeys(e)).toEqual(['ask_reach_pct', 'bands', 'bid_reach_pct', 'exchange', 'mid', 'note', 'stale', 'ts'])
       expectEpochMs(e.ts, 'ts')
       expect(e.stale).toBe(false)
       expect(e.note).toBeNull()
       const book = t.services.market.live.books.get(`${e.exchange}:BTC:perp`)!
       expect(e.ts).toBe(book.ts)
+      // the simulator sends its whole book: no reach limit, every band is measured on it
+      expect([book.bidEnd, book.askEnd]).toEqual([null, null])
+      expect([e.bid_reach_pct, e.ask_reach_pct]).toEqual([null, null])
       const hand = depthByHand(book)
       expectClose(e.mid, hand.mid, 1e-12, `${e.exchange} mid`)
       expect(e.bands.map((b: Json) => b.band_pct)).toEqual(BANDS)
       e.bands.forEach((b: Json, i: number) => {
-        expect(sortedKeys(b)).toEqual(['ask_depth_usd', 'band_pct', 'bid_depth_usd', 'ratio'])
+        expect(sortedKeys(b)).toEqual(['ask_depth_usd', 'band_pct', 'bid_depth_usd', 'granularity_pct', 'note', 'ratio', 'source'])
+        expect(b).toMatchObject({ source: 'book', granularity_pct: 0, note: null })
         expectClose(b.bid_depth_usd, hand.bands[i]!.bid, 1e-9, `${e.exchange} ${b.band_pct}% bid`)
         expectClose(b.ask_depth_usd, hand.bands[i]!.ask, 1e-9, `${e.exchange} ${b.band_pct}% ask`)
         expectClose(b.ratio, b.bid_depth_usd / b.ask_depth_usd, 1e-12, 'ratio')
@@ -393,11 +399,53 @@ describe('GET /v1/flow/imbalance (5 credits)', () => {
     }
     expect(c.aggregate.bands.map((b: Json) => b.band_pct)).toEqual(BANDS)
     c.aggregate.bands.forEach((b: Json, i: number) => {
+      expect(sortedKeys(b)).toEqual(['ask_depth_usd', 'band_pct', 'bid_depth_usd', 'exchanges', 'excluded', 'note', 'ratio'])
+      expect(b.exchanges).toEqual([...EXCHANGES])
+      expect(b.excluded).toEqual([])
       expectClose(b.bid_depth_usd, sums[i]!.bid, 1e-12, `aggregate ${b.band_pct}% bid`)
       expectClose(b.ask_depth_usd, sums[i]!.ask, 1e-12, `aggregate ${b.band_pct}% ask`)
       expectClose(b.ratio, sums[i]!.bid / sums[i]!.ask, 1e-12, 'aggregate ratio = Σ bid / Σ ask')
       if (i > 0) expect(b.bid_depth_usd).toBeGreaterThanOrEqual(c.aggregate.bands[i - 1].bid_depth_usd)
     })
+  })
+
+  it('a book that does not reach a band: that band is null with the reason, the aggregate sums the others and names them', async () => {
+    const id = 'hyperliquid:BTC:perp'
+    const books = t.services.market.live.books
+    const original = books.get(id)!
+    // cut hyperliquid's book to its top 20 levels a side, as the venue sends it, and say so
+    const bids = original.bids.slice(0, 20)
+    const asks = original.asks.slice(0, 20)
+    books.set(id, { ...original, bids, asks, bidEnd: bids.at(-1)!.price, askEnd: asks.at(-1)!.price })
+    try {
+      const c = (await callOk<Json[]>(t, acct, '/v1/flow/imbalance?coin=BTC', 5)).data[0]!
+      const hl = c.exchanges.find((e: Json) => e.exchange === 'hyperliquid')
+      const mid = (bids[0]!.price + asks[0]!.price) / 2
+      const bidReach = ((mid - bids.at(-1)!.price) / mid) * 100
+      const askReach = ((asks.at(-1)!.price - mid) / mid) * 100
+      expectClose(hl.bid_reach_pct, bidReach, 1e-9, 'bid reach')
+      expectClose(hl.ask_reach_pct, askReach, 1e-9, 'ask reach')
+      let someShort = false
+      hl.bands.forEach((b: Json, i: number) => {
+        const reached = bidReach >= b.band_pct && askReach >= b.band_pct
+        const agg = c.aggregate.bands[i]
+        if (reached) {
+          expect(b.bid_depth_usd).toEqual(expect.any(Number))
+          expect(agg.exchanges).toContain('hyperliquid')
+          return
+        }
+        someShort = true
+        expect(b).toMatchObject({ bid_depth_usd: null, ask_depth_usd: null, ratio: null, source: null })
+        expect(b.note).toMatch(/short of ±/)
+        expect(agg.exchanges).toEqual(EXCHANGES.filter((e) => e !== 'hyperliquid'))
+        expect(agg.excluded).toEqual([{ exchange: 'hyperliquid', reason: b.note }])
+        const others = c.exchanges.filter((e: Json) => e.exchange !== 'hyperliquid')
+        expectClose(agg.bid_depth_usd, others.reduce((x: number, e: Json) => x + e.bands[i].bid_depth_usd, 0), 1e-12, 'Σ bid without hyperliquid')
+      })
+      expect(someShort).toBe(true) // 20 simulated levels do not reach ±5 %
+    } finally {
+      books.set(id, original)
+    }
   })
 
   it('coin omitted: one entry per coin of the universe; coins without books say so', async () => {
@@ -419,7 +467,10 @@ describe('GET /v1/flow/imbalance (5 credits)', () => {
     const c = data[0]!
     expect(c.exchanges.map((e: Json) => e.exchange)).toEqual(['okx'])
     expect(c.aggregate.exchanges).toEqual(['okx'])
-    expect(c.aggregate.bands).toEqual(c.exchanges[0].bands)
+    c.aggregate.bands.forEach((b: Json, i: number) => {
+      const e = c.exchanges[0].bands[i]
+      expect([b.bid_depth_usd, b.ask_depth_usd, b.ratio, b.exchanges]).toEqual([e.bid_depth_usd, e.ask_depth_usd, e.ratio, ['okx']])
+    })
     expect(c.missing).toEqual([])
   })
 

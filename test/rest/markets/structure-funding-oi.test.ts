@@ -55,10 +55,11 @@ const spreadBps = (prices: number[]) => {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-const SPREAD_KEYS = ['cheapest', 'coin', 'dearest', 'history_points', 'missing', 'note', 'prices', 'spread_bps', 'ts', 'z_score']
+const SPREAD_KEYS = ['cheapest', 'coin', 'dearest', 'history_points', 'missing', 'mixed_quotes', 'note', 'prices', 'quote_note', 'quotes', 'spread_bps', 'ts', 'z_score']
+const QUOTE: Record<string, string> = { binance: 'USDT', bybit: 'USDT', okx: 'USDT', hyperliquid: 'USDC', dydx: 'USDC' }
 
 describe('GET /v1/structure/spread (3 credits)', () => {
-  it('one coin: exact keys, each exchange\'s latest price, spread_bps from those prices, cheapest and dearest', async () => {
+  it('one coin: exact keys, each exchange\'s latest mark with its quote, spread_bps from those marks, cheapest and dearest', async () => {
     const { data, meta } = await callOk<Json[]>(t, acct, '/v1/structure/spread?coin=btc', 3)
     expect(meta.as_of).toBe(TEST_NOW)
     expect(data).toHaveLength(1)
@@ -70,13 +71,18 @@ describe('GET /v1/structure/spread (3 credits)', () => {
     expect(s.note).toBeNull()
     expect(s.prices.map((p: Json) => p.exchange)).toEqual([...EXCHANGES])
     for (const p of s.prices) {
-      expect(sortedKeys(p)).toEqual(['exchange', 'price', 'ts'])
+      expect(sortedKeys(p)).toEqual(['exchange', 'price', 'quote', 'ts'])
       expectEpochMs(p.ts, 'price ts')
-      // the freshest price is the live last trade price
+      // the current price is the live mark with the venue's time for it
       const tk = live(p.exchange, 'BTC').ticker
-      expect(p.price).toBe(tk.lastPrice)
+      expect(p.price).toBe(tk.markPrice)
       expect(p.ts).toBe(tk.ts)
+      expect(p.quote).toBe(QUOTE[p.exchange])
     }
+    // USDT and USDC venues compared: the payload says so
+    expect(s.quotes).toEqual(['USDT', 'USDC'])
+    expect(s.mixed_quotes).toBe(true)
+    expect(s.quote_note).toMatch(/USDT\/USDC/)
     const prices = s.prices.map((p: Json) => p.price as number)
     // spread_bps = (max - min) / ((max + min) / 2) × 10 000
     expectClose(s.spread_bps, spreadBps(prices), 1e-12, 'spread_bps')
@@ -84,18 +90,19 @@ describe('GET /v1/structure/spread (3 credits)', () => {
     expect(s.prices.find((p: Json) => p.exchange === s.dearest).price).toBe(Math.max(...prices))
   })
 
-  it('z-score against the 24 h of 1-minute spreads before the current minute, recomputed from candle_1m closes', async () => {
+  it('z-score against the 24 h of 1-minute mark spreads before the current minute, recomputed from market_sample', async () => {
     const s = (await callOk<Json[]>(t, acct, '/v1/structure/spread?coin=BTC', 3)).data[0]!
-    const rows = await t.services.db.sql.query<{ ts: string | number; close: number }>(
-      `SELECT ts, close FROM candle_1m WHERE coin = 'BTC' AND market_type = 'perp' AND ts >= $1 AND ts < $2 ORDER BY ts`,
+    const rows = await t.services.db.sql.query<{ ts: string | number; mark_price: number | null }>(
+      `SELECT ts, mark_price FROM market_sample WHERE coin = 'BTC' AND market_type = 'perp' AND ts >= $1 AND ts < $2 ORDER BY ts`,
       [CURRENT_MINUTE - 24 * HOUR, CURRENT_MINUTE],
     )
     const byMinute = new Map<number, number[]>()
     for (const r of rows) {
-      const m = Number(r.ts)
-      byMinute.set(m, [...(byMinute.get(m) ?? []), r.close])
+      if (r.mark_price === null) continue
+      const m = Math.floor(Number(r.ts) / MINUTE) * MINUTE
+      byMinute.set(m, [...(byMinute.get(m) ?? []), r.mark_price])
     }
-    const history = [...byMinute.values()].filter((closes) => closes.length >= 2).map(spreadBps)
+    const history = [...byMinute.values()].filter((marks) => marks.length >= 2).map(spreadBps)
     expect(history.length).toBe(1440) // 26 h seeded: the whole 24 h window, one point per minute
     expect(s.history_points).toBe(history.length)
     expect(typeof s.z_score).toBe('number')
@@ -155,9 +162,9 @@ describe('GET /v1/structure/spread (3 credits)', () => {
 })
 
 // ---------------------------------------------------------------------------------------------------------------
-const FUNDING_KEYS = ['annualized_rate', 'coin', 'exchanges', 'history_points', 'interval_hours', 'missing', 'note', 'percentile', 'ts', 'weighted_rate', 'z_score']
+const FUNDING_KEYS = ['annualized_rate', 'coin', 'exchanges', 'funding_kind', 'history_points', 'interval_hours', 'missing', 'note', 'percentile', 'ts', 'weighted_rate', 'z_score']
 // docs/methodology.md names the per-venue 8 h rate `rate_8h` ("each with its own `rate` and `interval_hours`, its `rate_8h`, ...")
-const VENUE_KEYS = ['annualized_rate', 'exchange', 'interval_hours', 'note', 'oi_usd', 'rate', 'rate_8h', 'ts', 'weight']
+const VENUE_KEYS = ['annualized_rate', 'exchange', 'funding_kind', 'interval_hours', 'note', 'oi_usd', 'rate', 'rate_8h', 'ts', 'weight']
 /** the per-venue 8 h rate under either spelling, so the value checks run even while the name is wrong */
 const rate8hOf = (v: Json): number => ('rate_8h' in v ? v.rate_8h : v.rate8h)
 
@@ -173,7 +180,8 @@ describe('GET /v1/funding/weighted (3 credits)', () => {
     const { data, meta } = await callOk<Json[]>(t, acct, '/v1/funding/weighted?coin=ETH', 3)
     expect(meta.as_of).toBe(TEST_NOW)
     const f = data[0]!
-    expect(f).toMatchObject({ coin: 'ETH', ts: TEST_NOW, interval_hours: 8, note: null, missing: [] })
+    // every rate here is a venue's current predicted rate, and the weighted rate says so
+    expect(f).toMatchObject({ coin: 'ETH', ts: TEST_NOW, interval_hours: 8, funding_kind: 'predicted', note: null, missing: [] })
     let weights = 0
     let num = 0
     let den = 0
@@ -181,6 +189,7 @@ describe('GET /v1/funding/weighted (3 credits)', () => {
       const { ticker, oi } = live(v.exchange, 'ETH')
       // each venue's own rate with its own interval, as the feed reported them
       expect(v.rate).toBe(ticker.fundingRate)
+      expect(v.funding_kind).toBe('predicted')
       expect(v.interval_hours).toBe(ticker.fundingIntervalHours)
       expect(v.interval_hours).toBe(['hyperliquid', 'dydx'].includes(v.exchange) ? 1 : 8)
       expect(v.ts).toBe(ticker.ts)
@@ -246,7 +255,7 @@ describe('GET /v1/funding/weighted (3 credits)', () => {
         expect(typeof f.weighted_rate).toBe('number')
         continue
       }
-      expect(f).toMatchObject({ weighted_rate: null, annualized_rate: null, z_score: null, percentile: null, exchanges: [] })
+      expect(f).toMatchObject({ weighted_rate: null, funding_kind: null, annualized_rate: null, z_score: null, percentile: null, exchanges: [] })
       expect(f.note).toEqual(expect.any(String))
       expect(f.missing.map((m: Json) => m.exchange)).toEqual([...EXCHANGES])
     }

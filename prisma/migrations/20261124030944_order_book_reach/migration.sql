@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "order_book" ADD COLUMN     "reach" JSONB,
+ADD COLUMN     "wide" JSONB;
