@@ -1,0 +1,277 @@
+// MARKET_SOURCE=replay:<file>: the five live connectors, unchanged, on CCXT instances whose REST calls are answered
+// from a recording and whose WebSocket connections receive its frames, on a warped clock (docs/recordings.md).
+import type { Exchange } from 'ccxt'
+import type { Logger } from 'pino'
+import { createConnector, DEFAULT_POLL_INTERVALS, type ConnectorOptions, type ExchangeConnector } from '../connectors/index.js'
+import { EXCHANGE_IDS, type EventSink, type ExchangeId, type MarketType } from '../events.js'
+import { exchangeById } from '../exchanges.js'
+import type { MarketState } from '../state.js'
+import { ReplayClock } from './clock.js'
+import type { WsLine } from './format.js'
+import { HttpIndex } from './http-match.js'
+import { HttpReplay } from './http-replay.js'
+import { ccxtInstances, instanceList } from './instances.js'
+import { loadRecording, type Recording } from './recording.js'
+import { VENUE_RULES } from './venues.js'
+import { TimeWarp } from './warp.js'
+import { WarpingSink } from './warp-sink.js'
+import { WsReplay } from './ws-replay.js'
+
+export interface ReplayOptions {
+  file: string
+  market: MarketState
+  /** where the warped events go (the ingest pipeline) */
+  sink: EventSink
+  logger: Logger
+  /** wall clock, Unix ms */
+  wall: () => number
+  coins: readonly string[]
+  speed?: number
+  loop?: boolean
+  maxGapMs?: number
+  /** extra connector options (tests narrow streams or intervals) */
+  connectorOptions?: Partial<ConnectorOptions>
+}
+
+export interface ReplayStats {
+  pass: number
+  frames: { delivered: number; waiting: number; skipped: number; expired: number }
+  http: { answered: number; unanswerable: number }
+  ended: boolean
+}
+
+/** poll loops run `speed` times as often, so a fast replay still samples every recorded answer */
+const MIN_POLL_MS = 200
+const MAX_TIMER_MS = 1_000
+
+export class ReplayPlayer {
+  readonly clock: ReplayClock
+  readonly warp: TimeWarp
+  readonly connectors: ExchangeConnector[] = []
+  private readonly http: HttpReplay
+  private readonly index: HttpIndex
+  private readonly ws = new Map<ExchangeId, WsReplay>()
+  private readonly maxGapMs: number
+  private pass = -1
+  private cursor: AsyncIterator<WsLine> | null = null
+  private next: WsLine | null = null
+  private exhausted = false
+  private pumping: Promise<void> = Promise.resolve()
+  private timer: NodeJS.Timeout | null = null
+  private stopped = false
+  private endLogged = false
+
+  private constructor(
+    readonly recording: Recording,
+    private readonly opts: ReplayOptions,
+  ) {
+    this.maxGapMs = opts.maxGapMs ?? 60_000
+    this.warp = new TimeWarp(recording.times, this.maxGapMs)
+    this.clock = new ReplayClock({ warp: this.warp, wall: opts.wall, speed: opts.speed ?? 1, loop: opts.loop ?? false })
+    this.index = new HttpIndex(recording.http, VENUE_RULES, (t) => this.warp.compress(t))
+    this.http = new HttpReplay({
+      index: this.index,
+      position: () => this.clock.position(),
+      ended: () => this.clock.ended(),
+      unanswerable: (venue, what, first) => {
+        if (first) opts.logger.warn({ exchange: venue, call: what }, 'replay: the recording has no response for this call; the venue is marked degraded')
+        opts.market.degrade(venue, this.degradedReason(venue))
+      },
+      answered: (venue) => {
+        if (this.http.unansweredCalls(venue).length === 0) opts.market.clearDegraded(venue)
+        else opts.market.degrade(venue, this.degradedReason(venue))
+      },
+    })
+  }
+
+  static async open(opts: ReplayOptions): Promise<ReplayPlayer> {
+    return new ReplayPlayer(await loadRecording(opts.file), opts)
+  }
+
+  /** the venues the recording holds, in the usual order */
+  venues(): ExchangeId[] {
+    return EXCHANGE_IDS.filter((v) => this.recording.venues.has(v))
+  }
+
+  /** Starts one connector per recorded venue and the delivery timer. */
+  start(): void {
+    const { opts, clock } = this
+    const speed = clock.speed
+    const poll = (ms: number) => Math.max(MIN_POLL_MS, Math.round(ms / speed))
+    const sink = new WarpingSink(opts.sink, clock)
+    for (const venue of this.venues()) {
+      const types = this.marketTypes(venue)
+      const instances = ccxtInstances(venue, types)
+      const ws = new WsReplay(venue, VENUE_RULES[venue])
+      this.ws.set(venue, ws)
+      for (const ex of instanceList(instances)) {
+        this.http.install(venue, ex)
+        ws.install(ex)
+        this.useReplayClock(ex)
+      }
+      opts.market.enabled.add(venue)
+      const connector = createConnector(venue, {
+        coins: [...opts.coins],
+        sink,
+        logger: opts.logger.child({ exchange: venue }),
+        ccxtExchange: instances.perp,
+        ccxtSpotExchange: instances.spot,
+        marketTypes: types,
+        now: () => clock.recordingNow(),
+        pollIntervalMs: {
+          tickerMs: poll(DEFAULT_POLL_INTERVALS.tickerMs),
+          openInterestMs: poll(DEFAULT_POLL_INTERVALS.openInterestMs),
+          fundingMs: poll(DEFAULT_POLL_INTERVALS.fundingMs),
+        },
+        ...opts.connectorOptions,
+      })
+      this.connectors.push(connector)
+      void connector.start()
+    }
+    const first = clock.wallAt(clock.warpedOfCompressed(this.warp.first, 0))
+    opts.logger.info(
+      {
+        file: this.recording.file,
+        venues: this.venues(),
+        httpResponses: this.recording.http.length,
+        frames: this.recording.frameCount,
+        sessions: this.warp.segments.length,
+        speed,
+        loop: clock.loop,
+        firstLineInMs: Math.max(0, first - opts.wall()),
+        recordingEndsAt: new Date(clock.wallAt(clock.warpedOfCompressed(this.warp.last, 0))).toISOString(),
+      },
+      'replay: starting',
+    )
+    this.schedule(0)
+  }
+
+  /** the warped clock: what "now" is for the replayed data (the ingest closes minutes on it) */
+  warpedNow(): number {
+    return this.clock.warpedNow()
+  }
+
+  /** Delivers every recorded frame due by now (REST calls are answered when they are made). */
+  pump(): Promise<void> {
+    const run = this.pumping.then(() => this.pumpNow())
+    this.pumping = run.catch((err: unknown) => this.opts.logger.error({ err }, 'replay: delivery failed'))
+    return run
+  }
+
+  stats(): ReplayStats {
+    const ws = [...this.ws.values()]
+    const sum = (f: (w: WsReplay) => number) => ws.reduce((a, w) => a + f(w), 0)
+    return {
+      pass: Math.max(0, this.pass),
+      frames: { delivered: sum((w) => w.delivered), waiting: sum((w) => w.pendingCount()), skipped: sum((w) => w.skipped), expired: sum((w) => w.expired) },
+      http: { answered: this.http.answeredCount, unanswerable: this.http.unanswerableCount },
+      ended: this.clock.ended(),
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true
+    if (this.timer) clearTimeout(this.timer)
+    await Promise.all(this.connectors.map((c) => c.stop()))
+    await this.pumping
+    await this.cursor?.return?.()
+  }
+
+  // ---- delivery ----------------------------------------------------------------------------------
+
+  private async pumpNow(): Promise<void> {
+    if (this.stopped) return
+    const pos = this.clock.position()
+    if (pos.pass !== this.pass) await this.beginPass(pos.pass)
+    for (;;) {
+      const line = await this.peek()
+      if (!line) break
+      const at = this.warp.compress(line.at)
+      if (at > pos.compressed) break
+      this.next = null
+      this.ws.get(line.venue)?.deliver(line, at)
+      // one frame per turn of the event loop, as CCXT's own socket reader does, so every watcher sees every update
+      await new Promise<void>((r) => setImmediate(r))
+      if (this.stopped) return
+    }
+    for (const ws of this.ws.values()) ws.expire(pos.compressed, this.maxGapMs)
+    if (this.clock.ended() && !this.endLogged) {
+      this.endLogged = true
+      this.opts.logger.info(this.stats(), 'replay: the recording has ended; its venues go quiet')
+    }
+  }
+
+  private async beginPass(pass: number): Promise<void> {
+    if (this.pass >= 0) {
+      for (const ws of this.ws.values()) ws.disconnectAll(`replay: pass ${pass + 1} begins`)
+      this.opts.logger.info({ pass: pass + 1 }, 'replay: the recording starts again')
+    }
+    this.pass = pass
+    await this.cursor?.return?.()
+    this.cursor = this.recording.frames()[Symbol.asyncIterator]()
+    this.next = null
+    this.exhausted = false
+  }
+
+  private async peek(): Promise<WsLine | null> {
+    if (this.next || this.exhausted || !this.cursor) return this.next
+    const r = await this.cursor.next()
+    if (r.done) this.exhausted = true
+    else this.next = r.value
+    return this.next
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return
+    this.timer = setTimeout(() => {
+      void this.pump().finally(() => this.schedule(this.untilNextDue()))
+    }, delayMs)
+    this.timer.unref()
+  }
+
+  /** wall ms until the next frame is due (capped, so a changed clock is noticed) */
+  private untilNextDue(): number {
+    const due = this.nextDueWall()
+    return due === undefined ? MAX_TIMER_MS : Math.min(MAX_TIMER_MS, Math.max(0, Math.ceil(due - this.opts.wall())))
+  }
+
+  /** the wall time at which the next recorded frame (or, looping, the next pass) is due; undefined when none is */
+  nextDueWall(): number | undefined {
+    const pass = Math.max(0, this.pass)
+    const due = this.next ? this.warp.compress(this.next.at) : this.exhausted && this.clock.loop ? this.warp.first + this.clock.period : undefined
+    return due === undefined ? undefined : this.clock.wallAt(this.clock.warpedOfCompressed(due, pass))
+  }
+
+  // ---- venues ------------------------------------------------------------------------------------
+
+  /** the market types whose market list the recording holds (all listed ones when it holds none: they will fail) */
+  private marketTypes(venue: ExchangeId): MarketType[] {
+    const listed = exchangeById.get(venue)!.marketTypes
+    const found = listed.filter((t) => {
+      const accept = VENUE_RULES[venue].marketsRequest[t]
+      return accept !== undefined && this.index.has(venue, accept)
+    })
+    const missing = listed.filter((t) => !found.includes(t))
+    if (found.length === 0) {
+      this.opts.logger.warn({ exchange: venue }, 'replay: the recording holds no market list for this venue; its connector cannot start')
+      return [...listed]
+    }
+    if (missing.length) this.opts.logger.info({ exchange: venue, marketTypes: found, notRecorded: missing }, 'replay: market types without a recorded market list are not replayed')
+    return found
+  }
+
+  /** CCXT computes some times itself (Hyperliquid's next funding hour): on the replay clock, in recording time */
+  private useReplayClock(ex: Exchange): void {
+    const clock = this.clock
+    const anyEx = ex as unknown as { milliseconds(): number; seconds(): number; microseconds(): number }
+    anyEx.milliseconds = () => Math.floor(clock.recordingNow())
+    anyEx.seconds = () => Math.floor(clock.recordingNow() / 1_000)
+    anyEx.microseconds = () => Math.floor(clock.recordingNow() * 1_000)
+  }
+
+  private degradedReason(venue: ExchangeId): string {
+    const calls = this.http.unansweredCalls(venue)
+    const shown = calls.slice(0, 3).join('; ')
+    return `replay: the recording has no response for ${shown}${calls.length > 3 ? ` and ${calls.length - 3} more` : ''}`
+  }
+}
