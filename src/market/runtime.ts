@@ -4,6 +4,7 @@
 import type { Services } from '../services.js'
 import { runBackfill, type BackfillProgress } from './backfill.js'
 import type { ExchangeConnector } from './connectors/index.js'
+import type { ConnectorOptions } from './connectors/connector-options.js'
 import { parseMarketSource } from './connectors/source.js'
 import type { MarketEvent } from './events.js'
 import { DEFAULT_COINS } from './coins.js'
@@ -27,7 +28,13 @@ export const FLUSH_EVERY_MS = 2000
 
 export async function startMarketRuntime(
   services: Services,
-  opts: { onProgress?: (p: BackfillProgress) => void; onEvent?: (e: MarketEvent) => void; backfillDays?: number } = {},
+  opts: {
+    onProgress?: (p: BackfillProgress) => void
+    onEvent?: (e: MarketEvent) => void
+    backfillDays?: number
+    /** replay only: extra options for the replayed connectors (tests poll faster than the real intervals) */
+    replayConnectorOptions?: Partial<ConnectorOptions>
+  } = {},
 ): Promise<MarketRuntime> {
   const { config, db, market, logger, clock } = services
   const source = parseMarketSource(config.MARKET_SOURCE)
@@ -66,6 +73,7 @@ export async function startMarketRuntime(
       speed: config.REPLAY_SPEED,
       loop: config.REPLAY_LOOP,
       maxGapMs: config.REPLAY_MAX_GAP_MS,
+      connectorOptions: opts.replayConnectorOptions,
     })
     replay.start()
   } else {

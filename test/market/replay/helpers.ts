@@ -1,11 +1,21 @@
 // The whole service replaying a recording in process, on a clock the test moves: createServices + createApp (an
 // ephemeral HTTP server, as npm start) + startMarketRuntime with MARKET_SOURCE=replay:<file>, embedded memory store.
-// Not a test file.
+// Not a test file. Loading it makes any connection beyond loopback fail (the replay must never reach a venue).
+import '../../helpers/no-network.js'
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { startMarketRuntime, type MarketRuntime } from '../../../src/market/runtime.js'
 import type { ReplayPlayer } from '../../../src/market/replay/player.js'
 import { startTestService, type TestService } from '../../helpers/service.js'
 
-export const FIXTURES_RECORDING = new URL('../../../recordings/fixtures.jsonl', import.meta.url).pathname
+export const FIXTURES_RECORDING = fileURLToPath(new URL('../../../recordings/fixtures.jsonl', import.meta.url))
+export const FIXTURES_DIR = process.env['EXCHANGE_FIXTURES_DIR'] ?? fileURLToPath(new URL('../../../../shared/fixtures/exchanges/', import.meta.url))
+
+/** a raw fixture payload, parsed (the recording was built from these files) */
+export function fixture<T = any>(file: string): T {
+  return JSON.parse(readFileSync(`${FIXTURES_DIR}/${file}`, 'utf8')) as T
+}
+
 
 export interface ReplayService {
   t: TestService
@@ -19,8 +29,11 @@ export interface ReplayService {
   get(path: string): Promise<{ status: number; body: any }>
   /** move the clock to `ms`, deliver what is due, and let the connectors react */
   moveTo(ms: number): Promise<void>
-  /** play the recording to its end (and `extraMs` beyond), one due line at a time, then write everything */
-  playToEnd(extraMs?: number): Promise<void>
+  /**
+   * Play the recording up to its last line, one due line at a time; there, wait until a REST poll has answered on
+   * the current clock (the connectors poll on real timers), and write what is complete.
+   */
+  playToEnd(): Promise<void>
   /** close minutes on the warped clock and write what is pending (what the runtime's timer does) */
   flush(): Promise<void>
   close(): Promise<void>
@@ -31,9 +44,11 @@ export interface ReplayService {
  * for a few turns in a row (no fixed sleep).
  */
 export async function settle(runtime: MarketRuntime, replay: ReplayPlayer): Promise<void> {
+  // polls run all the time; what a delivered frame sets off is a trade or a book
+  const streamed = () => runtime.ingest.aggregator.stats.accepted + runtime.ingest.live.books.size + [...runtime.ingest.live.books.values()].reduce((a, b) => a + b.ts, 0)
   const mark = () => {
     const s = replay.stats()
-    return `${runtime.ingest.stats.events}|${s.frames.delivered}|${s.frames.waiting}|${s.http.answered}|${s.http.unanswerable}`
+    return `${streamed()}|${s.frames.delivered}|${s.frames.waiting}`
   }
   let last = mark()
   let quiet = 0
@@ -45,10 +60,25 @@ export async function settle(runtime: MarketRuntime, replay: ReplayPlayer): Prom
   }
 }
 
+/**
+ * The connectors poll on real timers while the test moves the clock in big steps: they poll every POLL_MS real ms
+ * here, so each step of the replay sees polls stamped on its own clock.
+ */
+export const POLL_MS = 20
+
+/** waits (turns of the event loop, at most ~10 s) until `cond` holds */
+export async function until(cond: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 1))
+  }
+}
+
 export async function startReplayService(file: string, opts: { start: number; env?: Record<string, string> }): Promise<ReplayService> {
   let now = opts.start
   const t = await startTestService({ env: { MARKET_SOURCE: `replay:${file}`, ...opts.env }, clock: () => now })
-  const runtime = await startMarketRuntime(t.services)
+  const runtime = await startMarketRuntime(t.services, { replayConnectorOptions: { pollIntervalMs: POLL_MS, backoff: { baseMs: POLL_MS, maxMs: POLL_MS * 4 } } })
   const replay = runtime.replay!
   const { apiKey, accountId } = await t.signup()
   await t.setCredits(accountId, 1_000_000)
@@ -70,7 +100,7 @@ export async function startReplayService(file: string, opts: { start: number; en
       await replay.pump()
       await settle(runtime, replay)
     },
-    async playToEnd(extraMs = 0) {
+    async playToEnd() {
       await s.moveTo(now)
       const end = replay.clock.wallAt(replay.clock.warpedOfCompressed(replay.warp.last, 0))
       for (let guard = 0; guard < 100_000; guard++) {
@@ -78,7 +108,9 @@ export async function startReplayService(file: string, opts: { start: number; en
         if (next === undefined || next > end) break
         await s.moveTo(Math.max(now + 1, next))
       }
-      await s.moveTo(end + 1 + extraMs)
+      await s.moveTo(end)
+      const warped = runtime.now()
+      await until(() => [...t.services.market.live.tickers.values()].some((x) => x.ts >= warped - 1_000), 'a REST poll on the replay clock')
       await s.flush()
     },
     async flush() {
