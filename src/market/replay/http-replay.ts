@@ -11,14 +11,16 @@ export interface HttpReplayHost {
   position(): ReplayPosition
   /** a single pass has played its last line */
   ended(): boolean
-  /** a call the recording cannot answer; `first`: the first such call on this venue, method and path */
+  /**
+   * a call the recording cannot answer (it never will: the recording holds nothing on that path for it);
+   * `first`: the first such call on this venue, method and path
+   */
   unanswerable(venue: ExchangeId, what: string, first: boolean): void
-  /** a call that was unanswerable before got an answer */
-  answered(venue: ExchangeId, what: string): void
 }
 
 export class HttpReplay {
   private readonly loggedPaths = new Set<string>()
+  /** `venue what` of every call the recording could not answer */
   private readonly unanswered = new Set<string>()
   answeredCount = 0
   unanswerableCount = 0
@@ -49,11 +51,10 @@ export class HttpReplay {
       throw networkError(`${venue} ${what}: no recorded response`)
     }
     this.answeredCount++
-    if (this.unanswered.delete(`${venue} ${what}`)) this.host.answered(venue, what)
     return toResponse(found)
   }
 
-  /** the calls of a venue the recording could not answer (and that have not been answered since) */
+  /** the calls of a venue the recording could not answer */
   unansweredCalls(venue: ExchangeId): string[] {
     return [...this.unanswered].filter((u) => u.startsWith(`${venue} `)).map((u) => u.slice(venue.length + 1))
   }

@@ -47,7 +47,11 @@ const MAX_TIMER_MS = 1_000
 export class ReplayPlayer {
   readonly clock: ReplayClock
   readonly warp: TimeWarp
+  /** the running connectors (new ones every pass) */
   readonly connectors: ExchangeConnector[] = []
+  private readonly types = new Map<ExchangeId, MarketType[]>()
+  /** frame counts of the passes before this one */
+  private readonly retired = { delivered: 0, skipped: 0, expired: 0 }
   private readonly http: HttpReplay
   private readonly index: HttpIndex
   private readonly ws = new Map<ExchangeId, WsReplay>()
@@ -73,13 +77,10 @@ export class ReplayPlayer {
       index: this.index,
       position: () => this.clock.position(),
       ended: () => this.clock.ended(),
+      // the recording cannot change during the replay: the mark stays as long as the replay runs
       unanswerable: (venue, what, first) => {
         if (first) opts.logger.warn({ exchange: venue, call: what }, 'replay: the recording has no response for this call; the venue is marked degraded')
         opts.market.degrade(venue, this.degradedReason(venue))
-      },
-      answered: (venue) => {
-        if (this.http.unansweredCalls(venue).length === 0) opts.market.clearDegraded(venue)
-        else opts.market.degrade(venue, this.degradedReason(venue))
       },
     })
   }
@@ -97,37 +98,11 @@ export class ReplayPlayer {
   start(): void {
     const { opts, clock } = this
     const speed = clock.speed
-    const poll = (ms: number) => Math.max(MIN_POLL_MS, Math.round(ms / speed))
-    const sink = new WarpingSink(opts.sink, clock)
     for (const venue of this.venues()) {
-      const types = this.marketTypes(venue)
-      const instances = ccxtInstances(venue, types)
-      const ws = new WsReplay(venue, VENUE_RULES[venue])
-      this.ws.set(venue, ws)
-      for (const ex of instanceList(instances)) {
-        this.http.install(venue, ex)
-        ws.install(ex)
-        this.useReplayClock(ex)
-      }
+      this.types.set(venue, this.marketTypes(venue))
       opts.market.enabled.add(venue)
-      const connector = createConnector(venue, {
-        coins: [...opts.coins],
-        sink,
-        logger: opts.logger.child({ exchange: venue }),
-        ccxtExchange: instances.perp,
-        ccxtSpotExchange: instances.spot,
-        marketTypes: types,
-        now: () => clock.recordingNow(),
-        pollIntervalMs: {
-          tickerMs: poll(DEFAULT_POLL_INTERVALS.tickerMs),
-          openInterestMs: poll(DEFAULT_POLL_INTERVALS.openInterestMs),
-          fundingMs: poll(DEFAULT_POLL_INTERVALS.fundingMs),
-        },
-        ...opts.connectorOptions,
-      })
-      this.connectors.push(connector)
-      void connector.start()
     }
+    this.startConnectors()
     const first = clock.wallAt(clock.warpedOfCompressed(this.warp.first, 0))
     opts.logger.info(
       {
@@ -163,7 +138,12 @@ export class ReplayPlayer {
     const sum = (f: (w: WsReplay) => number) => ws.reduce((a, w) => a + f(w), 0)
     return {
       pass: Math.max(0, this.pass),
-      frames: { delivered: sum((w) => w.delivered), waiting: sum((w) => w.pendingCount()), skipped: sum((w) => w.skipped), expired: sum((w) => w.expired) },
+      frames: {
+        delivered: this.retired.delivered + sum((w) => w.delivered),
+        waiting: sum((w) => w.pendingCount()),
+        skipped: this.retired.skipped + sum((w) => w.skipped),
+        expired: this.retired.expired + sum((w) => w.expired),
+      },
       http: { answered: this.http.answeredCount, unanswerable: this.http.unanswerableCount },
       ended: this.clock.ended(),
     }
@@ -172,9 +152,58 @@ export class ReplayPlayer {
   async stop(): Promise<void> {
     this.stopped = true
     if (this.timer) clearTimeout(this.timer)
-    await Promise.all(this.connectors.map((c) => c.stop()))
     await this.pumping
+    await this.stopConnectors()
     await this.cursor?.return?.()
+  }
+
+  /**
+   * One connector per recorded venue, on fresh CCXT instances wired to the recording. Every pass gets new ones: a
+   * pass is a new session (the venue's sequence numbers, the connectors' throttles and watermarks start again).
+   */
+  private startConnectors(): void {
+    const { opts, clock } = this
+    const poll = (ms: number) => Math.max(MIN_POLL_MS, Math.round(ms / clock.speed))
+    const sink = new WarpingSink(opts.sink, clock)
+    for (const venue of this.venues()) {
+      const types = this.types.get(venue)!
+      const instances = ccxtInstances(venue, types)
+      const ws = new WsReplay(venue, VENUE_RULES[venue])
+      this.ws.set(venue, ws)
+      for (const ex of instanceList(instances)) {
+        this.http.install(venue, ex)
+        ws.install(ex)
+        this.useReplayClock(ex)
+      }
+      const connector = createConnector(venue, {
+        coins: [...opts.coins],
+        sink,
+        logger: opts.logger.child({ exchange: venue }),
+        ccxtExchange: instances.perp,
+        ccxtSpotExchange: instances.spot,
+        marketTypes: types,
+        now: () => clock.recordingNow(),
+        pollIntervalMs: {
+          tickerMs: poll(DEFAULT_POLL_INTERVALS.tickerMs),
+          openInterestMs: poll(DEFAULT_POLL_INTERVALS.openInterestMs),
+          fundingMs: poll(DEFAULT_POLL_INTERVALS.fundingMs),
+        },
+        ...opts.connectorOptions,
+      })
+      this.connectors.push(connector)
+      void connector.start()
+    }
+  }
+
+  private async stopConnectors(): Promise<void> {
+    const stopping = this.connectors.splice(0)
+    await Promise.all(stopping.map((c) => c.stop()))
+    for (const ws of this.ws.values()) {
+      this.retired.delivered += ws.delivered
+      this.retired.skipped += ws.skipped
+      this.retired.expired += ws.expired + ws.pendingCount()
+    }
+    this.ws.clear()
   }
 
   // ---- delivery ----------------------------------------------------------------------------------
@@ -203,8 +232,10 @@ export class ReplayPlayer {
 
   private async beginPass(pass: number): Promise<void> {
     if (this.pass >= 0) {
-      for (const ws of this.ws.values()) ws.disconnectAll(`replay: pass ${pass + 1} begins`)
       this.opts.logger.info({ pass: pass + 1 }, 'replay: the recording starts again')
+      await this.stopConnectors()
+      if (this.stopped) return
+      this.startConnectors()
     }
     this.pass = pass
     await this.cursor?.return?.()

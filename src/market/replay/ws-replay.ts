@@ -157,19 +157,6 @@ export class WsReplay {
     this.expired += before - this.pending.length
   }
 
-  /** a new pass: every connection drops (the connectors reconnect and resubscribe, as after a venue disconnect) */
-  disconnectAll(reason: string): void {
-    this.expired += this.pending.length
-    this.pending = []
-    for (const c of this.clients()) {
-      try {
-        c.onError(new Error(reason))
-      } catch {
-        // a client that fails to reset is dropped with the instance's clients anyway
-      }
-    }
-  }
-
   pendingCount(): number {
     return this.pending.length
   }

@@ -2,8 +2,11 @@
 // ephemeral HTTP server, as npm start) + startMarketRuntime with MARKET_SOURCE=replay:<file>, embedded memory store.
 // Not a test file. Loading it makes any connection beyond loopback fail (the replay must never reach a venue).
 import '../../helpers/no-network.js'
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import type { Logger } from 'pino'
 import { startMarketRuntime, type MarketRuntime } from '../../../src/market/runtime.js'
 import type { ReplayPlayer } from '../../../src/market/replay/player.js'
 import { startTestService, type TestService } from '../../helpers/service.js'
@@ -29,6 +32,8 @@ export interface ReplayService {
   get(path: string): Promise<{ status: number; body: any }>
   /** move the clock to `ms`, deliver what is due, and let the connectors react */
   moveTo(ms: number): Promise<void>
+  /** deliver every due line, one due time at a time, until the clock reads `ms` */
+  playUntil(ms: number): Promise<void>
   /**
    * Play the recording up to its last line, one due line at a time; there, wait until a REST poll has answered on
    * the current clock (the connectors poll on real timers), and write what is complete.
@@ -75,9 +80,10 @@ export async function until(cond: () => boolean, what: string): Promise<void> {
   }
 }
 
-export async function startReplayService(file: string, opts: { start: number; env?: Record<string, string> }): Promise<ReplayService> {
+export async function startReplayService(file: string, opts: { start: number; env?: Record<string, string>; logger?: Logger }): Promise<ReplayService> {
   let now = opts.start
   const t = await startTestService({ env: { MARKET_SOURCE: `replay:${file}`, ...opts.env }, clock: () => now })
+  if (opts.logger) t.services.logger = opts.logger
   const runtime = await startMarketRuntime(t.services, { replayConnectorOptions: { pollIntervalMs: POLL_MS, backoff: { baseMs: POLL_MS, maxMs: POLL_MS * 4 } } })
   const replay = runtime.replay!
   const { apiKey, accountId } = await t.signup()
@@ -100,15 +106,17 @@ export async function startReplayService(file: string, opts: { start: number; en
       await replay.pump()
       await settle(runtime, replay)
     },
-    async playToEnd() {
+    async playUntil(ms) {
       await s.moveTo(now)
-      const end = replay.clock.wallAt(replay.clock.warpedOfCompressed(replay.warp.last, 0))
       for (let guard = 0; guard < 100_000; guard++) {
         const next = replay.nextDueWall()
-        if (next === undefined || next > end) break
+        if (next === undefined || next > ms) break
         await s.moveTo(Math.max(now + 1, next))
       }
-      await s.moveTo(end)
+      await s.moveTo(ms)
+    },
+    async playToEnd() {
+      await s.playUntil(replay.clock.wallAt(replay.clock.warpedOfCompressed(replay.warp.last, 0)))
       const warped = runtime.now()
       await until(() => [...t.services.market.live.tickers.values()].some((x) => x.ts >= warped - 1_000), 'a REST poll on the replay clock')
       await s.flush()
@@ -123,4 +131,13 @@ export async function startReplayService(file: string, opts: { start: number; en
     },
   }
   return s
+}
+
+/** A recording of some lines of the fixture recording (a venue's session), written to a temporary file. */
+export function subRecording(name: string, keep: (line: { venue: string; source?: string; kind: string }) => boolean): string {
+  const lines = readFileSync(FIXTURES_RECORDING, 'utf8').split('\n').filter((l) => l && keep(JSON.parse(l)))
+  const dir = mkdtempSync(path.join(tmpdir(), 'replay-'))
+  const file = path.join(dir, `${name}.jsonl`)
+  writeFileSync(file, lines.map((l) => l + '\n').join(''))
+  return file
 }
