@@ -226,6 +226,8 @@ export class ReplayPlayer {
     for (const ws of this.ws.values()) ws.expire(pos.compressed, this.maxGapMs)
     if (this.clock.ended() && !this.endLogged) {
       this.endLogged = true
+      // nothing more will come: the connectors stop, the feeds age to degraded and down as a silent venue's would
+      await this.stopConnectors()
       this.opts.logger.info(this.stats(), 'replay: the recording has ended; its venues go quiet')
     }
   }

@@ -157,6 +157,11 @@ export class WsReplay {
     this.expired += before - this.pending.length
   }
 
+  /** the streams the open connections have subscribed to */
+  subscriptions(): string[] {
+    return [...new Set(this.clients().flatMap((c) => [...this.streamsOf.get(c)!]))]
+  }
+
   pendingCount(): number {
     return this.pending.length
   }
