@@ -63,7 +63,8 @@ export async function recordSession(opts: RecordOptions): Promise<RecordSummary>
         logger: opts.logger.child({ exchange: venue }),
         ccxtExchange: instances.perp,
         ccxtSpotExchange: instances.spot,
-        ...(instances.spot ? {} : venue === 'binance' ? { marketTypes: ['perp'] as const } : {}),
+        // Binance without a spot instance here would make its own, which the recorder never saw: record perps only
+        ...(instances.spot || venue !== 'binance' ? {} : { marketTypes: ['perp'] as const }),
         ...opts.connectorOptions,
       }),
     )
