@@ -16,9 +16,8 @@ export const FIXTURES_DIR = process.env['EXCHANGE_FIXTURES_DIR'] ?? fileURLToPat
 
 /** a raw fixture payload, parsed (the recording was built from these files) */
 export function fixture<T = any>(file: string): T {
-  return JSON.parse(readFileSync(`${FIXTURES_DIR}/${file}`, 'utf8')) as T
+  return JSON.parse(readFileSync(path.join(FIXTURES_DIR, file), 'utf8')) as T
 }
-
 
 export interface ReplayService {
   t: TestService
@@ -27,7 +26,6 @@ export interface ReplayService {
   key: string
   /** the clock the service (and the replay) reads */
   now(): number
-  setNow(ms: number): void
   /** GET with the test key; the parsed body */
   get(path: string): Promise<{ status: number; body: any }>
   /** move the clock to `ms`, deliver what is due, and let the connectors react */
@@ -94,9 +92,6 @@ export async function startReplayService(file: string, opts: { start: number; en
     replay,
     key: apiKey,
     now: () => now,
-    setNow: (ms) => {
-      now = ms
-    },
     async get(path) {
       const res = await t.get(path, apiKey)
       return { status: res.status, body: await res.json() }
