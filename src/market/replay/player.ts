@@ -1,21 +1,19 @@
 // MARKET_SOURCE=replay:<file>: the five live connectors, unchanged, on CCXT instances whose REST calls are answered
 // from a recording and whose WebSocket connections receive its frames, on a warped clock (docs/recordings.md).
-import type { Exchange } from 'ccxt'
 import type { Logger } from 'pino'
-import { createConnector, DEFAULT_POLL_INTERVALS, type ConnectorOptions, type ExchangeConnector } from '../connectors/index.js'
+import type { ConnectorOptions, ExchangeConnector } from '../connectors/index.js'
 import { EXCHANGE_IDS, type EventSink, type ExchangeId, type MarketType } from '../events.js'
-import { exchangeById } from '../exchanges.js'
 import type { MarketState } from '../state.js'
 import { ReplayClock } from './clock.js'
 import type { WsLine } from './format.js'
 import { HttpIndex } from './http-match.js'
 import { HttpReplay } from './http-replay.js'
-import { ccxtInstances, instanceList } from './instances.js'
 import { loadRecording, type Recording } from './recording.js'
+import { recordedMarketTypes, replayVenue } from './venue-wiring.js'
 import { VENUE_RULES } from './venues.js'
 import { TimeWarp } from './warp.js'
 import { WarpingSink } from './warp-sink.js'
-import { WsReplay } from './ws-replay.js'
+import type { WsReplay } from './ws-replay.js'
 
 export interface ReplayOptions {
   file: string
@@ -40,8 +38,7 @@ export interface ReplayStats {
   ended: boolean
 }
 
-/** poll loops run `speed` times as often, so a fast replay still samples every recorded answer */
-const MIN_POLL_MS = 200
+/** the delivery timer wakes at least this often, so a clock that jumped is noticed */
 const MAX_TIMER_MS = 1_000
 
 export class ReplayPlayer {
@@ -99,7 +96,7 @@ export class ReplayPlayer {
     const { opts, clock } = this
     const speed = clock.speed
     for (const venue of this.venues()) {
-      this.types.set(venue, this.marketTypes(venue))
+      this.types.set(venue, recordedMarketTypes(venue, this.index, opts.logger))
       opts.market.enabled.add(venue)
     }
     this.startConnectors()
@@ -163,35 +160,11 @@ export class ReplayPlayer {
    */
   private startConnectors(): void {
     const { opts, clock } = this
-    const poll = (ms: number) => Math.max(MIN_POLL_MS, Math.round(ms / clock.speed))
-    const sink = new WarpingSink(opts.sink, clock)
+    const wiring = { http: this.http, clock, sink: new WarpingSink(opts.sink, clock), logger: opts.logger, coins: opts.coins, connectorOptions: opts.connectorOptions }
     for (const venue of this.venues()) {
-      const types = this.types.get(venue)!
-      const instances = ccxtInstances(venue, types)
-      const ws = new WsReplay(venue, VENUE_RULES[venue])
+      const { connector, ws } = replayVenue(venue, this.types.get(venue)!, wiring)
       this.ws.set(venue, ws)
-      for (const ex of instanceList(instances)) {
-        this.http.install(venue, ex)
-        ws.install(ex)
-        this.useReplayClock(ex)
-      }
-      const connector = createConnector(venue, {
-        coins: [...opts.coins],
-        sink,
-        logger: opts.logger.child({ exchange: venue }),
-        ccxtExchange: instances.perp,
-        ccxtSpotExchange: instances.spot,
-        marketTypes: types,
-        now: () => clock.recordingNow(),
-        pollIntervalMs: {
-          tickerMs: poll(DEFAULT_POLL_INTERVALS.tickerMs),
-          openInterestMs: poll(DEFAULT_POLL_INTERVALS.openInterestMs),
-          fundingMs: poll(DEFAULT_POLL_INTERVALS.fundingMs),
-        },
-        ...opts.connectorOptions,
-      })
       this.connectors.push(connector)
-      void connector.start()
     }
   }
 
@@ -273,33 +246,6 @@ export class ReplayPlayer {
     const pass = Math.max(0, this.pass)
     const due = this.next ? this.warp.compress(this.next.at) : this.exhausted && this.clock.loop ? this.warp.first + this.clock.period : undefined
     return due === undefined ? undefined : this.clock.wallAt(this.clock.warpedOfCompressed(due, pass))
-  }
-
-  // ---- venues ------------------------------------------------------------------------------------
-
-  /** the market types whose market list the recording holds (all listed ones when it holds none: they will fail) */
-  private marketTypes(venue: ExchangeId): MarketType[] {
-    const listed = exchangeById.get(venue)!.marketTypes
-    const found = listed.filter((t) => {
-      const accept = VENUE_RULES[venue].marketsRequest[t]
-      return accept !== undefined && this.index.has(venue, accept)
-    })
-    const missing = listed.filter((t) => !found.includes(t))
-    if (found.length === 0) {
-      this.opts.logger.warn({ exchange: venue }, 'replay: the recording holds no market list for this venue; its connector cannot start')
-      return [...listed]
-    }
-    if (missing.length) this.opts.logger.info({ exchange: venue, marketTypes: found, notRecorded: missing }, 'replay: market types without a recorded market list are not replayed')
-    return found
-  }
-
-  /** CCXT computes some times itself (Hyperliquid's next funding hour): on the replay clock, in recording time */
-  private useReplayClock(ex: Exchange): void {
-    const clock = this.clock
-    const anyEx = ex as unknown as { milliseconds(): number; seconds(): number; microseconds(): number }
-    anyEx.milliseconds = () => Math.floor(clock.recordingNow())
-    anyEx.seconds = () => Math.floor(clock.recordingNow() / 1_000)
-    anyEx.microseconds = () => Math.floor(clock.recordingNow() * 1_000)
   }
 
   private degradedReason(venue: ExchangeId): string {
