@@ -31,8 +31,11 @@ const get = (k: RequestKey, name: string) => k.params.get(name)
 
 // ---- binance: combined {stream, data} frames or raw events; SUBSCRIBE {params: ["btcusdt@aggTrade", ...]} ------
 
-/** btcusdt@depth@100ms -> btcusdt@depth: the update speed does not change which stream it is */
-const binanceStream = (s: string) => s.split('@').slice(0, 2).join('@')
+/** btcusdt@depth@100ms, btcusdt@depth20 -> btcusdt@depth: update speed and partial depth do not change which book it is */
+function binanceStream(s: string): string {
+  const [symbol, name] = s.split('@')
+  return `${symbol}@${(name ?? '').replace(/^depth\d+$/, 'depth')}`
+}
 
 const BINANCE_EVENT_STREAM: Record<string, (d: Dict) => string | undefined> = {
   aggTrade: () => 'aggTrade',

@@ -12,7 +12,7 @@ describe('stream names of frames and subscriptions, per venue', () => {
   it('recorded frames name the streams CCXT subscribes to', () => {
     const r = VENUE_RULES
     // the subscription messages are the ones ccxt 4.5.84 sends (see docs/recordings.md)
-    expect(r.binance.subscribedStreams({ method: 'SUBSCRIBE', params: ['btcusdt@depth@100ms'], id: 1 })).toEqual(['btcusdt@depth'])
+    expect(r.binance.subscribedStreams({ method: 'SUBSCRIBE', params: ['btcusdt@depth@100ms', 'ethusdt@depth20@100ms'], id: 1 })).toEqual(['btcusdt@depth', 'ethusdt@depth'])
     expect(r.binance.frameStreams(fixture<any[]>('binance/ws_depth_update.json')[0])).toEqual(['sushiusdt@depth'])
     expect(r.binance.frameStreams(fixture<any[]>('binance/ws_agg_trade.json')[0].data)).toEqual(['ctkusdt@aggTrade']) // a raw (uncombined) event
     expect(r.binance.acknowledge!({ method: 'SUBSCRIBE', params: ['x'], id: 7 })).toEqual({ result: null, id: 7 })
