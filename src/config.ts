@@ -1,4 +1,5 @@
 // The environment, validated once. Every setting the service reads is here, with its default (see .env.example).
+import fs from 'node:fs'
 import path from 'node:path'
 import { z } from 'zod'
 import { MarketSourceError, parseMarketSource } from './market/connectors/source.js'
@@ -17,6 +18,15 @@ const EnvSchema = z.object({
       message: 'DATABASE_URL must be a postgres:// URL (or pglite:<dir>|pglite:memory); leave it unset for the embedded store',
     }),
   MARKET_SOURCE: z.string().min(1).default('simulator'),
+  /** MARKET_SOURCE=replay:<file>: how many times faster than recorded the first pass plays (>= 1; docs/recordings.md) */
+  REPLAY_SPEED: z.coerce.number().min(1).max(10_000).default(1),
+  /** MARKET_SOURCE=replay:<file>: 1 plays the recording again and again, each pass shifted by one more duration */
+  REPLAY_LOOP: z
+    .enum(['0', '1', 'true', 'false'], { message: 'REPLAY_LOOP must be 0 or 1' })
+    .default('0')
+    .transform((v) => v === '1' || v === 'true'),
+  /** MARKET_SOURCE=replay:<file>: silences between recorded lines longer than this are cut out, ms */
+  REPLAY_MAX_GAP_MS: intFrom(60_000, 1_000),
   BACKFILL_DAYS: z.coerce.number().min(0).max(365).default(30),
   SIM_SEED: intFrom(42),
   TRIAL_CREDITS: intFrom(1000),
@@ -51,7 +61,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const e = parsed.data
   try {
-    parseMarketSource(e.MARKET_SOURCE)
+    const source = parseMarketSource(e.MARKET_SOURCE)
+    if (source.kind === 'replay') checkReadable(source.file)
   } catch (err) {
     if (err instanceof MarketSourceError) throw new ConfigError(`invalid configuration:\n  ${err.message}`)
     throw err
@@ -63,4 +74,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   } else if (e.DATABASE_URL) store = { kind: 'postgres', url: e.DATABASE_URL }
   else store = { kind: 'pglite', dir: path.resolve(e.DATA_DIR, 'pglite') }
   return { ...e, store }
+}
+
+function checkReadable(file: string): void {
+  try {
+    fs.accessSync(path.resolve(file), fs.constants.R_OK)
+    if (!fs.statSync(path.resolve(file)).isFile()) throw new Error('not a file')
+  } catch {
+    throw new MarketSourceError(`MARKET_SOURCE: replay file ${JSON.stringify(file)} is not a readable file (resolved to ${path.resolve(file)})`)
+  }
 }

@@ -1,19 +1,26 @@
 // Starts the configured market source and keeps the pipeline flowing: the simulator (default: a live feed
-// plus a newest-first backfill) or live connectors, one ingest pipeline flushed on a timer.
+// plus a newest-first backfill), live connectors, or a recording replayed through the live connectors; one ingest
+// pipeline flushed on a timer.
 import type { Services } from '../services.js'
 import { runBackfill, type BackfillProgress } from './backfill.js'
 import type { ExchangeConnector } from './connectors/index.js'
+import type { ConnectorOptions } from './connectors/connector-options.js'
 import { parseMarketSource } from './connectors/source.js'
 import type { MarketEvent } from './events.js'
 import { DEFAULT_COINS } from './coins.js'
 import { Ingest } from './ingest.js'
 import { MarketSimulator } from './simulator/index.js'
 import { DATA_TICK_MS } from './state.js'
+import type { ReplayPlayer } from './replay/player.js'
 
 export interface MarketRuntime {
   ingest: Ingest
   /** resolves when the backfill is done (at once without one) */
   backfill: Promise<void>
+  /** MARKET_SOURCE=replay:<file>: the player (its clock, stats, and pump() for tests that drive the clock) */
+  replay: ReplayPlayer | null
+  /** the time minutes close on: the wall clock, or the replay's warped clock */
+  now(): number
   /** stop sources, finish the backfill chunk in hand, write everything pending */
   stop(): Promise<void>
 }
@@ -22,7 +29,13 @@ export const FLUSH_EVERY_MS = DATA_TICK_MS
 
 export async function startMarketRuntime(
   services: Services,
-  opts: { onProgress?: (p: BackfillProgress) => void; onEvent?: (e: MarketEvent) => void; backfillDays?: number } = {},
+  opts: {
+    onProgress?: (p: BackfillProgress) => void
+    onEvent?: (e: MarketEvent) => void
+    backfillDays?: number
+    /** replay only: extra options for the replayed connectors (tests poll faster than the real intervals) */
+    replayConnectorOptions?: Partial<ConnectorOptions>
+  } = {},
 ): Promise<MarketRuntime> {
   const { config, db, market, logger, clock } = services
   const source = parseMarketSource(config.MARKET_SOURCE)
@@ -30,6 +43,7 @@ export async function startMarketRuntime(
   await ingest.resume()
 
   let simulator: MarketSimulator | null = null
+  let replay: ReplayPlayer | null = null
   const connectors: ExchangeConnector[] = []
   let stopping = false
   let backfill: Promise<void> = Promise.resolve()
@@ -47,6 +61,22 @@ export async function startMarketRuntime(
         .then((r) => logger.info({ chunks: r.chunks, bars: r.bars }, 'backfill done'))
         .catch((err: unknown) => logger.error({ err }, 'backfill failed'))
     }
+  } else if (source.kind === 'replay') {
+    // no simulator and no backfill: the recording is the only data
+    const { ReplayPlayer } = await import('./replay/player.js')
+    replay = await ReplayPlayer.open({
+      file: source.file,
+      market,
+      sink: ingest,
+      logger: logger.child({ source: 'replay' }),
+      wall: clock,
+      coins: market.coins(),
+      speed: config.REPLAY_SPEED,
+      loop: config.REPLAY_LOOP,
+      maxGapMs: config.REPLAY_MAX_GAP_MS,
+      connectorOptions: opts.replayConnectorOptions,
+    })
+    replay.start()
   } else {
     // CCXT is loaded only when live connectors are configured
     const { createConnector } = await import('./connectors/index.js')
@@ -58,9 +88,10 @@ export async function startMarketRuntime(
     }
   }
 
+  const now = () => (replay ? replay.warpedNow() : clock())
   let ticks = 0
   const timer = setInterval(() => {
-    ingest.advance(clock())
+    ingest.advance(now())
     ingest.flush().catch((err: unknown) => logger.warn({ err }, 'market flush failed; will retry'))
     market.persist().catch(() => {})
     // coins imported by another process become valid parameters here too
@@ -71,10 +102,13 @@ export async function startMarketRuntime(
   return {
     ingest,
     backfill,
+    replay,
+    now,
     async stop() {
       stopping = true
       clearInterval(timer)
       simulator?.stop()
+      await replay?.stop()
       await Promise.all(connectors.map((c) => c.stop()))
       await backfill
       await ingest.flush({ final: true })

@@ -28,6 +28,8 @@ export interface BackfillStatus {
 export class MarketState {
   private coinList: string[] = [...DEFAULT_COINS]
   private readonly lastEvent = new Map<ExchangeId, number>()
+  /** why a venue is impaired although data still flows (e.g. a replay that cannot answer a call) */
+  private readonly degradedBy = new Map<ExchangeId, string>()
   /** exchanges whose feed is configured (the simulator feeds all five) */
   readonly enabled = new Set<ExchangeId>()
   /** latest ticker, OI and book per market */
@@ -82,8 +84,24 @@ export class MarketState {
     return this.lastEvent.get(exchange) ?? null
   }
 
+  /** feed freshness, or 'degraded' while degrade() holds for a feed that is not down */
   status(exchange: ExchangeId, now: number): FeedStatus {
-    return feedStatus(this.lastEventAt(exchange), now)
+    const fresh = feedStatus(this.lastEventAt(exchange), now)
+    return fresh !== 'down' && this.degradedBy.has(exchange) ? 'degraded' : fresh
+  }
+
+  /** mark a venue degraded for a reason (replaces an earlier reason) until clearDegraded() */
+  degrade(exchange: ExchangeId, reason: string): void {
+    this.degradedBy.set(exchange, reason)
+  }
+
+  clearDegraded(exchange: ExchangeId): void {
+    this.degradedBy.delete(exchange)
+  }
+
+  /** the reason given to degrade(), null when the venue is not marked */
+  degradedReason(exchange: ExchangeId): string | null {
+    return this.degradedBy.get(exchange) ?? null
   }
 
   /** share of the backfill window that is complete, 0..100 (100 without a backfill) */

@@ -2,18 +2,27 @@
 // load CCXT (a large library only live connectors need).
 import { EXCHANGE_IDS, type ExchangeId } from '../events.js'
 
-export type MarketSource = { kind: 'simulator' } | { kind: 'live'; exchanges: ExchangeId[] }
+export type MarketSource = { kind: 'simulator' } | { kind: 'live'; exchanges: ExchangeId[] } | { kind: 'replay'; file: string }
 
 export class MarketSourceError extends Error {
-  readonly allowed = ['simulator', 'live', ...EXCHANGE_IDS]
+  readonly allowed = ['simulator', 'live', 'replay:<file>', ...EXCHANGE_IDS]
 }
+
+const REPLAY_PREFIX = /^\s*replay:/i
 
 /**
  * MARKET_SOURCE: unset/empty or "simulator" -> the simulator; "live" -> all five exchanges; a comma-separated list
  * of exchange ids ("binance,okx") -> those. Case-insensitive, whitespace ignored, duplicates collapse, order kept
  * (exchange ids order for "live"). "simulator" cannot be mixed with exchanges; an unknown name is an error.
+ * "replay:<file>" plays a recording (docs/recordings.md); the path is taken as written (only the prefix is
+ * case-insensitive) and cannot be combined with anything else.
  */
 export function parseMarketSource(value: string | undefined | null): MarketSource {
+  if (value && REPLAY_PREFIX.test(value)) {
+    const file = value.replace(REPLAY_PREFIX, '').trim()
+    if (!file) throw new MarketSourceError('MARKET_SOURCE: "replay:" needs a recording file, e.g. replay:recordings/fixtures.jsonl')
+    return { kind: 'replay', file }
+  }
   const names = (value ?? '')
     .split(',')
     .map((s) => s.trim().toLowerCase())

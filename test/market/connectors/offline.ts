@@ -2,16 +2,12 @@
 // (fetchImplementation hook -> handleRestResponse -> JSON parse -> handleErrors -> the method's parser), and a fake
 // socket lets ccxt.pro's real WsClient deliver recorded frames (onMessage -> JSON parse -> handleMessage).
 // Nothing here opens a socket or a connection: an unrouted request throws.
+// Belt and braces: loading this harness makes any TCP connection beyond loopback fail loudly.
+import '../../helpers/no-network.js'
 import { readFileSync } from 'node:fs'
-import net from 'node:net'
 import { fileURLToPath } from 'node:url'
 import type { Exchange } from 'ccxt'
 import type { EventSink, MarketEvent } from '../../../src/market/events.js'
-
-// Belt and braces: any TCP connection attempted from a test process that loads this harness fails loudly.
-net.Socket.prototype.connect = function offlineConnect(): never {
-  throw new Error('offline test harness: a network connection was attempted')
-} as typeof net.Socket.prototype.connect
 
 export const FIXTURES_DIR = process.env['EXCHANGE_FIXTURES_DIR'] ?? fileURLToPath(new URL('../../../../shared/fixtures/exchanges/', import.meta.url))
 

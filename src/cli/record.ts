@@ -1,0 +1,120 @@
+// npm run record -- --minutes N [--exchanges binance,okx] [--coins BTC,ETH] [--out recordings/<time>.jsonl]
+// Runs the live connectors for N minutes and writes everything they receive (raw REST bodies and WebSocket frames,
+// with receive times) to one JSON-lines recording that MARKET_SOURCE=replay:<file> plays back (docs/recordings.md).
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { parseArgs } from 'node:util'
+import { Presets, SingleBar } from 'cli-progress'
+import { pino } from 'pino'
+import { DEFAULT_COINS } from '../market/coins.js'
+import { EXCHANGE_IDS, type ExchangeId } from '../market/events.js'
+import type { RecordProgress } from '../market/replay/record-session.js'
+
+export interface RecordArgs {
+  minutes: number
+  exchanges: ExchangeId[]
+  coins: string[]
+  out: string
+}
+
+export class RecordArgsError extends Error {}
+
+export const USAGE = 'usage: npm run record -- --minutes N [--exchanges binance,okx] [--coins BTC,ETH] [--out <file>]'
+
+/** The command line -> what to record; throws RecordArgsError naming the bad option. */
+export function parseRecordArgs(argv: readonly string[], now: Date = new Date()): RecordArgs | 'help' {
+  let parsed
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      options: {
+        minutes: { type: 'string' },
+        exchanges: { type: 'string' },
+        coins: { type: 'string' },
+        out: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    })
+  } catch (e) {
+    throw new RecordArgsError(`${e instanceof Error ? e.message : String(e)}\n${USAGE}`)
+  }
+  const v = parsed.values
+  if (v.help) return 'help'
+  const minutes = Number(v.minutes)
+  if (v.minutes === undefined || !Number.isFinite(minutes) || minutes <= 0 || minutes > 24 * 60)
+    throw new RecordArgsError(`--minutes must be a number of minutes in (0, 1440], got ${JSON.stringify(v.minutes ?? null)}\n${USAGE}`)
+  const list = (s: string | undefined) => (s ?? '').split(',').map((x) => x.trim()).filter(Boolean)
+  const names = list(v.exchanges).map((x) => x.toLowerCase())
+  const unknown = names.filter((x) => !(EXCHANGE_IDS as readonly string[]).includes(x))
+  if (unknown.length) throw new RecordArgsError(`--exchanges: unknown ${unknown.join(', ')}; use a comma-separated list of ${EXCHANGE_IDS.join(', ')}\n${USAGE}`)
+  const exchanges = names.length ? ([...new Set(names)] as ExchangeId[]) : [...EXCHANGE_IDS]
+  const coins = list(v.coins).map((c) => c.toUpperCase())
+  const stamp = now.toISOString().replace(/[:.]/g, '-')
+  return { minutes, exchanges, coins: coins.length ? [...new Set(coins)] : [...DEFAULT_COINS], out: v.out ?? path.join('recordings', `${stamp}.jsonl`) }
+}
+
+const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`
+const clock = (ms: number) => `${Math.floor(ms / 60_000)}:${String(Math.floor((ms % 60_000) / 1000)).padStart(2, '0')}`
+
+/** One plain progress line (what a non-TTY gets every 30 s). */
+export function progressLine(p: RecordProgress): string {
+  const venues = Object.entries(p.stats.perVenue)
+    .map(([v, s]) => `${v} ${s.http}/${s.ws}`)
+    .join(', ')
+  return `record ${clock(p.elapsedMs)} / ${clock(p.totalMs)}: ${p.stats.lines} lines (http ${p.stats.http}, ws ${p.stats.ws}), ${mb(p.stats.bytes)}${venues ? `; http/ws per venue: ${venues}` : ''}`
+}
+
+async function main(): Promise<number> {
+  let args: RecordArgs | 'help'
+  try {
+    args = parseRecordArgs(process.argv.slice(2))
+  } catch (e) {
+    console.error(e instanceof Error ? e.message : e)
+    return 2
+  }
+  if (args === 'help') {
+    console.log(USAGE)
+    return 0
+  }
+  // CCXT is loaded only once the arguments are good
+  const { recordSession } = await import('../market/replay/record-session.js')
+  const logger = pino({ level: process.env['LOG_LEVEL'] ?? 'warn' }, pino.destination(2))
+  const tty = process.stdout.isTTY === true
+  const bar = tty ? new SingleBar({ format: 'record |{bar}| {elapsed} / {total_time} | {lines} lines | {size} | {venues}', hideCursor: true }, Presets.shades_classic) : null
+  let lastPlain = 0
+  let sigint: () => void = () => {}
+  const stop = new Promise<void>((resolve) => (sigint = resolve))
+  process.once('SIGINT', sigint)
+  process.once('SIGTERM', sigint)
+  console.log(`recording ${args.exchanges.join(', ')} (${args.coins.join(', ')}) for ${args.minutes} min into ${args.out}`)
+  bar?.start(Math.round(args.minutes * 60), 0, { elapsed: '0:00', total_time: clock(args.minutes * 60_000), lines: 0, size: mb(0), venues: '' })
+  const summary = await recordSession({
+    ...args,
+    logger,
+    stop,
+    onProgress: (p) => {
+      if (bar) {
+        const venues = Object.entries(p.stats.perVenue).map(([v, s]) => `${v} ${s.http + s.ws}`).join(' ')
+        bar.update(Math.min(Math.round(p.elapsedMs / 1000), bar.getTotal()), { elapsed: clock(p.elapsedMs), lines: p.stats.lines, size: mb(p.stats.bytes), venues })
+      } else if (p.elapsedMs - lastPlain >= 30_000) {
+        lastPlain = p.elapsedMs
+        console.log(progressLine(p))
+      }
+    },
+  })
+  bar?.stop()
+  console.log(`wrote ${summary.file}: ${summary.stats.lines} lines (http ${summary.stats.http}, ws ${summary.stats.ws}), ${mb(summary.stats.bytes)} in ${clock(summary.elapsedMs)}`)
+  console.log(`replay it: MARKET_SOURCE=replay:${summary.file} npm start`)
+  return 0
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().then(
+    (code) => process.exit(code),
+    (e: unknown) => {
+      console.error(e instanceof Error ? (e.stack ?? e.message) : e)
+      process.exit(1)
+    },
+  )
+}
