@@ -9,6 +9,7 @@ import { DEFAULT_COINS } from './coins.js'
 import { Ingest } from './ingest.js'
 import { MarketSimulator } from './simulator/index.js'
 import { DATA_TICK_MS } from './state.js'
+import { startTierRefresh } from './tiers/refresh.js'
 
 export interface MarketRuntime {
   ingest: Ingest
@@ -57,6 +58,7 @@ export async function startMarketRuntime(
       c.start()
     }
   }
+  const stopTiers = startTierRefresh(connectors, market.tiers, { now: clock, warn: (o, m) => logger.warn(o, m) })
 
   let ticks = 0
   const timer = setInterval(() => {
@@ -74,6 +76,7 @@ export async function startMarketRuntime(
     async stop() {
       stopping = true
       clearInterval(timer)
+      stopTiers()
       simulator?.stop()
       await Promise.all(connectors.map((c) => c.stop()))
       await backfill
