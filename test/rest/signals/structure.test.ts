@@ -296,9 +296,9 @@ describe('GET /v1/structure/volume-profile (3 credits)', () => {
 // Liquidation cascade
 
 const CASCADE_KEYS = [
-  'as_of', 'coin', 'direction', 'ended_by', 'estimated_liquidations_usd', 'exchanges', 'final_price', 'liquidation_levels', 'missing', 'phases', 'stalled_at', 'start_price', 'total_liquidated_usd', 'trigger_price',
+  'as_of', 'by_exchange', 'coin', 'direction', 'ended_by', 'estimated_liquidations_usd', 'exchanges', 'final_price', 'liquidation_levels', 'missing', 'phases', 'stalled_at', 'start_price', 'total_liquidated_usd', 'trigger_price',
 ]
-const PHASE_KEYS = ['from_price', 'liquidated_usd', 'phase', 'stalled', 'to_price']
+const PHASE_KEYS = ['by_exchange', 'from_price', 'liquidated_usd', 'phase', 'stalled', 'to_price']
 
 /** current price as the ticker endpoint shows it: mean of the fresh marks of the selected exchanges */
 async function currentPrice(exchange?: string): Promise<number> {
@@ -348,7 +348,13 @@ function checkCascade(d: Json, q: { start: number; trigger: number; zones: { low
     expect(p.liquidated_usd).toBeGreaterThanOrEqual(0)
     expect(typeof p.stalled).toBe('boolean')
     if (i < phases.length - 1) expect(p.stalled, `${what}: only the last phase can be stalled`).toBe(false)
+    // the phase per venue: the selected venues in exchange order, adding up to the phase
+    expect(p.by_exchange.map((v: Json) => v.exchange)).toEqual(q.exchange ? [q.exchange] : [...EXCHANGES])
+    expectClose(sum(p.by_exchange.map((v: Json) => v.liquidated_usd)), p.liquidated_usd, 1e-9, `${what}: phase ${i + 1} Σ by_exchange`)
   })
+  expect(d.by_exchange.map((v: Json) => v.exchange)).toEqual(q.exchange ? [q.exchange] : [...EXCHANGES])
+  expectClose(sum(d.by_exchange.map((v: Json) => v.liquidated_usd)), d.total_liquidated_usd, 1e-9, `${what}: Σ by_exchange = total`)
+  expect(d.liquidation_levels).toBe(sum(d.by_exchange.map((v: Json) => v.liquidation_levels)))
   // phase 1 is the move from the current price to the trigger (and what its liquidations set off)
   expect(s * (phases[0]!.to_price - q.trigger), `${what}: phase 1 reaches the trigger`).toBeGreaterThanOrEqual(0)
   expect(d.final_price, `${what}: final_price = last to_price`).toBe(phases.at(-1)!.to_price)
@@ -356,8 +362,12 @@ function checkCascade(d: Json, q: { start: number; trigger: number; zones: { low
   expect(d.total_liquidated_usd, `${what}: one side only, never more than every estimated liquidation`).toBeLessThanOrEqual(d.estimated_liquidations_usd)
 
   const last = phases.at(-1)!
-  expect(d.ended_by, `${what}: ended_by`).toBe(last.stalled ? 'stalled' : 'phase_limit')
-  if (!last.stalled) expect(phases).toHaveLength(5)
+  // a stalled phase names its zone; any other end says why (docs/methodology.md#liquidation-cascade, Output)
+  expect(['no_liquidations', 'stalled', 'book_absorbed', 'no_further_liquidations', 'phase_limit']).toContain(d.ended_by)
+  expect(last.stalled, `${what}: the last phase is stalled exactly when ended_by is stalled`).toBe(d.ended_by === 'stalled')
+  expect(d.stalled_at !== null, `${what}: stalled_at exactly when ended_by is stalled`).toBe(d.ended_by === 'stalled')
+  expect(d.ended_by === 'no_liquidations', `${what}: no_liquidations exactly when phase 1 liquidated nothing`).toBe(phases[0]!.liquidated_usd === 0)
+  if (d.ended_by === 'phase_limit') expect(phases).toHaveLength(5)
   if (d.stalled_at !== null) {
     expect(last.stalled, `${what}: stalled_at only with a stalled phase`).toBe(true)
     expect(sortedKeys(d.stalled_at)).toEqual(['high', 'low'])
@@ -388,7 +398,8 @@ describe('GET /v1/signals/liquidation-cascade (5 credits)', () => {
     }
     // the sample covers what the rules talk about
     expect(runs.some((r) => r.d.phases.length > 1)).toBe(true)
-    expect(runs.some((r) => r.d.stalled_at !== null)).toBe(true)
+    expect(runs.some((r) => r.d.ended_by !== 'phase_limit')).toBe(true)
+    expect(runs.some((r) => r.d.stalled_at !== null), 'an HVN stall among them').toBe(true)
     expect(runs.some((r) => r.d.direction === 'up') && runs.some((r) => r.d.direction === 'down')).toBe(true)
   })
 
@@ -396,7 +407,7 @@ describe('GET /v1/signals/liquidation-cascade (5 credits)', () => {
     for (const exchange of ['', 'hyperliquid'])
       for (const dir of ['down', 'up']) {
         const stalled = runs
-          .filter((r) => r.exchange === exchange && r.d.direction === dir && r.d.ended_by === 'stalled')
+          .filter((r) => r.exchange === exchange && r.d.direction === dir && r.d.ended_by !== 'phase_limit')
           .sort((a, b) => Math.abs(a.d.final_price - a.d.start_price) - Math.abs(b.d.final_price - b.d.start_price))
         for (let i = 1; i < stalled.length; i++)
           expect(stalled[i]!.d.total_liquidated_usd, `${exchange || 'all'} ${dir}: final ${stalled[i]!.d.final_price} vs ${stalled[i - 1]!.d.final_price}`).toBeGreaterThanOrEqual(
