@@ -81,6 +81,7 @@ export function parseOkxPositionTiers(body: unknown, contractSize: number): Leve
 interface BybitRiskLimitRow {
   riskLimitValue?: string
   maintenanceMargin?: string | number
+  initialMargin?: string | number
   maxLeverage?: string
   mmDeduction?: string
 }
@@ -88,17 +89,21 @@ interface BybitRiskLimitRow {
 /**
  * Bybit GET /v5/market/risk-limit?category=linear&symbol=<coin>USDT: `result.list[]`, each tier up to
  * riskLimitValue (USDT position value), maintenanceMargin (rate), maxLeverage, mmDeduction (maintenance margin
- * deduction, USDT; empty on the lowest tier). A tier starts where the one below ends.
+ * deduction, USDT; empty on the lowest tier). A tier starts where the one below ends. Rates are fractions
+ * (linear: "0.005" at 100x); a row whose initial margin × max leverage is 100 states them in percent (the v5 docs'
+ * inverse example: "0.5" and "1" at 100x), and is scaled.
  */
 export function parseBybitRiskLimit(body: unknown): LeverageTier[] {
   const list = ((body as { result?: { list?: BybitRiskLimitRow[] } } | null)?.result?.list ?? []).filter((r) => r && typeof r === 'object')
   const tiers: LeverageTier[] = []
   for (const r of list) {
     const max = num(r.riskLimitValue)
-    const mmr = num(r.maintenanceMargin)
     const lev = num(r.maxLeverage)
+    const im = num(r.initialMargin)
+    const scale = im !== null && lev !== null && Math.abs(im * lev - 100) < 1 ? 0.01 : 1
+    const mmr = num(r.maintenanceMargin)
     if (!positive(max) || mmr === null || !positive(lev)) continue
-    tiers.push({ minNotional: 0, maxNotional: max, maintenanceMarginRate: mmr, maxLeverage: lev, maintenanceAmount: num(r.mmDeduction) ?? 0 })
+    tiers.push({ minNotional: 0, maxNotional: max, maintenanceMarginRate: mmr * scale, maxLeverage: lev, maintenanceAmount: num(r.mmDeduction) ?? 0 })
   }
   tiers.sort((a, b) => a.maxNotional - b.maxNotional)
   tiers.forEach((t, i) => (t.minNotional = i === 0 ? 0 : tiers[i - 1]!.maxNotional))

@@ -15,7 +15,7 @@ export interface TierFetcher {
 
 export const fetchesTiers = (c: unknown): c is TierFetcher => typeof (c as Partial<TierFetcher>)?.fetchLeverageTiers === 'function'
 
-/** one pass over every fetcher; returns the venues that failed */
+/** one pass over every fetcher; a venue that fails is reported to onError and keeps its previous table */
 export async function refreshTiers(fetchers: readonly TierFetcher[], book: TierBook, now: () => number, onError: (exchange: ExchangeId, err: unknown) => void): Promise<void> {
   await Promise.all(
     fetchers.map(async (f) => {
