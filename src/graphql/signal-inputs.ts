@@ -103,7 +103,8 @@ export interface VenueLiquidationMap {
 /** a venue's liquidation map from its own OI build-up and its own tier table, once per data refresh and hour */
 export function venueLiquidationMap(market: MarketState, coin: string, exchange: ExchangeId, now: number): VenueLiquidationMap {
   const tiers = market.tiers.get(exchange, coin, now)
-  return memoized(market, `cascade-map|${coin}|${exchange}|${tiers.source}|${tiers.asOf}`, floorTo(now, HOUR_MS), () => {
+  // keyed by source, not by fetch time: a bounded set of keys (the series version changes with every flush anyway)
+  return memoized(market, `cascade-map|${coin}|${exchange}|${tiers.source}`, floorTo(now, HOUR_MS), () => {
     const series = oiBuildUp(market, coin, now, exchange)
     // coin-sized tiers (OKX) are converted at the latest build-up price: stable within the hour, unlike the mark
     const price = series.at(-1)?.price
