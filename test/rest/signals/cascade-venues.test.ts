@@ -165,7 +165,8 @@ describe('venues are not netted: one venue opening while another closes', () => 
     for (const exchange of ['binance', 'okx'] as const) {
       const levels = (sign: number) => Array.from({ length: 50 }, (_, i) => ({ price: P * (1 + sign * 0.001 * (i + 1)), size: 200 }))
       live.emit({ type: 'ticker', exchange, coin: 'BTC', marketType: 'perp', ts: TEST_NOW - 1000, markPrice: P, indexPrice: P, lastPrice: P, fundingRate: 1e-4, fundingIntervalHours: 8, nextFundingTime: null })
-      live.emit({ type: 'book', exchange, coin: 'BTC', marketType: 'perp', ts: TEST_NOW - 1000, bids: levels(-1), asks: levels(1) })
+      // the whole book as the venue sent it: no deeper level withheld
+      live.emit({ type: 'book', exchange, coin: 'BTC', marketType: 'perp', ts: TEST_NOW - 1000, bids: levels(-1), asks: levels(1), bidEnd: null, askEnd: null })
     }
     live.advance(TEST_NOW)
     await live.flush()
