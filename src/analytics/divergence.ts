@@ -1,6 +1,7 @@
 // Divergence signals: price against OI, CVD and funding, and spot CVD against perp CVD, on 1 h and 4 h windows.
 // Methodology and limits: docs/methodology.md#divergence.
 
+import { EXCHANGE_IDS, type ExchangeId } from '../market/events.js'
 import { mean, stdev, zScore } from './stats.js'
 
 export const DIVERGENCE_PAIRS = ['oi_price', 'cvd_price', 'funding_price', 'spot_perp_cvd'] as const
@@ -37,7 +38,15 @@ export interface DivergenceMinute {
   /** spot taker volumes, coins; null where the coin has no spot data */
   spotBuyVolume: number | null
   spotSellVolume: number | null
+  /**
+   * venues whose data entered this minute, per input: price and flows = venues that traded; openInterest and
+   * fundingRate = venues the step into this minute was measured over (same venues at both ends)
+   */
+  exchanges?: Partial<Record<VenueInput, readonly string[]>>
 }
+
+/** the inputs a minute's venue sets are given for */
+export type VenueInput = 'price' | 'openInterest' | 'fundingRate' | 'perp' | 'spot'
 
 export interface DivergenceLeg {
   series: DivergenceSeries
@@ -45,6 +54,8 @@ export interface DivergenceLeg {
   change: number | null
   /** the change standardized against its own history of changes */
   z: number | null
+  /** venues whose data entered the current window's change (canonical order; empty when the input names none) */
+  exchanges: ExchangeId[]
 }
 
 export interface DivergenceSignal {
@@ -54,8 +65,10 @@ export interface DivergenceSignal {
   /** z of the divergence against its own history; null with reason when it cannot be computed */
   zScore: number | null
   active: boolean
-  /** d = z(first leg) - z(second leg) for the current window */
+  /** the quadrant's statistic for the current window: z_a + z_b when both legs move the same way, else z_a − z_b */
   divergence: number | null
+  /** which of the two `divergence` is: 'sum' or 'difference'; null without both leg z */
+  statistic: 'sum' | 'difference' | null
   legs: [DivergenceLeg, DivergenceLeg]
   /** history windows used */
   points: number
@@ -84,18 +97,37 @@ const PAIR_LEGS: Record<DivergencePair, [DivergenceSeries, DivergenceSeries]> = 
   spot_perp_cvd: ['spot_cvd', 'perp_cvd'],
 }
 
-// Standard readings; a = first leg, b = second, each -1 (down), 0 (flat) or +1 (up).
-function readDirection(pair: DivergencePair, a: number, b: number): DivergenceDirection {
-  switch (pair) {
-    case 'oi_price': // rally on short covering, or shorts piling into a decline
-      return (a > 0 && b < 0) || (a < 0 && b > 0) ? 'bearish' : 'none'
-    case 'cvd_price': // aggressive buying absorbed on the way down / rally without buyers
-      return a < 0 && b > 0 ? 'bullish' : a > 0 && b < 0 ? 'bearish' : 'none'
-    case 'funding_price': // crowded longs paying up without price, or a rally shorts keep paying to fade
-      return a <= 0 && b > 0 ? 'bearish' : a > 0 && b < 0 ? 'bullish' : 'none'
-    case 'spot_perp_cvd': // spot-led buying is sturdier than perp-led buying
-      return a > 0 && b < 0 ? 'bullish' : a < 0 && b > 0 ? 'bearish' : 'none'
-  }
+type Reading = DivergenceDirection
+/** readings by [sign of a + 1][sign of b + 1], each leg -1 (down), 0 (flat) or +1 (up); sources in docs/methodology.md#divergence */
+const READINGS: Record<DivergencePair, readonly (readonly Reading[])[]> = {
+  // a = price, b = OI: new longs (up/up) and long liquidation (down/down) bullish; short covering (up/down) and new shorts (down/up) bearish
+  oi_price: [
+    ['bullish', 'none', 'bearish'],
+    ['none', 'none', 'none'],
+    ['bearish', 'none', 'bullish'],
+  ],
+  // a = price, b = perp CVD: buying absorbed on the way down bullish, a rally without buyers bearish; agreement confirms
+  cvd_price: [
+    ['none', 'none', 'bullish'],
+    ['none', 'none', 'none'],
+    ['bearish', 'none', 'none'],
+  ],
+  // a = price, b = funding: funding rising (longs crowding, paying up) bearish, funding falling (shorts crowding) bullish
+  funding_price: [
+    ['bullish', 'none', 'bearish'],
+    ['bullish', 'none', 'bearish'],
+    ['bullish', 'none', 'bearish'],
+  ],
+  // a = spot CVD, b = perp CVD: spot-led buying against perp selling bullish, perp-led buying against spot selling bearish
+  spot_perp_cvd: [
+    ['none', 'none', 'bearish'],
+    ['none', 'none', 'none'],
+    ['bullish', 'none', 'none'],
+  ],
+}
+
+export function readDirection(pair: DivergencePair, a: number, b: number): DivergenceDirection {
+  return READINGS[pair][Math.sign(a) + 1]![Math.sign(b) + 1]!
 }
 
 /** the coin's 8 divergence signals from its 1-minute series (oldest first; gaps are forward-filled) */
@@ -117,6 +149,18 @@ interface Grid {
   /** cumulative taker buy - sell through minute i */
   perpCvd: Float64Array
   spotCvd: Float64Array | null
+  /** per input, a bit per venue (EXCHANGE_IDS order) of the venues that entered each minute */
+  venues: Record<VenueInput, Uint8Array>
+}
+
+const VENUE_INPUTS: readonly VenueInput[] = ['price', 'openInterest', 'fundingRate', 'perp', 'spot']
+const LEG_INPUT: Record<DivergenceSeries, VenueInput> = {
+  price: 'price',
+  open_interest: 'openInterest',
+  funding_rate: 'fundingRate',
+  cvd: 'perp',
+  perp_cvd: 'perp',
+  spot_cvd: 'spot',
 }
 
 // Minute grid from first to last ts: levels forward-filled (NaN before the first value), flows zero-filled.
@@ -131,9 +175,14 @@ function toGrid(minutes: readonly DivergenceMinute[]): Grid | null {
   const funding = new Float64Array(n).fill(NaN)
   const perpFlow = new Float64Array(n)
   const spotFlow = new Float64Array(n)
+  const venues = Object.fromEntries(VENUE_INPUTS.map((k) => [k, new Uint8Array(n)])) as Record<VenueInput, Uint8Array>
   let hasSpot = false
   for (const m of rows) {
     const i = Math.floor(m.ts / MINUTE) - t0 / MINUTE
+    for (const k of VENUE_INPUTS) for (const e of m.exchanges?.[k] ?? []) {
+      const bit = (EXCHANGE_IDS as readonly string[]).indexOf(e)
+      if (bit >= 0) venues[k][i]! |= 1 << bit
+    }
     if (m.price != null && m.price > 0) price[i] = m.price
     if (m.openInterest != null && m.openInterest > 0) oi[i] = m.openInterest
     if (m.fundingRate != null && Number.isFinite(m.fundingRate)) funding[i] = m.fundingRate
@@ -144,7 +193,7 @@ function toGrid(minutes: readonly DivergenceMinute[]): Grid | null {
     }
   }
   for (const s of [price, oi, funding]) for (let i = 1; i < n; i++) if (Number.isNaN(s[i]!)) s[i] = s[i - 1]!
-  return { t0, n, price, oi, funding, perpCvd: cumulate(perpFlow), spotCvd: hasSpot ? cumulate(spotFlow) : null }
+  return { t0, n, price, oi, funding, perpCvd: cumulate(perpFlow), spotCvd: hasSpot ? cumulate(spotFlow) : null, venues }
 }
 
 const finiteOr0 = (x: number | null | undefined) => (x != null && Number.isFinite(x) ? x : 0)
@@ -183,6 +232,14 @@ function change(grid: Grid, series: DivergenceSeries, e: number, w: number): num
   return Number.isFinite(v) ? v : null
 }
 
+// Venues behind a leg's change over the window ending at minute e: every minute of (e - w, e], plus its start for price.
+function legExchanges(grid: Grid, series: DivergenceSeries, e: number, w: number): ExchangeId[] {
+  const bits = grid.venues[LEG_INPUT[series]]
+  let mask = 0
+  for (let i = Math.max(0, series === 'price' ? e - w : e - w + 1); i <= e; i++) mask |= bits[i]!
+  return EXCHANGE_IDS.filter((_, b) => mask & (1 << b))
+}
+
 function signal(grid: Grid | null, pair: DivergencePair, timeframe: DivergenceTimeframe): DivergenceSignal {
   const [sa, sb] = PAIR_LEGS[pair]
   const out: DivergenceSignal = {
@@ -192,9 +249,10 @@ function signal(grid: Grid | null, pair: DivergencePair, timeframe: DivergenceTi
     zScore: null,
     active: false,
     divergence: null,
+    statistic: null,
     legs: [
-      { series: sa, change: null, z: null },
-      { series: sb, change: null, z: null },
+      { series: sa, change: null, z: null, exchanges: [] },
+      { series: sb, change: null, z: null, exchanges: [] },
     ],
     points: 0,
     reason: null,
@@ -206,6 +264,10 @@ function signal(grid: Grid | null, pair: DivergencePair, timeframe: DivergenceTi
   const b0 = change(grid, sb, last, w)
   out.legs[0].change = a0
   out.legs[1].change = b0
+  if (last - w >= 0) {
+    out.legs[0].exchanges = legExchanges(grid, sa, last, w)
+    out.legs[1].exchanges = legExchanges(grid, sb, last, w)
+  }
   if (a0 == null || b0 == null) return { ...out, reason: `no ${a0 == null ? sa : sb} change over the current ${timeframe} window` }
 
   // History: earlier non-overlapping windows where both legs are known.
@@ -227,15 +289,21 @@ function signal(grid: Grid | null, pair: DivergencePair, timeframe: DivergenceTi
   out.legs[1].z = zb.value
   if (za.value == null || zb.value == null) return { ...out, reason: `${za.value == null ? sa : sb}: ${za.reason ?? zb.reason}` }
 
-  const d0 = za.value - zb.value
+  // The statistic follows the quadrant: legs moving apart are measured by z_a − z_b, legs moving together by
+  // z_a + z_b, so a reading of either kind can reach |z| >= 2 when the data is that unusual.
+  const sa0 = moveSign(za.value)
+  const sb0 = moveSign(zb.value)
+  const sign = sa0 * sb0 > 0 ? 1 : -1
+  const d0 = za.value + sign * zb.value
   const ma = mean(ha)
   const mb = mean(hb)
   const sda = stdev(ha)
   const sdb = stdev(hb)
-  const hd = ha.map((a, i) => (a - ma) / sda - (hb[i]! - mb) / sdb)
+  const hd = ha.map((a, i) => (a - ma) / sda + (sign * (hb[i]! - mb)) / sdb)
   const z = zScore(d0, hd, DIVERGENCE_MIN_POINTS)
   out.divergence = d0
-  out.direction = readDirection(pair, moveSign(za.value), moveSign(zb.value))
+  out.statistic = sign > 0 ? 'sum' : 'difference'
+  out.direction = readDirection(pair, sa0, sb0)
   out.zScore = z.value
   out.reason = z.reason
   out.active = z.value != null && Math.abs(z.value) >= DIVERGENCE_Z_THRESHOLD && out.direction !== 'none'

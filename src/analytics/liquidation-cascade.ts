@@ -1,244 +1,19 @@
-// Liquidation map estimate and cascade simulation: forced orders walk the book phase by phase until they stall.
+// Cascade simulation: forced orders walk the book phase by phase until they stall, with the liquidated notional
+// kept per venue. The liquidation map it consumes is estimated in liquidation-map.ts.
 // Methodology and limits: docs/methodology.md#liquidation-cascade.
 
 import type { BookLevel } from '../market/events.js'
+import type { LiquidationLevel, LiquidationSide } from './liquidation-map.js'
 import type { HvnZone } from './volume-profile.js'
 
-export type LiquidationSide = 'long' | 'short'
-
-/** positions of one side expected to be force-closed at `price` */
-export interface LiquidationLevel {
-  price: number
-  side: LiquidationSide
-  /** size x liquidation price, USD */
-  notionalUsd: number
-}
-
-export interface LeverageWeight {
-  leverage: number
-  /** share of new positions opened at this leverage (weights are normalized to sum 1) */
-  weight: number
-}
-
-/** assumed leverage mix of new positions: no venue publishes it; concentrated at 10-25x as on retail venues */
-export const DEFAULT_LEVERAGE_MIX: readonly LeverageWeight[] = [
-  { leverage: 5, weight: 0.1 },
-  { leverage: 10, weight: 0.25 },
-  { leverage: 20, weight: 0.25 },
-  { leverage: 25, weight: 0.15 },
-  { leverage: 50, weight: 0.15 },
-  { leverage: 100, weight: 0.1 },
-]
-/** maintenance margin rate of the lowest tier on the large CEXes (0.4-0.5 % for BTC/ETH) */
-export const DEFAULT_MAINTENANCE_MARGIN_RATE = 0.005
-/** estimated levels are merged into geometric price buckets this wide (bps); 0 keeps every level */
-export const DEFAULT_LIQUIDATION_BUCKET_BPS = 10
+export { DEFAULT_LEVERAGE_MIX, liquidationPrice, positionClasses, type LeverageTier, type PositionClass, type TierTable } from './leverage-tiers.js'
+export { estimateLiquidationLevels, type LiquidationLevel, type OiBuildUpPoint } from './liquidation-map.js'
 
 export const MAX_CASCADE_PHASES = 5
 /** resting liquidity an HVN zone holds, as a fraction of its traded volume (coins), meant for a 24 h profile */
 export const DEFAULT_HVN_LIQUIDITY_FACTOR = 0.02
 /** furthest a phase can push the price beyond the visible book, as a fraction of the phase's start price */
 export const DEFAULT_VACUUM_STEP = 0.01
-
-/** one period (minute or hour) of open-interest build-up */
-export interface OiBuildUpPoint {
-  /** price at which the period's OI change is assumed opened (close or VWAP of the period) */
-  price: number
-  /** change of one-sided open interest over the period, coins */
-  oiChangeCoins: number
-  /** taker volumes of the period: new OI is split long/short by buy / (buy + sell); 50/50 without them */
-  buyVolume?: number
-  sellVolume?: number
-  /** the period's range, which sweeps estimated positions liquidated in it (defaults to price) */
-  low?: number
-  high?: number
-}
-
-export interface LiquidationEstimateOptions {
-  leverageMix?: readonly LeverageWeight[]
-  maintenanceMarginRate?: number
-  bucketBps?: number
-}
-
-/** isolated-margin liquidation price: long p(1 - 1/L + mmr), short p(1 + 1/L - mmr) */
-export function liquidationPrice(entry: number, side: LiquidationSide, leverage: number, mmr: number): number {
-  return side === 'long' ? entry * (1 - 1 / leverage + mmr) : entry * (1 + 1 / leverage - mmr)
-}
-
-/**
- * Where liquidations sit, from OI build-up by price (oldest period first).
- * Positive OI change opens positions at the period's price, split long/short by taker flow and spread over the
- * leverage mix; negative OI change closes a proportional share of every open estimate; a period whose range crosses
- * an estimate's liquidation price removes it (already liquidated). Estimates are merged into bucketBps-wide price
- * buckets as they are opened; a bucket behaves as one level at its coin-weighted mean price. Ascending by price.
- */
-export function estimateLiquidationLevels(
-  series: readonly OiBuildUpPoint[],
-  options: LiquidationEstimateOptions = {},
-): LiquidationLevel[] {
-  const mmr = options.maintenanceMarginRate ?? DEFAULT_MAINTENANCE_MARGIN_RATE
-  const bucketBps = options.bucketBps ?? DEFAULT_LIQUIDATION_BUCKET_BPS
-  if (!(mmr >= 0 && mmr < 1)) throw new RangeError(`maintenanceMarginRate must be in [0, 1), got ${mmr}`)
-  if (!(bucketBps >= 0)) throw new RangeError(`bucketBps must be >= 0, got ${bucketBps}`)
-  const mix = normalizeMix(options.leverageMix ?? DEFAULT_LEVERAGE_MIX, mmr)
-
-  // Estimates are kept merged in their output buckets: one bucket acts as one level at its coin-weighted mean price.
-  const width = bucketBps > 0 ? Math.log1p(bucketBps / 1e4) : 0
-  const sides = mix.map(({ leverage, weight }) => {
-    const long = liquidationPrice(1, 'long', leverage, mmr)
-    const short = liquidationPrice(1, 'short', leverage, mmr)
-    return { weight, long, short, lnLong: Math.log(long), lnShort: Math.log(short) }
-  })
-  // Longs pop the highest bucket first (a falling low sweeps them), shorts the lowest.
-  const longs = new BucketSet(true)
-  const shorts = new BucketSet(false)
-  // Lazy proportional scaling: coins = units * scale, so an OI decrease is O(1) instead of touching every bucket.
-  let scale = 1
-  let units = 0
-
-  for (const pt of series) {
-    if (!(pt.price > 0) || !Number.isFinite(pt.price) || !Number.isFinite(pt.oiChangeCoins)) continue
-    const low = pt.low != null && pt.low > 0 ? pt.low : pt.price
-    const high = pt.high != null && Number.isFinite(pt.high) ? pt.high : pt.price
-    units -= longs.sweep(low) + shorts.sweep(high)
-
-    const d = pt.oiChangeCoins
-    if (d > 0) {
-      const buy = Math.max(0, pt.buyVolume ?? 0)
-      const sell = Math.max(0, pt.sellVolume ?? 0)
-      const longShare = buy + sell > 0 ? buy / (buy + sell) : 0.5
-      const lnP = width > 0 ? Math.log(pt.price) : 0
-      for (const m of sides) {
-        const l = (d * longShare * m.weight) / scale
-        const s = (d * (1 - longShare) * m.weight) / scale
-        const lLiq = pt.price * m.long
-        const sLiq = pt.price * m.short
-        if (l > 0) longs.add(width > 0 ? Math.floor((lnP + m.lnLong) / width) : lLiq, lLiq, l)
-        if (s > 0) shorts.add(width > 0 ? Math.floor((lnP + m.lnShort) / width) : sLiq, sLiq, s)
-        units += l + s
-      }
-    } else if (d < 0) {
-      const open = Math.max(0, units) * scale
-      if (open <= 0) continue
-      const closed = -d / open
-      if (closed >= 1) {
-        longs.clear()
-        shorts.clear()
-        units = 0
-        scale = 1
-        continue
-      }
-      scale *= 1 - closed
-      if (scale < 1e-100) {
-        longs.rescale(scale)
-        shorts.rescale(scale)
-        units *= scale
-        scale = 1
-      }
-    }
-  }
-
-  const out: LiquidationLevel[] = []
-  for (const [set, side] of [[longs, 'long'], [shorts, 'short']] as const)
-    for (const b of set.buckets.values())
-      if (b.units * scale > 0) out.push({ price: b.weighted / b.units, side, notionalUsd: b.weighted * scale })
-  return out.sort((a, b) => a.price - b.price || (a.side < b.side ? -1 : a.side > b.side ? 1 : 0))
-}
-
-function normalizeMix(mix: readonly LeverageWeight[], mmr: number): LeverageWeight[] {
-  let sum = 0
-  for (const m of mix) {
-    if (!(m.leverage > 0) || !(1 / m.leverage > mmr))
-      throw new RangeError(`leverage ${m.leverage} must be > 0 and have 1/leverage > maintenance margin rate ${mmr}`)
-    if (!(m.weight >= 0)) throw new RangeError(`leverage weight must be >= 0, got ${m.weight}`)
-    sum += m.weight
-  }
-  if (!(sum > 0)) throw new RangeError('leverage weights must not all be zero')
-  return mix.map((m) => ({ leverage: m.leverage, weight: m.weight / sum }))
-}
-
-interface Bucket {
-  key: number
-  /** coins / scale */
-  units: number
-  /** sum of units x liquidation price: the bucket's price is weighted / units */
-  weighted: number
-}
-
-// Buckets of one side with a binary heap over their keys, so sweeping pops only what a period's range crossed.
-class BucketSet {
-  buckets = new Map<number, Bucket>()
-  private heap: Bucket[] = []
-  private readonly highFirst: boolean
-  constructor(highFirst: boolean) {
-    this.highFirst = highFirst
-  }
-  add(key: number, liq: number, units: number): void {
-    let b = this.buckets.get(key)
-    if (!b) {
-      this.buckets.set(key, (b = { key, units: 0, weighted: 0 }))
-      this.push(b)
-    }
-    b.units += units
-    b.weighted += units * liq
-  }
-  /** remove buckets whose price the period reached (longs: price >= low, shorts: price <= high); returns their units */
-  sweep(reached: number): number {
-    let removed = 0
-    for (let top = this.heap[0]; top; top = this.heap[0]) {
-      const price = top.weighted / top.units
-      if (this.highFirst ? price < reached : price > reached) break
-      this.pop()
-      this.buckets.delete(top.key)
-      removed += top.units
-    }
-    return removed
-  }
-  rescale(f: number): void {
-    for (const b of this.buckets.values()) {
-      b.units *= f
-      b.weighted *= f
-    }
-  }
-  clear(): void {
-    this.buckets.clear()
-    this.heap = []
-  }
-  private before(a: Bucket, b: Bucket): boolean {
-    return this.highFirst ? a.key > b.key : a.key < b.key
-  }
-  private push(e: Bucket): void {
-    const a = this.heap
-    a.push(e)
-    let i = a.length - 1
-    while (i > 0) {
-      const p = (i - 1) >> 1
-      if (!this.before(a[i]!, a[p]!)) break
-      ;[a[i], a[p]] = [a[p]!, a[i]!]
-      i = p
-    }
-  }
-  private pop(): void {
-    const a = this.heap
-    const last = a.pop()
-    if (a.length === 0 || !last) return
-    a[0] = last
-    let i = 0
-    for (;;) {
-      const l = 2 * i + 1
-      const r = l + 1
-      let m = i
-      if (l < a.length && this.before(a[l]!, a[m]!)) m = l
-      if (r < a.length && this.before(a[r]!, a[m]!)) m = r
-      if (m === i) break
-      ;[a[i], a[m]] = [a[m]!, a[i]!]
-      i = m
-    }
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Cascade simulation
 
 export type CascadeDirection = 'down' | 'up'
 
@@ -251,10 +26,13 @@ export interface OrderBookDepth {
 export interface CascadeInput {
   currentPrice: number
   triggerPrice: number
+  /** every venue's levels together; each level's `exchange` says whose positions they are */
   liquidations: readonly LiquidationLevel[]
   book: OrderBookDepth
   /** contiguous HVN zones of the coin's volume profile (hvnZones()) */
   hvnZones?: readonly HvnZone[]
+  /** venues reported in `byExchange` (in this order, zeros included); venues of levels not listed follow */
+  exchanges?: readonly string[]
 }
 
 export interface CascadeOptions {
@@ -264,6 +42,12 @@ export interface CascadeOptions {
   vacuumStep?: number
 }
 
+/** liquidated notional of one venue's positions, USD */
+export interface ExchangeLiquidation {
+  exchange: string
+  liquidatedUsd: number
+}
+
 export interface CascadePhase {
   phase: number
   fromPrice: number
@@ -271,8 +55,19 @@ export interface CascadePhase {
   toPrice: number
   /** notional of the positions liquidated in this phase, USD */
   liquidatedUsd: number
+  /** the same per venue (Σ = liquidatedUsd) */
+  byExchange: ExchangeLiquidation[]
+  /** true only for a last phase whose forced orders an HVN zone absorbed (stalledAt names it) */
   stalled: boolean
 }
+
+/**
+ * Why the cascade ended: no_move (trigger at the current price), no_liquidations (the move to the trigger reaches
+ * no estimated position), stalled (an HVN zone absorbed the last phase's forced orders: stalledAt), book_absorbed
+ * (the book absorbed them outside any HVN zone before they reached another position), no_further_liquidations (the
+ * last phase pushed the price as far as a phase can go and met no other position), phase_limit (5 phases).
+ */
+export type CascadeEnd = 'no_move' | 'no_liquidations' | 'stalled' | 'book_absorbed' | 'no_further_liquidations' | 'phase_limit'
 
 export interface CascadeResult {
   startPrice: number
@@ -282,10 +77,11 @@ export interface CascadeResult {
   phases: CascadePhase[]
   finalPrice: number
   totalLiquidatedUsd: number
-  /** the HVN zone whose liquidity absorbed the last phase's forced flow, else null */
+  /** Σ over the phases per venue (Σ = totalLiquidatedUsd) */
+  byExchange: ExchangeLiquidation[]
+  /** the HVN zone whose liquidity absorbed the last phase's forced flow; non-null exactly when endedBy is stalled */
   stalledAt: { low: number; high: number } | null
-  /** why it ended: trigger at the current price, a stalled phase, or the phase limit */
-  endedBy: 'no_move' | 'stalled' | 'phase_limit'
+  endedBy: CascadeEnd
 }
 
 /**
@@ -307,6 +103,8 @@ export function simulateCascade(input: CascadeInput, options: CascadeOptions = {
   if (!(vacuumStep > 0 && vacuumStep < 1)) throw new RangeError(`vacuumStep must be in (0, 1), got ${vacuumStep}`)
 
   const direction: CascadeDirection = trigger > start ? 'up' : 'down'
+  const venues = [...(input.exchanges ?? [])]
+  for (const l of input.liquidations) if (!venues.includes(l.exchange ?? UNATTRIBUTED)) venues.push(l.exchange ?? UNATTRIBUTED)
   const result: CascadeResult = {
     startPrice: start,
     triggerPrice: trigger,
@@ -314,6 +112,7 @@ export function simulateCascade(input: CascadeInput, options: CascadeOptions = {
     phases: [],
     finalPrice: start,
     totalLiquidatedUsd: 0,
+    byExchange: venues.map((exchange) => ({ exchange, liquidatedUsd: 0 })),
     stalledAt: null,
     endedBy: 'no_move',
   }
@@ -324,7 +123,7 @@ export function simulateCascade(input: CascadeInput, options: CascadeOptions = {
   const side: LiquidationSide = direction === 'down' ? 'long' : 'short'
   const levels = input.liquidations
     .filter((l) => l.side === side && l.price > 0 && Number.isFinite(l.price) && l.notionalUsd > 0 && Number.isFinite(l.notionalUsd))
-    .map((l) => ({ u: s * l.price, usd: l.notionalUsd, coins: l.notionalUsd / l.price }))
+    .map((l) => ({ u: s * l.price, usd: l.notionalUsd, coins: l.notionalUsd / l.price, venue: venues.indexOf(l.exchange ?? UNATTRIBUTED) }))
     .sort((a, b) => a.u - b.u)
   // Positions at or behind the current price should already be gone: skip them.
   let next = 0
@@ -345,21 +144,26 @@ export function simulateCascade(input: CascadeInput, options: CascadeOptions = {
   for (let k = 1; k <= maxPhases; k++) {
     let usd = 0
     let coins = 0
+    const perVenue = venues.map(() => 0)
     while (next < levels.length && levels[next]!.u <= reach) {
-      usd += levels[next]!.usd
-      coins += levels[next]!.coins
+      const l = levels[next]!
+      usd += l.usd
+      coins += l.coins
+      perVenue[l.venue]! += l.usd
       next++
     }
     const walk = walkBook(walkFrom, coins, s, depth, zones, vacuumStep)
     const toPrice = s * walk.u
     reach = walk.u
-    const stalled = !(next < levels.length && levels[next]!.u <= reach)
-    result.phases.push({ phase: k, fromPrice, toPrice, liquidatedUsd: usd, stalled })
+    const ends = !(next < levels.length && levels[next]!.u <= reach)
+    const stalled = ends && usd > 0 && walk.zone !== null
+    result.phases.push({ phase: k, fromPrice, toPrice, liquidatedUsd: usd, byExchange: venues.map((exchange, i) => ({ exchange, liquidatedUsd: perVenue[i]! })), stalled })
     result.totalLiquidatedUsd += usd
+    perVenue.forEach((v, i) => (result.byExchange[i]!.liquidatedUsd += v))
     result.finalPrice = toPrice
-    if (stalled) {
-      result.stalledAt = walk.zone
-      result.endedBy = 'stalled'
+    if (ends) {
+      result.stalledAt = stalled ? walk.zone : null
+      result.endedBy = usd === 0 ? 'no_liquidations' : stalled ? 'stalled' : walk.absorbed ? 'book_absorbed' : 'no_further_liquidations'
       return result
     }
     fromPrice = toPrice
@@ -368,6 +172,9 @@ export function simulateCascade(input: CascadeInput, options: CascadeOptions = {
   result.endedBy = 'phase_limit'
   return result
 }
+
+/** the byExchange key of levels that carry no exchange */
+const UNATTRIBUTED = 'unattributed'
 
 interface Depth {
   /** fractional distances from mid, ascending */
@@ -409,9 +216,9 @@ function walkBook(
   depth: Depth,
   zones: ZoneState[],
   vacuumStep: number,
-): { u: number; zone: { low: number; high: number } | null } {
+): { u: number; zone: { low: number; high: number } | null; absorbed: boolean } {
   const u0 = s * from
-  if (!(coins > 0)) return { u: u0, zone: null }
+  if (!(coins > 0)) return { u: u0, zone: null, absorbed: true }
   const deepest = depth.offsets.length ? depth.offsets[depth.offsets.length - 1]! : 0
   const deepU = u0 + from * deepest
   let capU = deepU + from * vacuumStep
@@ -463,5 +270,5 @@ function walkBook(
     if (end > a) z.consumedTo = Math.max(z.consumedTo, Math.min(z.b, end))
     if (absorbed && !zone && end > z.a && end <= z.b) zone = z.zone
   }
-  return { u: end, zone }
+  return { u: end, zone, absorbed }
 }

@@ -1,6 +1,7 @@
 // Market regime of a coin over the last 24 h: trend efficiency, realized volatility against its own month, OI build-up.
 // Methodology and limits: docs/methodology.md#regime.
 
+import { EXCHANGE_IDS, type ExchangeId } from '../market/events.js'
 import { percentileRank, stdev } from './stats.js'
 
 export const REGIMES = ['trending_up', 'trending_down', 'ranging', 'high_volatility', 'squeeze'] as const
@@ -28,8 +29,12 @@ export interface RegimeHour {
   /** hour open, Unix ms */
   ts: number
   close: number
-  /** aggregate one-sided OI at the hour's close, coins */
+  /** aggregate one-sided OI at the hour's close, coins: chain-linked, so only its changes mean something */
   openInterest: number | null
+  /** venues whose perp bars entered the close */
+  exchanges?: readonly string[]
+  /** venues the OI step into this hour was measured over */
+  oiExchanges?: readonly string[]
 }
 
 export interface RegimeResult {
@@ -46,6 +51,10 @@ export interface RegimeResult {
   volPercentile: number | null
   /** log change of OI over the window */
   oiChange: number | null
+  /** venues whose closes entered the window (canonical order) */
+  exchanges: ExchangeId[]
+  /** venues the window's OI change was measured over */
+  oiExchanges: ExchangeId[]
   reason: string | null
 }
 
@@ -60,6 +69,8 @@ export function classifyRegime(coin: string, hours: readonly RegimeHour[]): Regi
     realizedVol: null,
     volPercentile: null,
     oiChange: null,
+    exchanges: [],
+    oiExchanges: [],
     reason: null,
   }
   const W = REGIME_WINDOW_HOURS
@@ -103,6 +114,8 @@ export function classifyRegime(coin: string, hours: readonly RegimeHour[]): Regi
     realizedVol: rv,
     volPercentile: pct.value,
     oiChange,
+    exchanges: venuesOf(h.slice(last - W, last + 1).map((x) => x.exchanges)),
+    oiExchanges: oiChange === null ? [] : venuesOf(h.slice(last - W + 1, last + 1).map((x) => x.oiExchanges)),
     reason: pct.value == null ? `volatility regimes not assessed: ${pct.reason}` : null,
   }
 }
@@ -111,3 +124,5 @@ function forwardFill(xs: readonly (number | null)[]): (number | null)[] {
   let prev: number | null = null
   return xs.map((x) => (prev = x != null && Number.isFinite(x) ? x : prev))
 }
+
+const venuesOf = (sets: readonly (readonly string[] | undefined)[]): ExchangeId[] => EXCHANGE_IDS.filter((e) => sets.some((s) => s?.includes(e)))

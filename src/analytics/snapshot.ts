@@ -45,6 +45,8 @@ export interface SnapshotCoinInput {
   /** price change over 24 h, percent */
   priceChange24hPct: number | null
   regime: Regime | null
+  /** venues whose closes or OI entered the regime's window */
+  regimeExchanges?: readonly ExchangeId[]
   divergence: CoinDivergence | null
   venues: readonly VenueQuote[]
 }
@@ -56,6 +58,7 @@ export interface SnapshotCoin {
   score: number
   price: number | null
   regime: Regime | null
+  regimeExchanges: ExchangeId[]
   fundingZ: number | null
   spreadZ: number | null
   oiChange24hPct: number | null
@@ -117,6 +120,7 @@ export function buildSnapshot(inputs: readonly SnapshotCoinInput[], options: Sna
       score,
       price: c.price,
       regime: c.regime,
+      regimeExchanges: [...(c.regimeExchanges ?? [])],
       fundingZ: c.fundingZ,
       spreadZ: c.spreadZ,
       oiChange24hPct: c.oiChange24hPct,

@@ -1,10 +1,13 @@
 // Inputs of the signature models, built from the hot per-coin series (src/market/series.ts), and results
 // memoized per series version: a model over weeks of history runs once per data refresh, not per request.
+import { chainLink } from '../analytics/chain-link.js'
 import { computeDivergence, divergenceLookbackMinutes, type CoinDivergence, type DivergenceMinute } from '../analytics/divergence.js'
-import type { OiBuildUpPoint } from '../analytics/liquidation-cascade.js'
+import { positionClasses, tiersInUsd, type TierTable } from '../analytics/leverage-tiers.js'
+import { estimateLiquidationLevels, type LiquidationLevel, type OiBuildUpPoint } from '../analytics/liquidation-map.js'
 import { classifyRegime, REGIME_HISTORY_HOURS, REGIME_WINDOW_HOURS, type RegimeResult } from '../analytics/regime.js'
 import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../market/bars.js'
 import type { ExchangeId } from '../market/events.js'
+import type { CoinPoint } from '../market/series.js'
 import type { MarketState } from '../market/state.js'
 import { liveSamples } from './market-data.js'
 
@@ -26,24 +29,31 @@ export function memoized<T>(market: MarketState, key: string, stamp: number, com
   return value
 }
 
-/** the coin's divergence grid: hourly points (placed at each hour's last minute) then minutes for the tail */
+/**
+ * The coin's divergence grid: hourly points (placed at each hour's last minute) then minutes for the tail. OI and
+ * funding are chain-linked over the whole grid (each step measured over the venues present at both ends), so a
+ * venue's feed gap is not a move; every minute names the venues behind each input.
+ */
 export function divergenceMinutes(market: MarketState, coin: string, now: number): DivergenceMinute[] {
   const end = floorTo(now, MINUTE_MS)
   const tailStart = floorTo(end - DIVERGENCE_MINUTE_TAIL_MS, HOUR_MS)
   const from = end - divergenceLookbackMinutes('4h') * MINUTE_MS
-  const toMinute = (p: ReturnType<typeof market.series.hours.points>[number], ts: number): DivergenceMinute => ({
+  const points: { p: CoinPoint; ts: number }[] = [
+    ...market.series.hours.points(coin, from, tailStart).map((p) => ({ p, ts: p.ts + HOUR_MS - MINUTE_MS })),
+    ...market.series.minutes.points(coin, tailStart, end).map((p) => ({ p, ts: p.ts })),
+  ]
+  const linked = chainLink(points.map(({ p }) => p.venues))
+  return points.map(({ p, ts }, i) => ({
     ts,
     price: p.close,
-    openInterest: p.openInterest,
-    fundingRate: p.funding8h,
+    openInterest: linked[i]!.oi,
+    fundingRate: linked[i]!.funding8h,
     perpBuyVolume: p.perpBuy,
     perpSellVolume: p.perpSell,
     spotBuyVolume: p.spotBuy,
     spotSellVolume: p.spotSell,
-  })
-  const hours = market.series.hours.points(coin, from, tailStart).map((p) => toMinute(p, p.ts + HOUR_MS - MINUTE_MS))
-  const minutes = market.series.minutes.points(coin, tailStart, end).map((p) => toMinute(p, p.ts))
-  return [...hours, ...minutes]
+    exchanges: { price: p.perpExchanges, perp: p.perpExchanges, spot: p.spotExchanges, openInterest: linked[i]!.oiExchanges, fundingRate: linked[i]!.fundingExchanges },
+  }))
 }
 
 export function coinDivergence(market: MarketState, coin: string, now: number): CoinDivergence {
@@ -53,16 +63,17 @@ export function coinDivergence(market: MarketState, coin: string, now: number): 
 export function coinRegime(market: MarketState, coin: string, now: number): RegimeResult {
   return memoized(market, `regime:${coin}`, floorTo(now, HOUR_MS), () => {
     const to = floorTo(now, HOUR_MS)
-    const hours = market.series.hours
-      .points(coin, to - (REGIME_HISTORY_HOURS + REGIME_WINDOW_HOURS + 1) * HOUR_MS, to)
-      .filter((p) => p.close !== null)
-      .map((p) => ({ ts: p.ts, close: p.close!, openInterest: p.openInterest }))
+    const points = market.series.hours.points(coin, to - (REGIME_HISTORY_HOURS + REGIME_WINDOW_HOURS + 1) * HOUR_MS, to)
+    const linked = chainLink(points.map((p) => p.venues))
+    const hours = points.flatMap((p, i) =>
+      p.close === null ? [] : [{ ts: p.ts, close: p.close, openInterest: linked[i]!.oi, exchanges: p.perpExchanges, oiExchanges: linked[i]!.oiExchanges }],
+    )
     return classifyRegime(coin, hours)
   })
 }
 
-/** hourly OI build-up of the last week: where positions were opened, for the liquidation map */
-export function oiBuildUp(market: MarketState, coin: string, now: number, exchange?: ExchangeId): OiBuildUpPoint[] {
+/** one venue's hourly OI build-up of the last week: where its positions were opened, for its liquidation map */
+export function oiBuildUp(market: MarketState, coin: string, now: number, exchange: ExchangeId): OiBuildUpPoint[] {
   const to = floorTo(now, HOUR_MS) + HOUR_MS
   const points = market.series.hours.points(coin, to - (CASCADE_OI_HOURS + 1) * HOUR_MS, to, exchange)
   const out: OiBuildUpPoint[] = []
@@ -70,10 +81,37 @@ export function oiBuildUp(market: MarketState, coin: string, now: number, exchan
     const p = points[i]!
     const prev = points[i - 1]!
     const price = p.vwap ?? p.close
-    if (price === null || p.openInterest === null || prev.openInterest === null) continue
-    out.push({ price, oiChangeCoins: p.openInterest - prev.openInterest, buyVolume: p.perpBuy, sellVolume: p.perpSell, low: p.low ?? price, high: p.high ?? price })
+    const oi = p.venues.oi[exchange]
+    const before = prev.venues.oi[exchange]
+    if (price === null || oi === undefined || before === undefined) continue
+    out.push({ price, oiChangeCoins: oi - before, openInterestCoins: before, buyVolume: p.perpBuy, sellVolume: p.perpSell, low: p.low ?? price, high: p.high ?? price })
   }
   return out
+}
+
+/** one venue's liquidation map and what it was built from */
+export interface VenueLiquidationMap {
+  exchange: ExchangeId
+  /** tagged with the venue, ascending by price */
+  levels: LiquidationLevel[]
+  estimatedUsd: number
+  tiers: TierTable
+  /** hours of build-up the map was estimated from */
+  hours: number
+}
+
+/** a venue's liquidation map from its own OI build-up and its own tier table, once per data refresh and hour */
+export function venueLiquidationMap(market: MarketState, coin: string, exchange: ExchangeId, now: number): VenueLiquidationMap {
+  const tiers = market.tiers.get(exchange, coin, now)
+  // keyed by source, not by fetch time: a bounded set of keys (the series version changes with every flush anyway)
+  return memoized(market, `cascade-map|${coin}|${exchange}|${tiers.source}`, floorTo(now, HOUR_MS), () => {
+    const series = oiBuildUp(market, coin, now, exchange)
+    // coin-sized tiers (OKX) are converted at the latest build-up price: stable within the hour, unlike the mark
+    const price = series.at(-1)?.price
+    const classes = positionClasses(price ? tiersInUsd(tiers, price) : tiers.unit === 'usd' ? tiers.tiers : [])
+    const levels = estimateLiquidationLevels(series, { classes }).map((l) => ({ ...l, exchange }))
+    return { exchange, levels, estimatedUsd: levels.reduce((s, l) => s + l.notionalUsd, 0), tiers, hours: series.length }
+  })
 }
 
 /** the latest composite perp close and its change from the close 24 h before that one (same minute of day) */

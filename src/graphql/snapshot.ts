@@ -6,6 +6,7 @@ import { buildOiChanges } from '../analytics/oi-changes.js'
 import { buildSnapshot, type Snapshot, type SnapshotCoinInput, type VenueQuote } from '../analytics/snapshot.js'
 import { buildSpread } from '../analytics/spread.js'
 import { buildWeightedFunding } from '../analytics/funding.js'
+import { EXCHANGE_IDS } from '../market/events.js'
 import type { Services } from '../services.js'
 import { DATA_TICK_MS } from '../market/state.js'
 import { createMarketLoaders, loadAll, markRows } from './market-data.js'
@@ -51,6 +52,7 @@ export async function computeSnapshot(services: Services, now: number): Promise<
         fundingIntervalHours: t.fundingIntervalHours,
       }
     })
+    const regime = coinRegime(market, coin, now)
     return {
       coin,
       price,
@@ -58,7 +60,8 @@ export async function computeSnapshot(services: Services, now: number): Promise<
       spreadZ: spread.zScore.value,
       oiChange24hPct: oi.aggregate.changes['24h'].pct,
       priceChange24hPct: changePct,
-      regime: coinRegime(market, coin, now).regime,
+      regime: regime.regime,
+      regimeExchanges: EXCHANGE_IDS.filter((e) => regime.exchanges.includes(e) || regime.oiExchanges.includes(e)),
       divergence: coinDivergence(market, coin, now),
       venues,
     }

@@ -12,6 +12,7 @@ import { Ingest } from './ingest.js'
 import { MarketSimulator } from './simulator/index.js'
 import { DATA_TICK_MS } from './state.js'
 import type { ReplayPlayer } from './replay/player.js'
+import { startTierRefresh } from './tiers/refresh.js'
 
 export interface MarketRuntime {
   ingest: Ingest
@@ -87,6 +88,7 @@ export async function startMarketRuntime(
       c.start()
     }
   }
+  const stopTiers = startTierRefresh(connectors, market.tiers, { now: clock, warn: (o, m) => logger.warn(o, m) })
 
   const now = () => (replay ? replay.warpedNow() : clock())
   let ticks = 0
@@ -107,6 +109,7 @@ export async function startMarketRuntime(
     async stop() {
       stopping = true
       clearInterval(timer)
+      stopTiers()
       simulator?.stop()
       await replay?.stop()
       await Promise.all(connectors.map((c) => c.stop()))

@@ -7,99 +7,10 @@ import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo, type Bar, type MarketKey, type Min
 import type { ExchangeId, MarketType } from './events.js'
 import { rowToBarValues, type CandleRow } from './store/candles.js'
 import type { MarketSample } from './store/samples.js'
+import { mergePoint, type CoinPoint } from './series-point.js'
+import { BAR_WIDTH, BUY, CLOSE, HIGH, LOW, OPEN, QUOTE, Ring, SAMPLE_WIDTH, SELL, S_INTERVAL, S_MARK, S_OI, S_RATE, S_TS, TRADES, VOLUME, orNull, type BarTrack, type SampleCell, type SampleTrack } from './series-ring.js'
 
-/** a perp sample as the series keeps it: the latest of its bucket */
-interface SampleCell {
-  ts: number
-  oi: number | null
-  mark: number | null
-  rate: number | null
-  interval: number | null
-}
-
-/** one bucket of a coin, all exchanges merged */
-export interface CoinPoint {
-  ts: number
-  /** perp close: volume-weighted across exchanges that traded (plain mean when none did) */
-  close: number | null
-  high: number | null
-  low: number | null
-  /** Σ quote / Σ volume of the perps */
-  vwap: number | null
-  perpVolume: number
-  perpBuy: number
-  perpSell: number
-  /** null when the coin has no spot market data in the bucket */
-  spotBuy: number | null
-  spotSell: number | null
-  /** Σ one-sided OI of the exchanges' latest samples (each carried forward up to 2 buckets), coins */
-  openInterest: number | null
-  /** OI-weighted funding rate normalized to 8 h */
-  funding8h: number | null
-}
-
-/**
- * Fixed-capacity buckets of one track (a market's bars, an exchange's samples), in typed arrays: a bucket lives in
- * slot (ts / bucketMs) mod capacity, so a newer bucket takes the slot of one `capacity` buckets older. Numbers
- * stay unboxed (an object per cell cost ~10 heap objects: 100 MB for the default 30 days), and nothing is
- * allocated per write.
- */
-class Ring {
-  /** bucket open time held by each slot, NaN when empty */
-  readonly held: Float64Array
-  /** `width` values per slot */
-  readonly data: Float64Array
-
-  constructor(
-    readonly capacity: number,
-    readonly width: number,
-    readonly bucketMs: number,
-  ) {
-    this.held = new Float64Array(capacity).fill(Number.NaN)
-    this.data = new Float64Array(capacity * width)
-  }
-
-  private slot(ts: number): number {
-    const i = Math.floor(ts / this.bucketMs) % this.capacity
-    return i < 0 ? i + this.capacity : i
-  }
-
-  /** offset of bucket ts's values in data, or -1 */
-  find(ts: number): number {
-    const s = this.slot(ts)
-    return this.held[s] === ts ? s * this.width : -1
-  }
-
-  /** offset for writing bucket ts (a fresh slot is NaN-filled); -1 when its slot already holds a newer bucket */
-  claim(ts: number): number {
-    const s = this.slot(ts)
-    const held = this.held[s]!
-    if (held > ts) return -1
-    const o = s * this.width
-    if (held !== ts) {
-      this.held[s] = ts
-      this.data.fill(Number.NaN, o, o + this.width)
-    }
-    return o
-  }
-}
-
-// bar track columns
-const OPEN = 0, HIGH = 1, LOW = 2, CLOSE = 3, VOLUME = 4, BUY = 5, SELL = 6, QUOTE = 7, TRADES = 8, BAR_WIDTH = 9
-// sample track columns (NaN = null)
-const S_TS = 0, S_OI = 1, S_MARK = 2, S_RATE = 3, S_INTERVAL = 4, SAMPLE_WIDTH = 5
-
-interface BarTrack {
-  exchange: ExchangeId
-  marketType: MarketType
-  ring: Ring
-}
-interface SampleTrack {
-  exchange: ExchangeId
-  ring: Ring
-}
-
-const orNull = (v: number): number | null => (Number.isNaN(v) ? null : v)
+export type { CoinPoint } from './series-point.js'
 
 class Grid {
   /** coin → its markets' bar tracks, ordered by exchange then market type */
@@ -278,63 +189,6 @@ class Grid {
       if (point) out.push(point)
     }
     return out
-  }
-}
-
-/** the bucket's point (of one exchange's markets, if given), or null when no market of the coin traded and no sample is carried */
-function mergePoint(ts: number, tracks: readonly BarTrack[], samples: Map<ExchangeId, { cell: SampleCell }>, exchange?: ExchangeId): CoinPoint | null {
-  let vol = 0, quote = 0, buy = 0, sell = 0, wClose = 0, sumClose = 0, nClose = 0, cells = 0
-  let high = -Infinity, low = Infinity
-  let spotBuy: number | null = null, spotSell: number | null = null
-  for (const t of tracks) {
-    const o = t.ring.find(ts)
-    if (o < 0) continue
-    cells++
-    if (exchange && t.exchange !== exchange) continue
-    const d = t.ring.data
-    if (t.marketType === 'spot') {
-      spotBuy = (spotBuy ?? 0) + d[o + BUY]!
-      spotSell = (spotSell ?? 0) + d[o + SELL]!
-      continue
-    }
-    const v = d[o + VOLUME]!
-    const c = d[o + CLOSE]!
-    vol += v
-    quote += d[o + QUOTE]!
-    buy += d[o + BUY]!
-    sell += d[o + SELL]!
-    wClose += c * v
-    sumClose += c
-    nClose++
-    if (d[o + HIGH]! > high) high = d[o + HIGH]!
-    if (d[o + LOW]! < low) low = d[o + LOW]!
-  }
-  if (cells === 0 && samples.size === 0) return null
-  let oi = 0, nOi = 0, wRate = 0, wOi = 0
-  for (const { cell } of samples.values()) {
-    if (cell.oi != null) {
-      oi += cell.oi
-      nOi++
-    }
-    if (cell.rate != null && cell.interval && cell.oi != null && cell.mark) {
-      const usd = cell.oi * cell.mark
-      wRate += ((cell.rate * 8) / cell.interval) * usd
-      wOi += usd
-    }
-  }
-  return {
-    ts,
-    close: nClose === 0 ? null : vol > 0 ? wClose / vol : sumClose / nClose,
-    high: nClose ? high : null,
-    low: nClose ? low : null,
-    vwap: vol > 0 ? quote / vol : null,
-    perpVolume: vol,
-    perpBuy: buy,
-    perpSell: sell,
-    spotBuy,
-    spotSell,
-    openInterest: nOi ? oi : null,
-    funding8h: wOi > 0 ? wRate / wOi : null,
   }
 }
 

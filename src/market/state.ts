@@ -8,6 +8,7 @@ import { feedStatus, type FeedStatus } from './connectors/feed-status.js'
 import { LiveMarket } from './live.js'
 import { MarketReader } from './reader.js'
 import { CoinSeries } from './series.js'
+import { TierBook } from './tiers/book.js'
 
 /** the data tick: ingest writes, the series and caches move, feed freshness is persisted this often */
 export const DATA_TICK_MS = 2000
@@ -40,6 +41,8 @@ export class MarketState {
   readonly series = new CoinSeries()
   /** the running or finished backfill, null when none was started */
   backfill: BackfillStatus | null = null
+  /** leverage tiers per venue and coin for the cascade (live when a connector fetched them) */
+  readonly tiers = new TierBook()
 
   constructor(
     private readonly db: Database,

@@ -35,6 +35,8 @@ interface Shock {
   /** extra taker flow per minute, coins */
   perpFlow?: number
   spotFlow?: number
+  /** hold the price still over the shock (a flat leg) */
+  flatPrice?: boolean
 }
 
 /**
@@ -50,7 +52,8 @@ function market(n: number, shock: Shock | null, seed = 1): DivergenceMinute[] {
   for (let i = 0; i < n; i++) {
     const inShock = shock != null && i >= n - shock.minutes
     const k = inShock ? 1 / shock!.minutes : 0
-    lp += 0.0005 * g() + k * (shock?.priceLog ?? 0)
+    const step = 0.0005 * g() + k * (shock?.priceLog ?? 0)
+    if (!(inShock && shock!.flatPrice)) lp += step
     lo += 0.0002 * g() + k * (shock?.oiLog ?? 0)
     f += 1e-6 * g() + k * (shock?.funding ?? 0)
     const perp = 10 * g() + (inShock ? (shock!.perpFlow ?? 0) : 0)
@@ -107,11 +110,62 @@ describe('computeDivergence', () => {
     expect(s.divergence).toBeCloseTo(s.legs[0].z! - s.legs[1].z!, 12)
   })
 
-  it('price falling while OI rises is bearish too; price and OI rising together is no divergence', () => {
+  it('price falling while OI rises is bearish too (new shorts); price and OI rising together is bullish (new longs)', () => {
     const down = pick(computeDivergence('BTC', market(FULL, { minutes: 60, priceLog: -0.03, oiLog: 0.03 })), 'oi_price', '1h')
-    expect(down).toMatchObject({ direction: 'bearish', active: true })
+    expect(down).toMatchObject({ direction: 'bearish', active: true, statistic: 'difference' })
     const both = pick(computeDivergence('BTC', market(FULL, { minutes: 60, priceLog: 0.03, oiLog: 0.03 })), 'oi_price', '1h')
-    expect(both).toMatchObject({ direction: 'none', active: false })
+    expect(both).toMatchObject({ direction: 'bullish', active: true, statistic: 'sum' })
+    expect(both.divergence).toBeCloseTo(both.legs[0].z! + both.legs[1].z!, 12)
+  })
+
+  // docs/methodology.md#divergence, the readings table: every quadrant with a reading must be able to fire.
+  // Shocks over the last hour: price ±3 % (≈ 7.7 σ of an hour), OI ±3 % (≈ 19 σ), funding ±1e-4 (≈ 13 σ),
+  // taker flow ±200 coins/min (≈ 150 σ); a flat leg is held still.
+  const P = 0.03
+  const F = 1e-4
+  const FLOW = 200
+  const QUADRANTS: [DivergencePair, string, Shock, 'bullish' | 'bearish' | 'none'][] = [
+    ['oi_price', 'price up, OI up: new longs', { minutes: 60, priceLog: P, oiLog: P }, 'bullish'],
+    ['oi_price', 'price up, OI down: short covering', { minutes: 60, priceLog: P, oiLog: -P }, 'bearish'],
+    ['oi_price', 'price down, OI up: new shorts', { minutes: 60, priceLog: -P, oiLog: P }, 'bearish'],
+    ['oi_price', 'price down, OI down: long liquidation', { minutes: 60, priceLog: -P, oiLog: -P }, 'bullish'],
+    ['cvd_price', 'price down, CVD up: absorption', { minutes: 60, priceLog: -P, perpFlow: FLOW }, 'bullish'],
+    ['cvd_price', 'price up, CVD down: rally without buyers', { minutes: 60, priceLog: P, perpFlow: -FLOW }, 'bearish'],
+    ['cvd_price', 'price up, CVD up: confirmation', { minutes: 60, priceLog: P, perpFlow: FLOW }, 'none'],
+    ['cvd_price', 'price down, CVD down: confirmation', { minutes: 60, priceLog: -P, perpFlow: -FLOW }, 'none'],
+    ['funding_price', 'price up, funding down: shorts fade the rally', { minutes: 60, priceLog: P, funding: -F }, 'bullish'],
+    ['funding_price', 'price down, funding down: shorts crowd in', { minutes: 60, priceLog: -P, funding: -F }, 'bullish'],
+    ['funding_price', 'price flat, funding down', { minutes: 60, flatPrice: true, funding: -F }, 'bullish'],
+    ['funding_price', 'price down, funding up: longs add into the fall', { minutes: 60, priceLog: -P, funding: F }, 'bearish'],
+    ['funding_price', 'price up, funding up: crowded longs', { minutes: 60, priceLog: P, funding: F }, 'bearish'],
+    ['funding_price', 'price flat, funding up', { minutes: 60, flatPrice: true, funding: F }, 'bearish'],
+    ['spot_perp_cvd', 'spot buying, perp selling: spot-led', { minutes: 60, spotFlow: FLOW, perpFlow: -FLOW }, 'bullish'],
+    ['spot_perp_cvd', 'spot selling, perp buying: perp-led', { minutes: 60, spotFlow: -FLOW, perpFlow: FLOW }, 'bearish'],
+    ['spot_perp_cvd', 'both buying: aligned', { minutes: 60, spotFlow: FLOW, perpFlow: FLOW }, 'none'],
+  ]
+  for (const [pair, what, shock, direction] of QUADRANTS)
+    it(`${pair}: ${what} -> ${direction}${direction === 'none' ? '' : ', active'}`, () => {
+      const s = pick(computeDivergence('BTC', market(FULL, shock)), pair, '1h')
+      expect(s.direction).toBe(direction)
+      expect(s.active).toBe(direction !== 'none')
+      if (direction !== 'none') expect(Math.abs(s.zScore!)).toBeGreaterThanOrEqual(DIVERGENCE_Z_THRESHOLD)
+      // the statistic follows the quadrant: a sum when both legs moved the same way, else a difference
+      const [za, zb] = [s.legs[0].z!, s.legs[1].z!]
+      const same = Math.abs(za) >= 0.5 && Math.abs(zb) >= 0.5 && Math.sign(za) === Math.sign(zb)
+      expect(s.statistic).toBe(same ? 'sum' : 'difference')
+      expect(s.divergence).toBeCloseTo(same ? za + zb : za - zb, 12)
+    })
+
+  it('names the venues behind each leg of the current window (union of the minutes; OI/funding: the matched venues)', () => {
+    const minutes = market(FULL, null).map((m, i, all) => ({
+      ...m,
+      exchanges: i >= all.length - 30 ? { price: ['okx', 'binance'], perp: ['binance', 'okx'], openInterest: ['bybit'], spot: [] } : { price: ['dydx'], perp: ['dydx'], openInterest: ['hyperliquid'] },
+    }))
+    const s = pick(computeDivergence('BTC', minutes), 'oi_price', '1h')
+    // the window's first minute is the price leg's start too; the other legs count the 60 minutes after it
+    expect(s.legs[0].exchanges).toEqual(['binance', 'okx', 'dydx'])
+    expect(s.legs[1].exchanges).toEqual(['bybit', 'hyperliquid'])
+    expect(pick(computeDivergence('BTC', market(FULL, null)), 'oi_price', '1h').legs[0].exchanges).toEqual([])
   })
 
   it('CVD up while price falls is bullish absorption; price up on CVD down is bearish', () => {

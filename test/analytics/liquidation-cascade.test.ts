@@ -12,12 +12,22 @@ import {
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0)
 const only10x = [{ leverage: 10, weight: 1 }]
+// Binance's isolated liquidation price with no maintenance amount: long p(1 - 1/L)/(1 - mmr), short p(1 + 1/L)/(1 + mmr)
+const L10 = (100 * 0.9) / 0.995 // 90.4522613...
+const S10 = (100 * 1.1) / 1.005 // 109.4527363...
 
 describe('liquidationPrice', () => {
-  it('long p(1 - 1/L + mmr), short p(1 + 1/L - mmr)', () => {
-    expect(liquidationPrice(100, 'long', 10, 0.005)).toBeCloseTo(90.5, 12) // 100 * (1 - 0.1 + 0.005)
-    expect(liquidationPrice(100, 'short', 10, 0.005)).toBeCloseTo(109.5, 12) // 100 * (1 + 0.1 - 0.005)
-    expect(liquidationPrice(100, 'long', 100, 0.005)).toBeCloseTo(99.5, 12) // 100 * (1 - 0.01 + 0.005)
+  it('Binance USDⓈ-M isolated: margin balance N/L + Q(P - entry) = maintenance Q·P·mmr - cum', () => {
+    expect(liquidationPrice(100, 'long', 10, 0.005)).toBeCloseTo(L10, 12)
+    expect(liquidationPrice(100, 'short', 10, 0.005)).toBeCloseTo(S10, 12)
+    expect(liquidationPrice(100, 'long', 100, 0.005)).toBeCloseTo((100 * 0.99) / 0.995, 12)
+    // Binance's worked example is BTCUSDT tier 2 (cum 50): a 0.5 BTC long at 40 000 (N 20 000) with 20x ->
+    // (20 000/20 + 50 - 20 000) / (0.5 * 0.005 - 0.5) = 38 090.45...; amount / notional = 50 / 20 000
+    const byHand = (20_000 / 20 + 50 - 0.5 * 40_000) / (0.5 * 0.005 - 0.5)
+    expect(liquidationPrice(40_000, 'long', 20, 0.005, 50 / 20_000)).toBeCloseTo(byHand, 9)
+    // and the short: (N/L + cum + Q·EP) / (Q·mmr + Q)
+    const shortByHand = (20_000 / 20 + 50 + 0.5 * 40_000) / (0.5 * 0.005 + 0.5)
+    expect(liquidationPrice(40_000, 'short', 20, 0.005, 50 / 20_000)).toBeCloseTo(shortByHand, 9)
   })
 })
 
@@ -30,11 +40,11 @@ describe('estimateLiquidationLevels', () => {
     })
     expect(levels).toHaveLength(2)
     expect(levels[0]!.side).toBe('long')
-    expect(levels[0]!.price).toBeCloseTo(90.5, 9)
-    expect(levels[0]!.notionalUsd).toBeCloseTo(7.5 * 90.5, 9) // 678.75
+    expect(levels[0]!.price).toBeCloseTo(L10, 9)
+    expect(levels[0]!.notionalUsd).toBeCloseTo(7.5 * L10, 9)
     expect(levels[1]!.side).toBe('short')
-    expect(levels[1]!.price).toBeCloseTo(109.5, 9)
-    expect(levels[1]!.notionalUsd).toBeCloseTo(2.5 * 109.5, 9) // 273.75
+    expect(levels[1]!.price).toBeCloseTo(S10, 9)
+    expect(levels[1]!.notionalUsd).toBeCloseTo(2.5 * S10, 9)
   })
 
   it('splits 50/50 without taker volumes and spreads over the default leverage mix', () => {
@@ -44,9 +54,10 @@ describe('estimateLiquidationLevels', () => {
       const coins = sum(levels.filter((l) => l.side === side).map((l) => l.notionalUsd / l.price))
       expect(coins).toBeCloseTo(5, 9)
     }
-    // 100x long: 100 * (1 - 0.01 + 0.005) = 99.5 holds 10 % of the 5 long coins
-    const l100 = levels.find((l) => l.side === 'long' && Math.abs(l.price - 99.5) < 1e-9)!
-    expect(l100.notionalUsd).toBeCloseTo(0.5 * 99.5, 9)
+    // 100x long: 100 * 0.99 / 0.995 holds 10 % of the 5 long coins
+    const p100 = (100 * 0.99) / 0.995
+    const l100 = levels.find((l) => l.side === 'long' && Math.abs(l.price - p100) < 1e-9)!
+    expect(l100.notionalUsd).toBeCloseTo(0.5 * p100, 9)
   })
 
   it('closes a proportional share on an OI decrease', () => {
@@ -63,6 +74,19 @@ describe('estimateLiquidationLevels', () => {
     expect(estimateLiquidationLevels([{ price: 100, oiChangeCoins: 10 }, { price: 100, oiChangeCoins: -20 }])).toEqual([])
   })
 
+  it('with the venue\'s OI level, a decrease closes |change| / OI of every estimate, whenever it was opened', () => {
+    // +10 opened in the window on a venue holding 1000 coins, then -50: 5 % of all positions close, so 95 % of the
+    // window's estimate stays. Without the level, -50 > 10 opened would have wiped the whole map.
+    const levels = estimateLiquidationLevels(
+      [
+        { price: 100, oiChangeCoins: 10, openInterestCoins: 990 },
+        { price: 100, oiChangeCoins: -50, openInterestCoins: 1000 },
+      ],
+      { leverageMix: only10x, bucketBps: 0 },
+    )
+    expect(levels.map((l) => l.notionalUsd / l.price)).toEqual([4.75, 4.75].map((x) => expect.closeTo(x, 9)))
+  })
+
   it('drops positions whose liquidation price a later period crossed', () => {
     // long liq 90.5, short liq 109.5; the next period trades down to 90 -> the long is gone, the short stays
     const levels = estimateLiquidationLevels(
@@ -76,7 +100,7 @@ describe('estimateLiquidationLevels', () => {
   })
 
   it('merges nearby estimates into one bucket priced at the coin-weighted mean', () => {
-    // 10x longs from 100 and 100.01: liq 90.5 and 90.50905, both inside one 10 bp bucket
+    // 10x longs from 100 and 100.01: liq 90.45226 and 90.46131, both inside one 10 bp bucket
     const levels = estimateLiquidationLevels(
       [
         { price: 100, oiChangeCoins: 2, buyVolume: 1, sellVolume: 0 },
@@ -85,8 +109,10 @@ describe('estimateLiquidationLevels', () => {
       { leverageMix: only10x },
     )
     expect(levels).toHaveLength(1)
-    expect(levels[0]!.price).toBeCloseTo((90.5 + 90.50905) / 2, 9)
-    expect(levels[0]!.notionalUsd).toBeCloseTo(2 * 90.5 + 2 * 90.50905, 9)
+    const a = L10
+    const b = (100.01 * 0.9) / 0.995
+    expect(levels[0]!.price).toBeCloseTo((a + b) / 2, 9)
+    expect(levels[0]!.notionalUsd).toBeCloseTo(2 * a + 2 * b, 9)
   })
 
   it('conserves coins when nothing is swept or closed (property)', () => {
@@ -116,10 +142,10 @@ describe('simulateCascade', () => {
     expect(r).toMatchObject({ startPrice: 100, triggerPrice: 100, finalPrice: 100, totalLiquidatedUsd: 0, stalledAt: null, endedBy: 'no_move' })
   })
 
-  it('a cascade into a wall of bids stalls in phase 1', () => {
+  it('a cascade into a wall of bids ends in phase 1, absorbed by the book (not an HVN stall: no zone to name)', () => {
     // Book mid 100, a 5000-coin bid wall 0.1 % below mid. Drop to 99 liquidates the long at 99.5 (1000 coins).
     // Walk from 99: the wall re-centred on 99 sits at 99 * 0.999 = 98.901 and absorbs all 1000 coins.
-    // The next long is at 95, not reached -> phase 1 stalls.
+    // The next long is at 95, not reached -> the cascade ends: book_absorbed, no stalled phase, stalledAt null.
     const r = simulateCascade({
       currentPrice: 100,
       triggerPrice: 99,
@@ -131,11 +157,11 @@ describe('simulateCascade', () => {
     })
     expect(r.direction).toBe('down')
     expect(r.phases).toHaveLength(1)
-    expect(r.phases[0]).toEqual({ phase: 1, fromPrice: 100, toPrice: expect.closeTo(98.901, 9), liquidatedUsd: 99_500, stalled: true })
+    expect(r.phases[0]).toEqual({ phase: 1, fromPrice: 100, toPrice: expect.closeTo(98.901, 9), liquidatedUsd: 99_500, byExchange: [{ exchange: 'unattributed', liquidatedUsd: 99_500 }], stalled: false })
     expect(r.finalPrice).toBeCloseTo(98.901, 9)
     expect(r.totalLiquidatedUsd).toBe(99_500)
     expect(r.stalledAt).toBeNull()
-    expect(r.endedBy).toBe('stalled')
+    expect(r.endedBy).toBe('book_absorbed')
   })
 
   it('walks several book levels, then the book extrapolated past its deepest level', () => {
@@ -175,11 +201,12 @@ describe('simulateCascade', () => {
       hvnZones: [{ low: 98.2, high: 98.8, volume: 100_000 }],
     })
     expect(r.phases).toEqual([
-      { phase: 1, fromPrice: 100, toPrice: expect.closeTo(98.5, 9), liquidatedUsd: 99_500, stalled: false },
-      { phase: 2, fromPrice: expect.closeTo(98.5, 9), toPrice: expect.closeTo(98.35, 9), liquidatedUsd: 49_350, stalled: true },
+      { phase: 1, fromPrice: 100, toPrice: expect.closeTo(98.5, 9), liquidatedUsd: 99_500, byExchange: [{ exchange: 'unattributed', liquidatedUsd: 99_500 }], stalled: false },
+      { phase: 2, fromPrice: expect.closeTo(98.5, 9), toPrice: expect.closeTo(98.35, 9), liquidatedUsd: 49_350, byExchange: [{ exchange: 'unattributed', liquidatedUsd: 49_350 }], stalled: true },
     ])
     expect(r.totalLiquidatedUsd).toBe(99_500 + 49_350)
     expect(r.stalledAt).toEqual({ low: 98.2, high: 98.8 })
+    expect(r.endedBy).toBe('stalled')
   })
 
   it('a cascade through an empty book runs to the phase limit', () => {
@@ -226,7 +253,42 @@ describe('simulateCascade', () => {
       book: emptyBook,
     })
     expect(r.totalLiquidatedUsd).toBe(0)
-    expect(r.phases).toEqual([{ phase: 1, fromPrice: 100, toPrice: 99, liquidatedUsd: 0, stalled: true }])
+    // phase 1 with $0 is not a stall (no zone stopped anything): the cascade says it found no position to liquidate
+    expect(r.phases).toEqual([{ phase: 1, fromPrice: 100, toPrice: 99, liquidatedUsd: 0, byExchange: [{ exchange: 'unattributed', liquidatedUsd: 0 }], stalled: false }])
+    expect(r).toMatchObject({ endedBy: 'no_liquidations', stalledAt: null })
+  })
+
+  it('keeps each venue\'s liquidations apart: per phase and in total, every listed venue, Σ = the phase / the total', () => {
+    const r = simulateCascade({
+      currentPrice: 100,
+      triggerPrice: 99,
+      liquidations: [
+        { price: 99.5, side: 'long', notionalUsd: 60_000, exchange: 'binance' },
+        { price: 99.2, side: 'long', notionalUsd: 40_000, exchange: 'okx' },
+        { price: 98.95, side: 'long', notionalUsd: 20_000, exchange: 'okx' },
+      ],
+      // no book: each phase moves the price by the 1 % vacuum step: phase 1 to 98.01 (reaching 98.95), phase 2 to 97.03
+      book: emptyBook,
+      exchanges: ['binance', 'bybit', 'okx'],
+    })
+    expect(r.phases).toHaveLength(2)
+    expect(r.endedBy).toBe('no_further_liquidations')
+    expect(r.phases[0]!.byExchange).toEqual([
+      { exchange: 'binance', liquidatedUsd: 60_000 },
+      { exchange: 'bybit', liquidatedUsd: 0 },
+      { exchange: 'okx', liquidatedUsd: 40_000 },
+    ])
+    expect(r.phases[1]!.byExchange).toEqual([
+      { exchange: 'binance', liquidatedUsd: 0 },
+      { exchange: 'bybit', liquidatedUsd: 0 },
+      { exchange: 'okx', liquidatedUsd: 20_000 },
+    ])
+    expect(r.byExchange).toEqual([
+      { exchange: 'binance', liquidatedUsd: 60_000 },
+      { exchange: 'bybit', liquidatedUsd: 0 },
+      { exchange: 'okx', liquidatedUsd: 60_000 },
+    ])
+    expect(r.totalLiquidatedUsd).toBe(120_000)
   })
 
   it('rejects non-positive prices', () => {
@@ -239,7 +301,12 @@ describe('simulateCascade', () => {
       current: fc.double({ min: 50, max: 150, noNaN: true }),
       trigger: fc.double({ min: 50, max: 150, noNaN: true }),
       liqs: fc.array(
-        fc.record({ price: fc.double({ min: 30, max: 200, noNaN: true }), side: fc.constantFrom('long' as const, 'short' as const), notionalUsd: fc.double({ min: 0, max: 1e6, noNaN: true }) }),
+        fc.record({
+          price: fc.double({ min: 30, max: 200, noNaN: true }),
+          side: fc.constantFrom('long' as const, 'short' as const),
+          notionalUsd: fc.double({ min: 0, max: 1e6, noNaN: true }),
+          exchange: fc.constantFrom('binance', 'bybit', 'okx', 'hyperliquid', 'dydx'),
+        }),
         { maxLength: 60 },
       ),
       bids: fc.array(fc.record({ price: fc.double({ min: 80, max: 99.99, noNaN: true }), size: fc.double({ min: 0, max: 5000, noNaN: true }) }), { maxLength: 30 }),
@@ -255,9 +322,10 @@ describe('simulateCascade', () => {
       liquidations: liqs,
       book: { bids, asks },
       hvnZones: zones.map(([low, w, volume]) => ({ low, high: low + w, volume })),
+      exchanges: ['binance', 'bybit', 'okx', 'hyperliquid', 'dydx'],
     }))
 
-  it('properties: at most 5 phases, total = sum of phases, prices monotone in the direction, only one side', () => {
+  it('properties: at most 5 phases, total = Σ phases = Σ by venue, prices monotone, one side, and why it ended is stated consistently', () => {
     fc.assert(
       fc.property(arbInput, (input) => {
         const r = simulateCascade(input)
@@ -287,6 +355,18 @@ describe('simulateCascade', () => {
         )
         expect(r.totalLiquidatedUsd).toBeLessThanOrEqual(reachable * (1 + 1e-12) + 1e-6)
         if (r.stalledAt) expect(input.hvnZones).toContainEqual(expect.objectContaining(r.stalledAt))
+        // per venue: each phase's venues add up to the phase, the venues' totals to the total
+        for (const p of r.phases) expect(sum(p.byExchange.map((b) => b.liquidatedUsd))).toBeCloseTo(p.liquidatedUsd, 6)
+        expect(sum(r.byExchange.map((b) => b.liquidatedUsd))).toBeCloseTo(r.totalLiquidatedUsd, 6)
+        for (const b of r.byExchange) expect(b.liquidatedUsd).toBeCloseTo(sum(r.phases.map((p) => p.byExchange.find((x) => x.exchange === b.exchange)!.liquidatedUsd)), 6)
+        // the end is explained: a stalled phase names its zone, and only then is the cascade `stalled`
+        const last = r.phases.at(-1)!
+        expect(r.stalledAt !== null).toBe(r.endedBy === 'stalled')
+        expect(last.stalled).toBe(r.endedBy === 'stalled')
+        expect(r.phases.some((p) => p.stalled && p.liquidatedUsd === 0)).toBe(false)
+        expect(r.endedBy === 'no_liquidations').toBe(r.phases[0]!.liquidatedUsd === 0)
+        if (r.endedBy === 'phase_limit') expect(r.phases).toHaveLength(MAX_CASCADE_PHASES)
+        else expect(['no_liquidations', 'stalled', 'book_absorbed', 'no_further_liquidations']).toContain(r.endedBy)
       }),
       { numRuns: 300 },
     )

@@ -23,9 +23,10 @@ function signal(pair: DivergenceSignal['pair'], zScore: number, active: boolean)
     zScore,
     active,
     divergence: zScore,
+    statistic: 'difference',
     legs: [
-      { series: 'price', change: 0, z: 0 },
-      { series: 'open_interest', change: 0, z: 0 },
+      { series: 'price', change: 0, z: 0, exchanges: [] },
+      { series: 'open_interest', change: 0, z: 0, exchanges: [] },
     ],
     points: 120,
     reason: null,

@@ -1,7 +1,8 @@
 // /v1/structure/volume-profile and /v1/signals/liquidation-cascade: both read the coin's volume at price.
-import { estimateLiquidationLevels, simulateCascade, type CascadePhase, type CascadeResult } from '../../analytics/liquidation-cascade.js'
+import { simulateCascade, type CascadePhase, type CascadeResult, type ExchangeLiquidation } from '../../analytics/liquidation-cascade.js'
+import type { TierTable } from '../../analytics/leverage-tiers.js'
 import { hvnZones, volumeProfile, type VolumeProfile, type VolumeProfileLevel } from '../../analytics/volume-profile.js'
-import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../../market/bars.js'
+import { DAY_MS, MINUTE_MS } from '../../market/bars.js'
 import { EXCHANGE_IDS, type ExchangeId, type MarketType } from '../../market/events.js'
 import { vapMerge, type Vap } from '../../market/volume-at-price.js'
 import { LOOKBACK_MS, type Lookback } from '../../analytics/ohlc.js'
@@ -10,7 +11,7 @@ import type { MarketState } from '../../market/state.js'
 import { parseRouteArgs, routeArgs } from '../args.js'
 import { builder } from '../builder.js'
 import { loadAll, loadBars, memoByVersion } from '../market-data.js'
-import { memoized, oiBuildUp } from '../signal-inputs.js'
+import { venueLiquidationMap } from '../signal-inputs.js'
 import { ExchangeNoteRef, missingExchanges, type ExchangeNote } from './common.js'
 
 interface MergedVap {
@@ -103,23 +104,48 @@ builder.queryField('volumeProfile', (t) =>
 
 // ---- liquidation cascade ----
 
+const ExchangeLiquidationRef = builder.objectRef<ExchangeLiquidation>('ExchangeLiquidation').implement({
+  description: 'Liquidated notional of one venue\'s positions, USD',
+  fields: (t) => ({ exchange: t.exposeString('exchange'), liquidatedUsd: t.exposeFloat('liquidatedUsd') }),
+})
+
 const PhaseRef = builder.objectRef<CascadePhase>('CascadePhase').implement({
   fields: (t) => ({
     phase: t.exposeInt('phase'),
     fromPrice: t.exposeFloat('fromPrice'),
     toPrice: t.exposeFloat('toPrice'),
     liquidatedUsd: t.exposeFloat('liquidatedUsd'),
-    stalled: t.exposeBoolean('stalled'),
+    byExchange: t.field({ type: [ExchangeLiquidationRef], description: 'the phase\'s liquidations per venue (Σ = liquidatedUsd), every selected venue listed', resolve: (p) => p.byExchange }),
+    stalled: t.exposeBoolean('stalled', { description: 'true only for a last phase whose forced orders an HVN zone absorbed (stalledAt)' }),
   }),
 })
 const ZoneRef = builder.objectRef<{ low: number; high: number }>('PriceZone').implement({
   fields: (t) => ({ low: t.exposeFloat('low'), high: t.exposeFloat('high') }),
 })
 
-type CascadeOut = CascadeResult & { coin: string; exchanges: string[]; liquidationLevels: number; estimatedLiquidationsUsd: number; asOf: number; missing: ExchangeNote[] }
+interface CascadeVenue extends ExchangeLiquidation {
+  estimatedLiquidationsUsd: number
+  liquidationLevels: number
+  tiers: TierTable
+}
+
+const CascadeVenueRef = builder.objectRef<CascadeVenue>('CascadeVenue').implement({
+  description: 'One venue\'s part of a cascade: what it liquidated in total, its own liquidation map, and the leverage tiers that map used',
+  fields: (t) => ({
+    exchange: t.exposeString('exchange'),
+    liquidatedUsd: t.exposeFloat('liquidatedUsd', { description: 'Σ of this venue over the phases' }),
+    estimatedLiquidationsUsd: t.exposeFloat('estimatedLiquidationsUsd', { description: 'notional of every estimated liquidation on this venue, both sides' }),
+    liquidationLevels: t.exposeInt('liquidationLevels', { description: 'this venue\'s estimated liquidation price buckets' }),
+    tierSource: t.string({ description: 'live (fetched from the venue), recorded (a shipped copy of a real venue payload) or default (documented values)', resolve: (v) => v.tiers.source }),
+    tierNote: t.string({ description: 'where the tier table comes from', resolve: (v) => v.tiers.note }),
+    tiersAsOf: t.field({ type: 'Timestamp', nullable: true, description: 'when the tier table was fetched or recorded', resolve: (v) => v.tiers.asOf }),
+  }),
+})
+
+type CascadeOut = Omit<CascadeResult, 'byExchange'> & { coin: string; exchanges: string[]; byExchange: CascadeVenue[]; liquidationLevels: number; estimatedLiquidationsUsd: number; asOf: number; missing: ExchangeNote[] }
 
 const CascadeRef = builder.objectRef<CascadeOut>('LiquidationCascade').implement({
-  description: 'Simulated liquidation cascade from the current price to a trigger price (docs/methodology.md#liquidation-cascade)',
+  description: 'Simulated liquidation cascade from the current price to a trigger price, from each venue\'s own liquidation map (docs/methodology.md#liquidation-cascade)',
   fields: (t) => ({
     coin: t.exposeString('coin'),
     exchanges: t.stringList({ description: 'exchanges whose fresh order books the forced orders walk (open-interest history and HVN zones use every selected exchange)', resolve: (c) => c.exchanges }),
@@ -128,11 +154,12 @@ const CascadeRef = builder.objectRef<CascadeOut>('LiquidationCascade').implement
     direction: t.exposeString('direction', { description: 'down or up' }),
     phases: t.field({ type: [PhaseRef], description: 'at most 5; none when the trigger is the current price', resolve: (c) => c.phases }),
     finalPrice: t.exposeFloat('finalPrice'),
-    totalLiquidatedUsd: t.exposeFloat('totalLiquidatedUsd'),
-    stalledAt: t.field({ type: ZoneRef, nullable: true, description: 'the HVN zone that absorbed the forced flow', resolve: (c) => c.stalledAt }),
-    endedBy: t.exposeString('endedBy', { description: 'no_move, stalled or phase_limit' }),
-    liquidationLevels: t.exposeInt('liquidationLevels', { description: 'estimated liquidation price buckets' }),
-    estimatedLiquidationsUsd: t.exposeFloat('estimatedLiquidationsUsd', { description: 'notional of every estimated liquidation, both sides' }),
+    totalLiquidatedUsd: t.exposeFloat('totalLiquidatedUsd', { description: 'Σ of the phases (= Σ of byExchange)' }),
+    byExchange: t.field({ type: [CascadeVenueRef], description: 'per selected venue, in exchange order: where the forced orders come from', resolve: (c) => c.byExchange }),
+    stalledAt: t.field({ type: ZoneRef, nullable: true, description: 'the HVN zone that absorbed the forced flow; set exactly when endedBy is stalled', resolve: (c) => c.stalledAt }),
+    endedBy: t.exposeString('endedBy', { description: 'no_move, no_liquidations, stalled, book_absorbed, no_further_liquidations or phase_limit' }),
+    liquidationLevels: t.exposeInt('liquidationLevels', { description: 'estimated liquidation price buckets, all venues' }),
+    estimatedLiquidationsUsd: t.exposeFloat('estimatedLiquidationsUsd', { description: 'notional of every estimated liquidation, both sides, all venues' }),
     asOf: t.field({ type: 'Timestamp', resolve: (c) => c.asOf }),
     missing: t.field({ type: [ExchangeNoteRef], resolve: (c) => c.missing }),
   }),
@@ -155,21 +182,33 @@ builder.queryField('liquidationCascade', (t) =>
       if (!marks.length || !bookList.length)
         throw unavailable(`No live ${exchange ? `${exchange} ` : ''}market data for ${coin} (a current mark price and order book are needed). Nothing was charged.`)
       const startPrice = marks.reduce((s, r) => s + r.markPrice!, 0) / marks.length
-      // the liquidation map changes only with the series (or the hour): once per data refresh, not per request
-      const liquidations = memoized(market, `cascade-levels|${coin}|${exchange ?? ''}`, floorTo(ctx.now, HOUR_MS), () => estimateLiquidationLevels(oiBuildUp(market, coin, ctx.now, exchange)))
+      // each venue's positions are liquidated by its own build-up and its own tiers: no netting across venues
+      const venues = EXCHANGE_IDS.filter((e) => !exchange || e === exchange)
+      const maps = venues.map((e) => venueLiquidationMap(market, coin, e, ctx.now))
       const merged = await coinVap(market, { coin, marketType: 'perp', start: ctx.now - DAY_MS, end: ctx.now, exchange })
       // the HVN zones depend only on the merged volume at price: computed once per memoized merge
       const zones = (merged.hvnZones ??= hvnZones(volumeProfile(merged.vap).levels))
       const result = simulateCascade({
         currentPrice: startPrice,
         triggerPrice: v.trigger_price as number,
-        liquidations,
+        liquidations: maps.flatMap((m) => m.levels),
         book: { bids: bookList.flatMap((b) => b.bids), asks: bookList.flatMap((b) => b.asks) },
         hvnZones: zones,
+        exchanges: venues,
       })
       const used = bookList.map((b) => b.exchange)
+      const byExchange = maps.map((m) => ({
+        exchange: m.exchange,
+        liquidatedUsd: result.byExchange.find((b) => b.exchange === m.exchange)?.liquidatedUsd ?? 0,
+        estimatedLiquidationsUsd: m.estimatedUsd,
+        liquidationLevels: m.levels.length,
+        tiers: m.tiers,
+      }))
       return {
-        ...result, coin, exchanges: used, liquidationLevels: liquidations.length, estimatedLiquidationsUsd: liquidations.reduce((s, l) => s + l.notionalUsd, 0), asOf: ctx.now,
+        ...result, coin, exchanges: used, byExchange,
+        liquidationLevels: maps.reduce((s, m) => s + m.levels.length, 0),
+        estimatedLiquidationsUsd: maps.reduce((s, m) => s + m.estimatedUsd, 0),
+        asOf: ctx.now,
         missing: missingExchanges('perp', used, () => `no fresh ${coin} order book`, exchange),
       }
     },

@@ -12,6 +12,7 @@ const LegRef = builder.objectRef<DivergenceLeg>('DivergenceLeg').implement({
     series: t.exposeString('series'),
     change: t.exposeFloat('change', { nullable: true, description: 'log change (price, OI), difference (funding) or net taker flow (CVD) over the window' }),
     z: t.exposeFloat('z', { nullable: true, description: 'the change standardized against the series\' own history of window changes' }),
+    exchanges: t.stringList({ description: 'venues whose data entered the current window\'s change (OI and funding: measured over the same venues at both ends of each step)', resolve: (l) => l.exchanges }),
   }),
 })
 
@@ -20,9 +21,10 @@ const SignalRef = builder.objectRef<DivergenceSignal>('DivergenceSignal').implem
     pair: t.exposeString('pair', { description: 'oi_price, cvd_price, funding_price or spot_perp_cvd' }),
     timeframe: t.exposeString('timeframe', { description: '1h or 4h' }),
     direction: t.exposeString('direction', { description: 'bullish, bearish or none' }),
-    zScore: t.exposeFloat('zScore', { nullable: true, description: 'z of the divergence (z_a - z_b) against its own history' }),
+    zScore: t.exposeFloat('zScore', { nullable: true, description: 'z of the quadrant statistic (divergence) against its own history' }),
     active: t.exposeBoolean('active', { description: '|z_score| >= 2 and a direction' }),
-    divergence: t.exposeFloat('divergence', { nullable: true }),
+    divergence: t.exposeFloat('divergence', { nullable: true, description: 'z_a + z_b when both legs move the same way, else z_a - z_b' }),
+    statistic: t.exposeString('statistic', { nullable: true, description: 'sum or difference: which combination divergence is' }),
     legs: t.field({ type: [LegRef], resolve: (s) => s.legs }),
     points: t.exposeInt('points', { description: 'history windows behind the z-score' }),
     note: t.exposeString('reason', { nullable: true }),
@@ -66,6 +68,7 @@ const SnapshotCoinRef = builder.objectRef<SnapshotCoin>('SnapshotCoin').implemen
     score: t.exposeFloat('score', { description: '0..100 composite (docs/methodology.md#snapshot)' }),
     price: t.exposeFloat('price', { nullable: true }),
     regime: t.exposeString('regime', { nullable: true }),
+    regimeExchanges: t.stringList({ description: 'venues whose closes or open interest entered the regime\'s window', resolve: (c) => c.regimeExchanges }),
     fundingZ: t.exposeFloat('fundingZ', { nullable: true }),
     spreadZ: t.exposeFloat('spreadZ', { nullable: true }),
     oiChange24hPct: t.exposeFloat('oiChange24hPct', { nullable: true }),

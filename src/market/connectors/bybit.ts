@@ -1,9 +1,10 @@
 // Bybit v5: linear USDT perpetuals (category=linear) and spot through one CCXT `bybit` instance.
 import ccxt, { type Exchange, type FundingRate } from 'ccxt'
 import type { OpenInterestEvent, TickerEvent } from '../events.js'
-import { setOption, skipCurrencies } from './ccxt-access.js'
+import { callRaw, setOption, skipCurrencies } from './ccxt-access.js'
 import { ExchangeConnector, type ConnectorOptions } from './connector.js'
 import { coinSize, num, partsFromFundingRate, tickerEvent, type MarketRef } from './mapping.js'
+import { parseBybitRiskLimit, type FetchedTiers } from './tiers.js'
 
 /** orderbook.1000.<symbol>: the deepest public ws depth (CCXT accepts 1, 50, 200, 1000). */
 const BOOK_LIMIT = 1000
@@ -116,5 +117,15 @@ export class BybitConnector extends ExchangeConnector {
         return fr ? bybitOpenInterestEvent(ref, fr.info as BybitOiRow, num(fr.timestamp) ?? now) : null
       })
       .filter((e): e is OpenInterestEvent => e !== null)
+  }
+
+  /** GET /v5/market/risk-limit (category=linear) per followed perp (one call each): tiers by USDT position value. */
+  async fetchLeverageTiers(): Promise<FetchedTiers[]> {
+    const out: FetchedTiers[] = []
+    for (const ref of this.markets().filter((r) => r.marketType === 'perp')) {
+      const tiers = parseBybitRiskLimit(await callRaw(this.ex, 'publicGetV5MarketRiskLimit', { category: 'linear', symbol: ref.id }))
+      if (tiers.length) out.push({ coin: ref.coin, tiers, unit: 'usd', note: `Bybit GET /v5/market/risk-limit (linear, ${ref.id})` })
+    }
+    return out
   }
 }

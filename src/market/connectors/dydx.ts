@@ -8,6 +8,7 @@ import { nextFundingOnGrid, num, tickerEvent, type BookDepth, type MarketRef, ty
 
 /** levels per side of the indexer's book snapshot (comlink config API_ORDERBOOK_LEVELS_PER_SIDE_LIMIT, default 100) */
 export const DYDX_BOOK_LEVELS = 100
+import { parseDydxMarginFractions, type FetchedTiers } from './tiers.js'
 
 /** dYdX v4 settles funding every hour; `nextFundingRate` is the predicted 1-hour rate. */
 export const DYDX_FUNDING_INTERVAL_HOURS = 1
@@ -171,6 +172,17 @@ export class DydxConnector extends ExchangeConnector {
       const oi = updates.get(ref.symbol)?.openInterest
       if (oi === undefined) continue
       out.push({ type: 'open_interest', exchange: 'dydx', coin: ref.coin, marketType: 'perp', ts: now, openInterest: oi })
+    }
+    return out
+  }
+
+  /** GET /v4/perpetualMarkets (one call): initialMarginFraction / maintenanceMarginFraction per followed market. */
+  async fetchLeverageTiers(): Promise<FetchedTiers[]> {
+    const byCoin = parseDydxMarginFractions(await callRaw(this.ex, 'indexerGetPerpetualMarkets'))
+    const out: FetchedTiers[] = []
+    for (const ref of this.markets()) {
+      const tiers = byCoin.get(ref.id.replace(/-USD$/, ''))
+      if (tiers) out.push({ coin: ref.coin, tiers, unit: 'usd', note: 'dYdX GET /v4/perpetualMarkets margin fractions' })
     }
     return out
   }

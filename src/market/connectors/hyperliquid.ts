@@ -5,6 +5,7 @@ import { callRaw, setOption, skipCurrencies } from './ccxt-access.js'
 import { ExchangeConnector, findByBase, type ConnectorOptions } from './connector.js'
 import { nextFundingOnGrid, num, partsFromFundingRate, tickerEvent, type BookDepth, type MarketRef, type TickerParts } from './mapping.js'
 import { sigFigBucket, type WideBookSource } from './wide-books.js'
+import { parseHyperliquidMarginTiers, type FetchedTiers } from './tiers.js'
 
 /**
  * Hyperliquid's asset-context `openInterest` is read as two-sided (Σ |position size| over all users, longs + shorts)
@@ -169,5 +170,17 @@ export class HyperliquidConnector extends ExchangeConnector {
   /** fundingHistory needs a startTime; CCXT derives it from the limit (limit hours back). */
   protected override fundingHistoryQuery(): { limit: number } {
     return { limit: 10 }
+  }
+
+  /** POST /info {"type":"meta"} (one call): each followed coin's margin table from `marginTables`. */
+  async fetchLeverageTiers(): Promise<FetchedTiers[]> {
+    const meta = await callRaw(this.ex, 'publicPostInfo', { type: 'meta' })
+    const out: FetchedTiers[] = []
+    for (const ref of this.markets()) {
+      const name = (this.ex.market(ref.symbol) as { baseName?: string }).baseName ?? ref.coin
+      const tiers = parseHyperliquidMarginTiers(meta, name)
+      if (tiers?.length) out.push({ coin: ref.coin, tiers, unit: 'usd', note: 'Hyperliquid POST /info {"type":"meta"} marginTables' })
+    }
+    return out
   }
 }

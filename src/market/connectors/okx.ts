@@ -7,6 +7,7 @@ import { callRaw, setOption, skipCurrencies } from './ccxt-access.js'
 import { ExchangeConnector, type ConnectorOptions } from './connector.js'
 import { mergeParts, num, partsFromFundingRate, partsFromTicker, tickerEvent, type MarketRef, type TickerParts } from './mapping.js'
 import type { WideBookSource } from './wide-books.js'
+import { parseOkxPositionTiers, type FetchedTiers } from './tiers.js'
 
 /** The `books` channel and GET /market/books both stop at 400 levels per side. */
 const BOOK_LIMIT = 400
@@ -214,5 +215,16 @@ export class OkxConnector extends ExchangeConnector {
   /** public/open-interest?instType=SWAP: `oi` in contracts (CCXT openInterestAmount) x ctVal = `oiCcy` coins. */
   protected pollOpenInterest(refs: MarketRef[]): Promise<OpenInterestEvent[]> {
     return this.openInterestPerMarket(this.ex, refs)
+  }
+
+  /** GET /api/v5/public/position-tiers, isolated SWAP tiers per followed coin (one call each): bounds in coins. */
+  async fetchLeverageTiers(): Promise<FetchedTiers[]> {
+    const out: FetchedTiers[] = []
+    for (const ref of this.markets().filter((r) => r.marketType === 'perp')) {
+      const body = await callRaw(this.ex, 'publicGetPublicPositionTiers', { instType: 'SWAP', tdMode: 'isolated', instFamily: okxIndexId(ref) })
+      const tiers = parseOkxPositionTiers(body, ref.contractSize)
+      if (tiers.length) out.push({ coin: ref.coin, tiers, unit: 'coin', note: `OKX GET /api/v5/public/position-tiers (SWAP, isolated, ${okxIndexId(ref)})` })
+    }
+    return out
   }
 }

@@ -111,23 +111,26 @@ const LEGS: Record<string, [string, string]> = {
   funding_price: ['price', 'funding_rate'],
   spot_perp_cvd: ['spot_cvd', 'perp_cvd'],
 }
-const SIGNAL_KEYS = ['active', 'direction', 'divergence', 'legs', 'note', 'pair', 'points', 'timeframe', 'z_score']
+const SIGNAL_KEYS = ['active', 'direction', 'divergence', 'legs', 'note', 'pair', 'points', 'statistic', 'timeframe', 'z_score']
 
-/** docs/methodology.md#divergence step 5: legs read up/down at |z| ≥ 0.5, then the table of standard readings */
-function documentedDirection(pair: string, za: number, zb: number): string {
-  const a = za >= 0.5 ? 1 : za <= -0.5 ? -1 : 0
-  const b = zb >= 0.5 ? 1 : zb <= -0.5 ? -1 : 0
-  switch (pair) {
-    case 'oi_price':
-      return (a > 0 && b < 0) || (a < 0 && b > 0) ? 'bearish' : 'none'
-    case 'cvd_price':
-      return a < 0 && b > 0 ? 'bullish' : a > 0 && b < 0 ? 'bearish' : 'none'
-    case 'funding_price':
-      return a > 0 && b < 0 ? 'bullish' : b > 0 && a <= 0 ? 'bearish' : 'none'
-    default: // spot_perp_cvd
-      return a > 0 && b < 0 ? 'bullish' : a < 0 && b > 0 ? 'bearish' : 'none'
-  }
+const moveSign = (z: number) => (z >= 0.5 ? 1 : z <= -0.5 ? -1 : 0)
+
+/**
+ * docs/methodology.md#divergence step 5: legs read up/down at |z| ≥ 0.5, then the readings table (rows: first leg
+ * down, flat, up; columns: second leg down, flat, up)
+ */
+const READINGS: Record<string, string[][]> = {
+  oi_price: [['bullish', 'none', 'bearish'], ['none', 'none', 'none'], ['bearish', 'none', 'bullish']],
+  cvd_price: [['none', 'none', 'bullish'], ['none', 'none', 'none'], ['bearish', 'none', 'none']],
+  funding_price: [['bullish', 'none', 'bearish'], ['bullish', 'none', 'bearish'], ['bullish', 'none', 'bearish']],
+  spot_perp_cvd: [['none', 'none', 'bearish'], ['none', 'none', 'none'], ['bullish', 'none', 'none']],
 }
+function documentedDirection(pair: string, za: number, zb: number): string {
+  return READINGS[pair]![moveSign(za) + 1]![moveSign(zb) + 1]!
+}
+
+/** step 4: the quadrant statistic, z_a + z_b when both legs moved the same way, else z_a − z_b */
+const quadrantSign = (za: number, zb: number) => (moveSign(za) * moveSign(zb) > 0 ? 1 : -1)
 
 /** the per-entry rules every divergence signal obeys */
 function checkSignal(coin: string, p: Json): void {
@@ -138,7 +141,8 @@ function checkSignal(coin: string, p: Json): void {
   expect(Number.isInteger(p.points) && p.points >= 0 && p.points <= 120, `${what}: points`).toBe(true)
   expect(p.legs.map((l: Json) => l.series), `${what}: legs`).toEqual(LEGS[p.pair])
   for (const l of p.legs) {
-    expect(sortedKeys(l)).toEqual(['change', 'series', 'z'])
+    expect(sortedKeys(l)).toEqual(['change', 'exchanges', 'series', 'z'])
+    expect(EXCHANGES.filter((e) => l.exchanges.includes(e)), `${what}: leg venues in exchange order`).toEqual(l.exchanges)
     expect(l.change === null || typeof l.change === 'number').toBe(true)
     expect(l.z === null || typeof l.z === 'number').toBe(true)
   }
@@ -156,8 +160,11 @@ function checkSignal(coin: string, p: Json): void {
     expect(p.direction, `${what}: no direction without both leg z`).toBe('none')
     expect(p.z_score).toBeNull()
     expect(p.divergence).toBeNull()
+    expect(p.statistic).toBeNull()
   } else {
-    expectClose(p.divergence, za - zb, 1e-12, `${what}: divergence = z_a − z_b`)
+    const sign = quadrantSign(za, zb)
+    expect(p.statistic).toBe(sign > 0 ? 'sum' : 'difference')
+    expectClose(p.divergence, za + sign * zb, 1e-12, `${what}: divergence = z_a ± z_b by quadrant`)
     expect(p.direction, `${what}: the documented reading of z_a ${za}, z_b ${zb}`).toBe(documentedDirection(p.pair, za, zb))
   }
 }
@@ -221,6 +228,27 @@ describe('GET /v1/signals/divergence (5 credits)', () => {
       expectClose(leg('spot_perp_cvd', 'perp_cvd'), perp, 1e-9, `${coin} perp CVD (spot pair)`)
       expectClose(leg('spot_perp_cvd', 'spot_cvd'), spot, 1e-9, `${coin} spot CVD`)
     }
+    // each leg names the venues behind it: traded minutes of the window (price: its first minute too), and for OI
+    // and funding the venues with a sample at both ends of a minute step inside it
+    for (const coin of ['BTC', 'SOL']) {
+      const pairs = all.find((c) => c.coin === coin)!.pairs as Json[]
+      const legVenues = (pair: string, series: string) => pairs.find((p) => p.pair === pair && p.timeframe === '1h')!.legs.find((l: Json) => l.series === series)!.exchanges
+      const q = async (text: string) => (await t.services.db.sql.query<Json>(text, [coin, s, LAST_MINUTE])).map((r) => r.exchange as string)
+      const order = (xs: string[]) => EXCHANGES.filter((e) => xs.includes(e))
+      const traded = order(await q(`SELECT DISTINCT exchange FROM candle_1m WHERE coin = $1 AND market_type = 'perp' AND ts >= $2 AND ts <= $3`))
+      const tradedAfter = order(await q(`SELECT DISTINCT exchange FROM candle_1m WHERE coin = $1 AND market_type = 'perp' AND ts > $2 AND ts <= $3`))
+      const spotAfter = order(await q(`SELECT DISTINCT exchange FROM candle_1m WHERE coin = $1 AND market_type = 'spot' AND ts > $2 AND ts <= $3`))
+      const matched = order(
+        await q(`SELECT DISTINCT a.exchange FROM market_sample a JOIN market_sample b ON b.exchange = a.exchange AND b.coin = a.coin AND b.market_type = a.market_type AND b.ts = a.ts + ${MINUTE}
+                 WHERE a.coin = $1 AND a.market_type = 'perp' AND b.ts > $2 AND b.ts <= $3 AND a.open_interest IS NOT NULL AND b.open_interest IS NOT NULL`),
+      )
+      expect(traded.length).toBeGreaterThan(0)
+      expect(legVenues('oi_price', 'price'), `${coin} price venues`).toEqual(traded)
+      expect(legVenues('cvd_price', 'cvd'), `${coin} perp CVD venues`).toEqual(tradedAfter)
+      expect(legVenues('spot_perp_cvd', 'spot_cvd'), `${coin} spot CVD venues`).toEqual(spotAfter)
+      expect(legVenues('oi_price', 'open_interest'), `${coin} OI venues`).toEqual(matched)
+      expect(legVenues('funding_price', 'funding_rate'), `${coin} funding venues`).toEqual(matched)
+    }
     // the injected rally really is in the data: SOL +4 % on −5 % OI over the last 30 minutes
     const sol = all.find((c) => c.coin === 'SOL')!.pairs[0]
     expect(sol.legs[0].change).toBeGreaterThan(0.03)
@@ -264,8 +292,9 @@ describe('GET /v1/signals/divergence (5 credits)', () => {
         expectClose(p.legs[0].z, za, 1e-6, `${coin} ${pair} price z`)
         expectClose(p.legs[1].z, zb, 1e-6, `${coin} ${pair} ${p.legs[1].series} z`)
         const [ma, mb, sa, sb] = [sum(ha) / ha.length, sum(hb) / hb.length, sd(ha), sd(hb)]
-        const hd = ha.map((x, i) => (x - ma) / sa - (hb[i]! - mb) / sb)
-        expectClose(p.z_score, z(za - zb, hd), 1e-6, `${coin} ${pair} z_score`)
+        const sign = quadrantSign(za, zb)
+        const hd = ha.map((x, i) => (x - ma) / sa + (sign * (hb[i]! - mb)) / sb)
+        expectClose(p.z_score, z(za + sign * zb, hd), 1e-6, `${coin} ${pair} z_score`)
       }
     }
   })
@@ -315,7 +344,7 @@ describe('GET /v1/signals/divergence (5 credits)', () => {
 
 const REGIMES = ['trending_up', 'trending_down', 'ranging', 'high_volatility', 'squeeze']
 const SNAPSHOT_KEYS = ['as_of', 'coins', 'computed_at', 'divergences', 'regime_distribution', 'top_arbitrage']
-const COIN_KEYS = ['active_divergences', 'coin', 'components', 'funding_z', 'oi_change_24h_pct', 'price', 'price_change_24h_pct', 'rank', 'regime', 'score', 'spread_z']
+const COIN_KEYS = ['active_divergences', 'coin', 'components', 'funding_z', 'oi_change_24h_pct', 'price', 'price_change_24h_pct', 'rank', 'regime', 'regime_exchanges', 'score', 'spread_z']
 const ARB_KEYS = ['coin', 'fees_bps', 'gross_bps', 'holding_hours', 'long_exchange', 'net_bps', 'short_exchange', 'type']
 /** docs/methodology.md#snapshot: weights, units, cap 4, normalized by 4 × Σ weights = 17 */
 const WEIGHTS = { funding: 1, spread: 0.5, oi: 1, divergence: 1, momentum: 0.75 }
@@ -406,6 +435,8 @@ describe('GET /v1/signals/snapshot (10 credits)', () => {
     const withRegime = snap.coins.filter((c: Json) => c.regime !== null)
     expect(sum(Object.values(dist) as number[])).toBe(withRegime.length)
     expect(withRegime.map((c: Json) => c.coin).sort()).toEqual(['BTC', 'SOL'])
+    // the regime names the venues whose closes or OI entered its window (every venue traded BTC and SOL); none without one
+    for (const c of snap.coins as Json[]) expect(c.regime_exchanges, c.coin).toEqual(c.regime === null ? [] : [...EXCHANGES])
     // with < 48 history windows only the trend rules and ranging apply: ER ≥ 0.5 and |net| ≥ 1 % over the last 24 hourly returns
     for (const coin of ['BTC', 'SOL']) {
       const rows = await t.services.db.sql.query<Json>(

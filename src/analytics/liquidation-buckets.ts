@@ -1,0 +1,82 @@
+// Estimated positions of one side merged into price buckets, with a heap so a period's range sweeps only the
+// buckets it crosses. Used by the liquidation map (liquidation-map.ts).
+
+export interface Bucket {
+  key: number
+  /** coins / scale */
+  units: number
+  /** sum of units x liquidation price: the bucket's price is weighted / units */
+  weighted: number
+}
+
+// Buckets of one side with a binary heap over their keys, so sweeping pops only what a period's range crossed.
+export class BucketSet {
+  buckets = new Map<number, Bucket>()
+  private heap: Bucket[] = []
+  private readonly highFirst: boolean
+  constructor(highFirst: boolean) {
+    this.highFirst = highFirst
+  }
+  add(key: number, liq: number, units: number): void {
+    let b = this.buckets.get(key)
+    if (!b) {
+      this.buckets.set(key, (b = { key, units: 0, weighted: 0 }))
+      this.push(b)
+    }
+    b.units += units
+    b.weighted += units * liq
+  }
+  /** remove buckets whose price the period reached (longs: price >= low, shorts: price <= high); returns their units */
+  sweep(reached: number): number {
+    let removed = 0
+    for (let top = this.heap[0]; top; top = this.heap[0]) {
+      const price = top.weighted / top.units
+      if (this.highFirst ? price < reached : price > reached) break
+      this.pop()
+      this.buckets.delete(top.key)
+      removed += top.units
+    }
+    return removed
+  }
+  rescale(f: number): void {
+    for (const b of this.buckets.values()) {
+      b.units *= f
+      b.weighted *= f
+    }
+  }
+  clear(): void {
+    this.buckets.clear()
+    this.heap = []
+  }
+  private before(a: Bucket, b: Bucket): boolean {
+    return this.highFirst ? a.key > b.key : a.key < b.key
+  }
+  private push(e: Bucket): void {
+    const a = this.heap
+    a.push(e)
+    let i = a.length - 1
+    while (i > 0) {
+      const p = (i - 1) >> 1
+      if (!this.before(a[i]!, a[p]!)) break
+      ;[a[i], a[p]] = [a[p]!, a[i]!]
+      i = p
+    }
+  }
+  private pop(): void {
+    const a = this.heap
+    const last = a.pop()
+    if (a.length === 0 || !last) return
+    a[0] = last
+    let i = 0
+    for (;;) {
+      const l = 2 * i + 1
+      const r = l + 1
+      let m = i
+      if (l < a.length && this.before(a[l]!, a[m]!)) m = l
+      if (r < a.length && this.before(a[r]!, a[m]!)) m = r
+      if (m === i) break
+      ;[a[i], a[m]] = [a[m]!, a[i]!]
+      i = m
+    }
+  }
+}

@@ -1,0 +1,101 @@
+// One bucket of a coin with every exchange merged, as the hot series (series.ts) hands it to the models: the
+// sums, and the per-venue values behind them so a change can be measured over the same venues at both ends
+// (src/analytics/chain-link.ts).
+import type { VenueValues } from '../analytics/chain-link.js'
+import { EXCHANGE_IDS, type ExchangeId } from './events.js'
+import { BUY, CLOSE, HIGH, LOW, QUOTE, SELL, VOLUME, type BarTrack, type SampleCell } from './series-ring.js'
+
+/** one bucket of a coin, all exchanges merged */
+export interface CoinPoint {
+  ts: number
+  /** perp close: volume-weighted across exchanges that traded (plain mean when none did) */
+  close: number | null
+  high: number | null
+  low: number | null
+  /** Σ quote / Σ volume of the perps */
+  vwap: number | null
+  perpVolume: number
+  perpBuy: number
+  perpSell: number
+  /** null when the coin has no spot market data in the bucket */
+  spotBuy: number | null
+  spotSell: number | null
+  /** Σ one-sided OI of the exchanges' latest samples (each carried forward up to 2 buckets), coins: whatever venues are present */
+  openInterest: number | null
+  /** OI-weighted funding rate normalized to 8 h, over the venues present */
+  funding8h: number | null
+  /** each venue's carried OI and funding behind the two sums above */
+  venues: VenueValues
+  /** venues whose perp bars entered close, volumes and flows (canonical order) */
+  perpExchanges: ExchangeId[]
+  /** venues whose spot bars entered spotBuy / spotSell */
+  spotExchanges: ExchangeId[]
+}
+
+/** the bucket's point (of one exchange's markets, if given), or null when no market of the coin traded and no sample is carried */
+export function mergePoint(ts: number, tracks: readonly BarTrack[], samples: Map<ExchangeId, { cell: SampleCell }>, exchange?: ExchangeId): CoinPoint | null {
+  let vol = 0, quote = 0, buy = 0, sell = 0, wClose = 0, sumClose = 0, nClose = 0, cells = 0
+  let high = -Infinity, low = Infinity
+  let spotBuy: number | null = null, spotSell: number | null = null
+  const perpExchanges: ExchangeId[] = []
+  const spotExchanges: ExchangeId[] = []
+  for (const t of tracks) {
+    const o = t.ring.find(ts)
+    if (o < 0) continue
+    cells++
+    if (exchange && t.exchange !== exchange) continue
+    const d = t.ring.data
+    if (t.marketType === 'spot') {
+      spotBuy = (spotBuy ?? 0) + d[o + BUY]!
+      spotSell = (spotSell ?? 0) + d[o + SELL]!
+      spotExchanges.push(t.exchange)
+      continue
+    }
+    const v = d[o + VOLUME]!
+    const c = d[o + CLOSE]!
+    vol += v
+    quote += d[o + QUOTE]!
+    buy += d[o + BUY]!
+    sell += d[o + SELL]!
+    wClose += c * v
+    sumClose += c
+    nClose++
+    perpExchanges.push(t.exchange)
+    if (d[o + HIGH]! > high) high = d[o + HIGH]!
+    if (d[o + LOW]! < low) low = d[o + LOW]!
+  }
+  if (cells === 0 && samples.size === 0) return null
+  let oi = 0, nOi = 0, wRate = 0, wOi = 0
+  const venues: VenueValues = { oi: {}, funding: {} }
+  for (const [venue, { cell }] of samples) {
+    if (cell.oi != null) {
+      oi += cell.oi
+      nOi++
+      venues.oi[venue] = cell.oi
+    }
+    if (cell.rate != null && cell.interval && cell.oi != null && cell.mark) {
+      const usd = cell.oi * cell.mark
+      const rate8h = (cell.rate * 8) / cell.interval
+      wRate += rate8h * usd
+      wOi += usd
+      venues.funding[venue] = { rate8h, oiUsd: usd }
+    }
+  }
+  return {
+    ts,
+    close: nClose === 0 ? null : vol > 0 ? wClose / vol : sumClose / nClose,
+    high: nClose ? high : null,
+    low: nClose ? low : null,
+    vwap: vol > 0 ? quote / vol : null,
+    perpVolume: vol,
+    perpBuy: buy,
+    perpSell: sell,
+    spotBuy,
+    spotSell,
+    openInterest: nOi ? oi : null,
+    funding8h: wOi > 0 ? wRate / wOi : null,
+    venues,
+    perpExchanges: EXCHANGE_IDS.filter((e) => perpExchanges.includes(e)),
+    spotExchanges: EXCHANGE_IDS.filter((e) => spotExchanges.includes(e)),
+  }
+}
