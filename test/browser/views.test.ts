@@ -203,7 +203,17 @@ describe.skipIf(!HAS_CHROMIUM)('market views in Chromium', () => {
     expect(await panel.getAttribute('data-state')).toBe('idle')
     await panel.getByLabel(/trigger_price/).fill('80000')
     const d = dataOf(await loadView(page, 'liquidation-cascade'))
-    expect(await page.locator('#view-liquidation-cascade tbody tr').count()).toBe(Math.max(1, d.phases.length))
+    const tables = page.locator('#view-liquidation-cascade table')
+    expect(await tables.first().locator('tbody tr').count()).toBe(Math.max(1, d.phases.length))
+    // one row per venue, with its liquidated USD and where its leverage tiers came from
+    const venues = tables.filter({ hasText: 'Per venue' }).locator('tbody tr')
+    expect(await venues.count()).toBe(d.by_exchange.length)
+    for (const [i, v] of (d.by_exchange as Row[]).entries()) {
+      const cells = await venues.nth(i).locator('th, td').allInnerTexts()
+      expect(cells[0]).toBe(v.exchange)
+      expectShown(cells[1]!, v.liquidated_usd)
+      expect(cells[4]).toContain(v.tier_source)
+    }
     for (const p of d.phases as Row[]) {
       const cells = await rowCells(page, 'liquidation-cascade', String(p.phase))
       expectShown(cells[1]!, p.from_price)

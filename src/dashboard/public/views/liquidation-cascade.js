@@ -3,7 +3,14 @@ import { dataTable, facts, h, hbars } from '../dom.js'
 import { fmtDate, fmtInt, fmtPrice, fmtUsd, timeEl } from '../format.js'
 import { MINUTE } from './kit.js'
 
-const ENDED_BY = { stalled: 'stalled', phase_limit: 'reached the phase limit', no_move: 'no move: the trigger is the current price' }
+const ENDED_BY = {
+  no_move: 'no move: the trigger is the current price',
+  no_liquidations: 'no positions liquidate on the way to the trigger',
+  stalled: 'stalled in an HVN zone',
+  book_absorbed: 'the order book absorbed the forced orders',
+  no_further_liquidations: 'the move reached no further positions',
+  phase_limit: 'reached the phase limit',
+}
 
 export default {
   id: 'liquidation-cascade',
