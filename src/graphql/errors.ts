@@ -10,9 +10,13 @@ export function toGraphQLError(e: unknown, opts: { path?: readonly (string | num
   if (!api) return withRequestErrorCode(original as GraphQLError) // a GraphQL validation/parse error: already safe to show
   return new GraphQLError(api.detail, {
     path: opts.path ?? (e instanceof GraphQLError ? e.path : undefined),
-    extensions: { code: api.code, ...(opts.httpStatus ? { http: { status: api.status } } : {}), status: api.status, ...api.extra },
+    extensions: { code: api.code, ...(opts.httpStatus ? { http: httpOf(api) } : {}), status: api.status, ...api.extra },
   })
 }
+
+/** the HTTP status yoga answers with, and Retry-After where the error says when to come back (an unreachable store) */
+const httpOf = (api: ApiError) =>
+  typeof api.extra.retry_after === 'number' ? { status: api.status, headers: { 'Retry-After': String(api.extra.retry_after) } } : { status: api.status }
 
 /** the ApiError behind a GraphQL error (REST maps it back to problem+json) */
 export function apiErrorOf(e: GraphQLError): ApiError {

@@ -65,6 +65,8 @@ describe('store timeouts on PostgreSQL', () => {
         expect(ms, `${path} answered after ${Math.round(ms)} ms`).toBeLessThan(BOUND_MS + 1500)
       }
       const g = await fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${a.apiKey}` }, body: '{"query":"{ exchanges { id } }"}', signal: AbortSignal.timeout(8000) })
+      expect(g.status).toBe(503)
+      expect(g.headers.get('retry-after')).toMatch(/^[1-9]\d*$/)
       const body = (await g.json()) as { data?: unknown; errors: { extensions: { code: string } }[] }
       expect(body.errors[0]!.extensions.code).toBe('unavailable')
       expect(body.data ?? null).toBeNull()

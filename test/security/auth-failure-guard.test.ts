@@ -3,7 +3,7 @@
 // a valid key is never refused because of what other clients behind the same address did; invalid keys are still
 // stopped after AUTH_FAILURE_LIMIT per minute. Every 429 carries Retry-After, the RateLimit headers, and (for a
 // valid key) the same X-Credits-Remaining as other answers.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startTestService, type TestService } from '../helpers/service.js'
 import { assertProblemShape, balanceOf, chargeRowsOf, sleep } from './support.js'
 
@@ -16,14 +16,41 @@ describe('failed-authentication guard (AUTH_FAILURE_LIMIT=30, the default)', () 
   })
   afterAll(() => t?.close())
 
-  it('120 concurrent valid requests from one address are all answered 200 and each charged once', async () => {
+  it('120 valid requests in flight at once from one address are all answered 200 and each charged once', async () => {
     const a = await t.signup()
-    const all = await Promise.all(Array.from({ length: 120 }, () => t.get('/v1/markets/exchanges', a.apiKey)))
+    const warm = await t.get('/v1/markets/exchanges', a.apiKey) // the key is now in the short-lived auth cache
+    expect(warm.status).toBe(200)
+    await warm.arrayBuffer()
+    // hold the charges: every request gets as far as its charge and waits there, so all 120 are in flight together
+    let release!: () => void
+    const gate = new Promise<void>((r) => (release = r))
+    const charges = t.services.charges
+    const charge = charges.charge.bind(charges)
+    const held = vi.spyOn(charges, 'charge').mockImplementation(async (c) => {
+      await gate
+      return charge(c)
+    })
+    let arrived = 0
+    const allArrived = new Promise<void>((resolve) => {
+      const onRequest = () => {
+        if (++arrived === 120) {
+          t.server.off('request', onRequest)
+          resolve()
+        }
+      }
+      t.server.on('request', onRequest)
+    })
+    const pending = Promise.all(Array.from({ length: 120 }, () => t.get('/v1/markets/exchanges', a.apiKey)))
+    await allArrived
+    await new Promise((r) => setImmediate(r))
+    release()
+    const all = await pending
+    held.mockRestore()
     const statuses = all.map((r) => r.status)
     for (const r of all) await r.arrayBuffer()
     expect(statuses.filter((s) => s !== 200), `statuses: ${statuses.join(',')}`).toEqual([])
-    expect(await balanceOf(t, a.accountId)).toBe(a.credits - 120)
-    expect(await chargeRowsOf(t, a.accountId)).toEqual({ n: 120, sum: 120 })
+    expect(await balanceOf(t, a.accountId)).toBe(a.credits - 121)
+    expect(await chargeRowsOf(t, a.accountId)).toEqual({ n: 121, sum: 121 })
   })
 
   it('after another client at the same address used up the failure budget, invalid keys get 429 but a valid key is still served, under load too', async () => {
