@@ -6,7 +6,7 @@ import { ApiError, toApiError } from './errors.js'
 import { schema } from './graphql/schema/index.js'
 import { createGraphQL } from './graphql/yoga.js'
 import { bodyLimit } from './http/body-limit.js'
-import { corsFor } from './http/cors.js'
+import { corsByPath } from './http/cors.js'
 import { createMetrics, type Metrics } from './http/metrics.js'
 import { opsRouter } from './http/ops-routes.js'
 import { requestFront } from './http/request-front.js'
@@ -64,8 +64,7 @@ export function createApp(services: Services, metrics: Metrics = createMetrics()
   )
   app.use(bodyLimit())
   // preflights are answered here, before any limiter or key check (a browser sends no Authorization on them)
-  app.use(CORS_GET_PATHS, corsFor(config.CORS_ORIGINS, ['GET', 'HEAD']))
-  app.use('/graphql', corsFor(config.CORS_ORIGINS, ['GET', 'POST']))
+  app.use(corsByPath(config.CORS_ORIGINS, CORS_GET_PATHS, '/graphql'))
 
   // the metered analytics routes first: they are the hot path, and no other route shares their paths
   app.use(['/v1', '/graphql'], authFailures.gate, perKeyLimiter(config.RATE_LIMIT_RPS, services.auth))

@@ -19,3 +19,16 @@ export function corsFor(origins: readonly string[], methods: readonly string[]):
     optionsSuccessStatus: 204,
   })
 }
+
+/** one middleware for every CORS path: a set lookup per request instead of a router layer per path */
+export function corsByPath(origins: readonly string[], getPaths: readonly string[], graphqlPath: string): RequestHandler {
+  const get = corsFor(origins, ['GET', 'HEAD'])
+  const graphql = corsFor(origins, ['GET', 'POST'])
+  const paths = new Set(getPaths.map((p) => p.toLowerCase()))
+  return (req, res, next) => {
+    const path = (req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path).toLowerCase()
+    if (paths.has(path)) return get(req, res, next)
+    if (path === graphqlPath) return graphql(req, res, next)
+    next()
+  }
+}
