@@ -1,10 +1,31 @@
 // The environment, validated once. Every setting the service reads is here, with its default (see .env.example).
 import fs from 'node:fs'
+import net from 'node:net'
 import path from 'node:path'
 import { z } from 'zod'
 import { MarketSourceError, parseMarketSource } from './market/connectors/source.js'
 
 const intFrom = (def: number, min = 0) => z.coerce.number().int().min(min).default(def)
+const list = (v: string) => v.split(',').map((x) => x.trim()).filter(Boolean)
+
+/** Express's named ranges, an IP address, or a CIDR block (what proxy-addr, behind `trust proxy`, accepts) */
+const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal']
+const isProxySpec = (v: string) => {
+  if (PROXY_NAMES.includes(v)) return true
+  const [addr, bits, ...rest] = v.split('/')
+  const kind = net.isIP(addr ?? '')
+  if (!kind || rest.length) return false
+  return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (kind === 4 ? 32 : 128))
+}
+const isOrigin = (v: string) => {
+  if (v === '*') return true
+  try {
+    const u = new URL(v)
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.origin === v
+  } catch {
+    return false
+  }
+}
 
 const EnvSchema = z.object({
   PORT: intFrom(8080),
@@ -37,8 +58,30 @@ const EnvSchema = z.object({
   /** tolerance for the Stripe-Signature timestamp, seconds */
   STRIPE_WEBHOOK_TOLERANCE: intFrom(300, 1),
   RATE_LIMIT_RPS: z.coerce.number().min(0).default(50),
-  /** failed authentications per client IP per minute before 429 (key brute-force guard) */
+  /** failed authentications per client address per minute before 429 (key brute-force guard) */
   AUTH_FAILURE_LIMIT: intFrom(30),
+  /** signups per client address per hour (0 = off) */
+  SIGNUP_LIMIT: intFrom(5),
+  /** proxies whose X-Forwarded-For is believed: addresses, CIDR blocks or loopback/linklocal/uniquelocal; empty = none */
+  TRUST_PROXY: z
+    .string()
+    .default('')
+    .transform(list)
+    .refine((v) => v.every(isProxySpec), { message: 'TRUST_PROXY must be a comma-separated list of IP addresses, CIDR blocks, or loopback, linklocal, uniquelocal' }),
+  /** origins a browser may call the API from (CORS); * = any. Credentials (cookies) are never allowed */
+  CORS_ORIGINS: z
+    .string()
+    .default('*')
+    .transform(list)
+    .refine((v) => v.length > 0 && v.every(isOrigin), { message: 'CORS_ORIGINS must be * or a comma-separated list of origins such as https://app.example.com' }),
+  /** when set, /metrics requires "Authorization: Bearer <token>"; unset, /metrics answers loopback clients only */
+  METRICS_TOKEN: z
+    .string()
+    .optional()
+    .transform((v) => (v === '' ? undefined : v))
+    .refine((v) => v === undefined || v.length >= 16, { message: 'METRICS_TOKEN must be at least 16 characters' }),
+  /** the most a store statement, a lock wait or a connection wait may take, ms (PostgreSQL) */
+  STORE_TIMEOUT_MS: intFrom(5000, 100),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** credits the demo account starts with (only created when the store has no account) */
   DEMO_CREDITS: intFrom(100_000),
@@ -48,7 +91,7 @@ export type Env = z.infer<typeof EnvSchema>
 
 export interface Config extends Env {
   /** where the store lives: an embedded PGlite directory, in-memory PGlite, or a PostgreSQL URL */
-  store: { kind: 'pglite'; dir: string | null } | { kind: 'postgres'; url: string }
+  store: { kind: 'pglite'; dir: string | null } | { kind: 'postgres'; url: string; /** STORE_TIMEOUT_MS */ timeoutMs?: number }
 }
 
 export class ConfigError extends Error {}
@@ -71,7 +114,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.DATABASE_URL?.startsWith('pglite:')) {
     const where = e.DATABASE_URL.slice('pglite:'.length)
     store = { kind: 'pglite', dir: where === 'memory' ? null : path.resolve(where) }
-  } else if (e.DATABASE_URL) store = { kind: 'postgres', url: e.DATABASE_URL }
+  } else if (e.DATABASE_URL) store = { kind: 'postgres', url: e.DATABASE_URL, timeoutMs: e.STORE_TIMEOUT_MS }
   else store = { kind: 'pglite', dir: path.resolve(e.DATA_DIR, 'pglite') }
   return { ...e, store }
 }

@@ -79,25 +79,52 @@ export const insufficientCredits = (required: number, remaining: number) =>
 
 export const unavailable = (detail: string) => new ApiError('unavailable', detail)
 
-/** Errors from the store's drivers (connection refused, terminated, pool closed) mean the store is unreachable. */
+// SQLSTATE classes that mean "the store cannot serve this now", whatever the statement: 08 connection exception,
+// 53 insufficient resources (53300 too many connections), 57 operator intervention (57014 statement timeout,
+// 57P01 terminated, 57P04 database dropped), 58 system error. Single codes: 3D000 database does not exist,
+// 55P03 lock not available (lock_timeout), 40001/40P01 serialization failure and deadlock (safe to retry),
+// 25P03 idle-in-transaction timeout.
+const UNAVAILABLE_SQLSTATE_CLASSES = ['08', '53', '57', '58']
+const UNAVAILABLE_SQLSTATES = ['3D000', '55P03', '40001', '40P01', '25P03']
+// Node's socket errors, and Prisma's codes for an unreachable, missing or timed-out database (P1001 can't reach,
+// P1002 timed out, P1003 database does not exist, P1008 operation timed out, P1017 connection closed,
+// P2024 timed out waiting for a pooled connection, P2034 write conflict or deadlock)
+const UNAVAILABLE_CODES = ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'P1001', 'P1002', 'P1003', 'P1008', 'P1017', 'P2024', 'P2034']
+// the driver adapters' own kinds for the same conditions (@prisma/driver-adapter-utils)
+const UNAVAILABLE_KINDS = ['DatabaseNotReachable', 'DatabaseDoesNotExist', 'ConnectionClosed', 'TooManyConnections', 'SocketTimeout', 'TransactionWriteConflict']
+const UNAVAILABLE_MESSAGE =
+  /Connection terminated|Cannot use a pool after calling end|connect ECONNREFUSED|Client has encountered a connection error|PGlite is closed|database system is shutting down|timeout exceeded when trying to connect|Query read timeout|Can't reach database|canceling statement due to (statement|lock) timeout|database "[^"]*" does not exist|too many clients/i
+
+const isSqlState = (code: string) => /^[0-9A-Z]{5}$/.test(code)
+
+/** Errors from the store's drivers (connection refused or lost, database gone, timeouts, lock waits) mean the store cannot serve now. */
 export function isStoreUnavailable(e: unknown): boolean {
   const seen = new Set<unknown>()
-  let cur: unknown = e
-  while (cur && typeof cur === 'object' && !seen.has(cur)) {
+  const queue: unknown[] = [e]
+  while (queue.length) {
+    const cur = queue.shift()
+    if (!cur || typeof cur !== 'object' || seen.has(cur)) continue
     seen.add(cur)
-    const err = cur as { code?: unknown; message?: unknown; cause?: unknown; kind?: unknown }
-    const code = typeof err.code === 'string' ? err.code : ''
-    const msg = typeof err.message === 'string' ? err.message : ''
-    if (['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006', 'P1001', 'P1002', 'P1017', 'P2024'].includes(code)) return true
-    if (/Connection terminated|Cannot use a pool after calling end|connect ECONNREFUSED|Client has encountered a connection error|PGlite is closed|database system is shutting down|timeout exceeded when trying to connect|Can't reach database/i.test(msg)) return true
-    cur = err.cause
+    const err = cur as { code?: unknown; message?: unknown; cause?: unknown; kind?: unknown; originalCode?: unknown; meta?: { driverAdapterError?: unknown } }
+    for (const c of [err.code, err.originalCode]) {
+      if (typeof c !== 'string') continue
+      if (UNAVAILABLE_CODES.includes(c) || UNAVAILABLE_SQLSTATES.includes(c)) return true
+      if (isSqlState(c) && UNAVAILABLE_SQLSTATE_CLASSES.includes(c.slice(0, 2))) return true
+    }
+    if (typeof err.kind === 'string' && UNAVAILABLE_KINDS.includes(err.kind)) return true
+    if (typeof err.message === 'string' && UNAVAILABLE_MESSAGE.test(err.message)) return true
+    queue.push(err.cause, err.meta?.driverAdapterError)
   }
   return false
 }
 
+/** seconds a caller should wait before retrying a 503 from the store */
+export const STORE_RETRY_AFTER_S = 5
+
 /** Any error → ApiError; unknown failures become 503 when the store is down, else a generic 500 (never leaked). */
 export function toApiError(e: unknown): ApiError {
   if (e instanceof ApiError) return e
-  if (isStoreUnavailable(e)) return unavailable('The data store is unreachable; nothing was charged. Retry shortly.')
+  if (isStoreUnavailable(e))
+    return new ApiError('unavailable', 'The data store is unreachable or did not answer in time; nothing was charged. Retry shortly.', { retry_after: STORE_RETRY_AFTER_S })
   return new ApiError('internal', 'An unexpected error occurred; nothing was charged. It has been logged with this request id.')
 }

@@ -5,13 +5,16 @@ import { dashboardRouter } from './dashboard/router.js'
 import { ApiError, toApiError } from './errors.js'
 import { schema } from './graphql/schema/index.js'
 import { createGraphQL } from './graphql/yoga.js'
+import { bodyLimit } from './http/body-limit.js'
+import { corsByPath } from './http/cors.js'
 import { createMetrics, type Metrics } from './http/metrics.js'
+import { opsRouter } from './http/ops-routes.js'
 import { requestFront } from './http/request-front.js'
 import { recordHeaders } from './http/security-headers.js'
 import { accountRouter } from './rest/account-routes.js'
 import { sendProblem } from './rest/envelope.js'
 import { openApiDocument } from './rest/openapi.js'
-import { authFailureLimiter, perKeyLimiter } from './rest/rate-limit.js'
+import { authFailureGuard, perKeyLimiter } from './rest/rate-limit.js'
 import { ROUTES } from './rest/routes.js'
 import { analyticsRouter } from './rest/shim.js'
 import type { Services } from './services.js'
@@ -28,12 +31,18 @@ const KNOWN: [RegExp, string[]][] = [
   [/^\/dashboard\/?$/, ['GET']],
 ]
 
+/** the /v1 paths a browser may call with GET (analytics and the caller's own account, keys and usage) */
+const CORS_GET_PATHS = [...ROUTES.map((r) => r.path), '/v1/account', '/v1/account/usage', '/v1/auth/keys']
+
 export function createApp(services: Services, metrics: Metrics = createMetrics()) {
+  const { config } = services
   const app = express()
   app.disable('x-powered-by')
   app.set('etag', false)
-  app.set('trust proxy', 'loopback')
+  // X-Forwarded-For is believed only from the proxies TRUST_PROXY names (default none: the socket's address)
+  app.set('trust proxy', config.TRUST_PROXY.length ? config.TRUST_PROXY : false)
   app.set('query parser', 'simple')
+  const authFailures = authFailureGuard(config.AUTH_FAILURE_LIMIT, services.auth)
 
   // GraphiQL (and the dashboard) run inline scripts from our own origin; everything else gets helmet's strict defaults
   const strict = recordHeaders(helmet())
@@ -50,35 +59,18 @@ export function createApp(services: Services, metrics: Metrics = createMetrics()
       metrics,
       headersFor: (req) => (req.path === '/graphql' || req.path.startsWith('/dashboard') ? explorer : strict),
       quietPaths: ['/healthz', '/metrics'],
+      onFinish: authFailures.observe,
     }),
   )
+  app.use(bodyLimit())
+  // preflights are answered here, before any limiter or key check (a browser sends no Authorization on them)
+  app.use(corsByPath(config.CORS_ORIGINS, CORS_GET_PATHS, '/graphql'))
 
   // the metered analytics routes first: they are the hot path, and no other route shares their paths
-  app.use(['/v1', '/graphql'], authFailureLimiter(services.config.AUTH_FAILURE_LIMIT), perKeyLimiter(services.config.RATE_LIMIT_RPS))
+  app.use(['/v1', '/graphql'], authFailures.gate, perKeyLimiter(config.RATE_LIMIT_RPS, services.auth))
   app.use(analyticsRouter(services, schema))
   app.use(accountRouter(services))
-
-  app.get('/healthz', async (_req, res) => {
-    const b = services.market.backfill
-    const backfill = b && {
-      percent: Math.round(services.market.backfillPercent() * 10) / 10,
-      done: b.done,
-      complete_from: b.completeFrom,
-      window_from: b.windowFrom,
-      window_to: b.windowTo,
-      chunks: b.chunks,
-      chunks_done: b.chunksDone,
-    }
-    try {
-      await services.db.sql.query('SELECT 1')
-      res.json({ status: 'ok', store: services.db.kind, backfill })
-    } catch {
-      res.status(503).json({ status: 'unavailable', store: services.db.kind, backfill })
-    }
-  })
-  app.get('/metrics', async (_req, res) => {
-    res.set('Content-Type', metrics.registry.contentType).end(await metrics.registry.metrics())
-  })
+  app.use(opsRouter(services, metrics, authFailures.gateFor))
   const openapi = JSON.stringify(openApiDocument(services))
   app.get('/openapi.json', (_req, res) => res.type('json').end(openapi))
   app.use(dashboardRouter())

@@ -9,8 +9,17 @@ describe('configuration', () => {
     expect([c.PORT, c.HOST, c.MARKET_SOURCE, c.BACKFILL_DAYS, c.TRIAL_CREDITS, c.RATE_LIMIT_RPS, c.STRIPE_WEBHOOK_SECRET]).toEqual([8080, '127.0.0.1', 'simulator', 30, 1000, 50, undefined])
   })
 
+  it('proxies, origins and limits: defaults and lists', () => {
+    const d = loadConfig({})
+    expect([d.TRUST_PROXY, d.CORS_ORIGINS, d.METRICS_TOKEN, d.SIGNUP_LIMIT, d.STORE_TIMEOUT_MS]).toEqual([[], ['*'], undefined, 5, 5000])
+    const c = loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8,::1', CORS_ORIGINS: 'https://a.example,http://localhost:5173' })
+    expect(c.TRUST_PROXY).toEqual(['loopback', '10.0.0.0/8', '::1'])
+    expect(c.CORS_ORIGINS).toEqual(['https://a.example', 'http://localhost:5173'])
+  })
+
   it('a postgres URL switches the store; pglite:memory is in memory', () => {
-    expect(loadConfig({ DATABASE_URL: 'postgres://u@h:5432/db' }).store).toEqual({ kind: 'postgres', url: 'postgres://u@h:5432/db' })
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@h:5432/db' }).store).toEqual({ kind: 'postgres', url: 'postgres://u@h:5432/db', timeoutMs: 5000 })
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@h:5432/db', STORE_TIMEOUT_MS: '1500' }).store).toEqual({ kind: 'postgres', url: 'postgres://u@h:5432/db', timeoutMs: 1500 })
     expect(loadConfig({ DATABASE_URL: 'pglite:memory' }).store).toEqual({ kind: 'pglite', dir: null })
   })
 
@@ -20,6 +29,12 @@ describe('configuration', () => {
     [{ RATE_LIMIT_RPS: '-1' }, /RATE_LIMIT_RPS/],
     [{ MARKET_SOURCE: 'binance,kraken' }, /MARKET_SOURCE: unknown source "kraken"/],
     [{ MARKET_SOURCE: 'simulator,okx' }, /MARKET_SOURCE/],
+    [{ TRUST_PROXY: 'true' }, /TRUST_PROXY/],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, /TRUST_PROXY/],
+    [{ CORS_ORIGINS: 'app.example.com' }, /CORS_ORIGINS/],
+    [{ CORS_ORIGINS: 'https://app.example.com/path' }, /CORS_ORIGINS/],
+    [{ METRICS_TOKEN: 'short' }, /METRICS_TOKEN/],
+    [{ STORE_TIMEOUT_MS: '10' }, /STORE_TIMEOUT_MS/],
   ])('refuses %j with a message naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError)
     expect(() => loadConfig(env)).toThrow(message)

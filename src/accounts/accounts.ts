@@ -3,6 +3,7 @@ import { z } from 'zod'
 import type { Database } from '../store/database.js'
 import { ApiError, invalidParameter } from '../errors.js'
 import { generateKey } from './api-keys.js'
+import { normalizeEmail } from './email.js'
 
 export interface KeyInfo {
   id: string
@@ -32,14 +33,15 @@ export async function signup(db: Database, rawEmail: unknown, trialCredits: numb
   const key = generateKey()
   try {
     return await db.prisma.$transaction(async (tx) => {
-      const account = await tx.account.create({ data: { email, credits: trialCredits } })
+      const account = await tx.account.create({ data: { email, emailNormalized: normalizeEmail(email), credits: trialCredits } })
       if (trialCredits > 0)
         await tx.creditLedger.create({ data: { accountId: account.id, delta: trialCredits, balanceAfter: trialCredits, kind: 'signup' } })
       const created = await tx.apiKey.create({ data: { accountId: account.id, name: 'default', prefix: key.prefix, hash: key.hash } })
       return { accountId: account.id, keyId: created.id, apiKey: key.secret, credits: account.credits, email }
     })
   } catch (e) {
-    if ((e as { code?: string }).code === 'P2002') throw new ApiError('conflict', 'An account with this email already exists.', { parameter: 'email' })
+    if ((e as { code?: string }).code === 'P2002')
+      throw new ApiError('conflict', 'An account with this email already exists (addresses are compared without case, without a +tag, and for Gmail without dots).', { parameter: 'email' })
     throw e
   }
 }

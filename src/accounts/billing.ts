@@ -22,12 +22,18 @@ export const MAX_CREDITS_PER_EVENT = 100_000_000
 export function verifyWebhook(rawBody: Buffer | string, signature: string | undefined, secret: string | undefined, toleranceSeconds: number, nowMs?: number) {
   if (!secret) throw unavailable('Webhooks are refused: STRIPE_WEBHOOK_SECRET is not configured on this service.')
   if (!signature) throw invalidParameter('Stripe-Signature', 'The Stripe-Signature header is missing.')
+  let event
   try {
     // the library's own verification: HMAC-SHA256 over "<t>.<body>", constant-time compare, timestamp tolerance
-    return Stripe.webhooks.constructEvent(rawBody, signature, secret, toleranceSeconds, undefined, nowMs) as unknown as { id: string; type: string; data: { object: Record<string, unknown> } }
+    event = Stripe.webhooks.constructEvent(rawBody, signature, secret, toleranceSeconds, undefined, nowMs) as unknown as { id: string; type: string; data: { object: Record<string, unknown> } }
   } catch (e) {
     throw invalidParameter('Stripe-Signature', `Webhook signature verification failed: ${(e as Error).message.split('\n')[0]}`)
   }
+  // the library bounds only a timestamp's age: a signature dated ahead of now could be replayed until that date
+  const signedAt = Number(/(?:^|,)\s*t=(\d+)/.exec(signature)?.[1])
+  if (signedAt * 1000 > (nowMs ?? Date.now()) + toleranceSeconds * 1000)
+    throw invalidParameter('Stripe-Signature', `Webhook signature verification failed: the timestamp is more than ${toleranceSeconds} s in the future.`)
+  return event
 }
 
 /** Stripe event ids are short printable tokens (evt_…) */

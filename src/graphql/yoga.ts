@@ -4,6 +4,7 @@ import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor'
 import type { GraphQLSchema } from 'graphql'
 import { createYoga, type Plugin } from 'graphql-yoga'
 import type { ServerResponse } from 'node:http'
+import { BODY_LIMIT_BYTES } from '../http/body-limit.js'
 import { COST_TABLE } from '../rest/shim.js'
 import type { Services } from '../services.js'
 import { createContext, type RequestContext } from './context.js'
@@ -38,6 +39,11 @@ export function createGraphQL(services: Services, schema: GraphQLSchema) {
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
+    // CORS is answered in front of yoga (src/http/cors.ts): yoga's own default reflects any origin with credentials
+    cors: false,
+    // the same 16 kB as every other route, enforced while the body streams in (a declared length is refused earlier)
+    maxRequestBodySize: BODY_LIMIT_BYTES,
+    multipart: false,
     // the explorer's bundle (tens of MB in memory) is loaded when a browser first asks for it
     renderGraphiQL: async (opts) => (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(opts),
     graphiql: {

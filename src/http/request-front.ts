@@ -2,7 +2,7 @@
 // the security headers, and — when it finishes — its log line and its latency metric. (Separate middlewares
 // with a listener each were a measurable share of a cheap analytics call; docs/performance.md.)
 import { randomUUID } from 'node:crypto'
-import type { Request, RequestHandler } from 'express'
+import type { Request, RequestHandler, Response } from 'express'
 import type { Logger } from 'pino'
 import type { Metrics } from './metrics.js'
 import { logRequest } from './request-log.js'
@@ -16,6 +16,8 @@ export interface FrontOptions {
   headersFor(req: Request): ReadonlyArray<readonly [string, string]>
   /** paths whose successes are never logged (health checks, scrapes) */
   quietPaths?: readonly string[]
+  /** also called when a request finishes (the failed-authentication counter), from the same listener */
+  onFinish?: (req: Request, res: Response) => void
 }
 
 export function requestFront(opts: FrontOptions): RequestHandler {
@@ -34,6 +36,7 @@ export function requestFront(opts: FrontOptions): RequestHandler {
       done = true
       const seconds = (performance.now() - start) / 1000
       opts.metrics.observe(req, res, seconds)
+      opts.onFinish?.(req, res)
       logRequest(opts.logger, req, res, seconds, quiet.has(req.path))
     }
     res.once('finish', finish)

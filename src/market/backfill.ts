@@ -89,12 +89,15 @@ export async function runBackfill(opts: {
   for (const [i, c] of chunks.entries()) {
     if (opts.aborted?.()) break
     const ingest = new Ingest({ db: opts.db, market: opts.market, logger: opts.logger, sampleEveryMs: HISTORY_SAMPLE_MS, trackLive: false })
-    if (c.resume) await ingest.resume()
+    // the source replays the whole chunk: a partial minute inside it is completed, not skipped
+    if (c.resume) await ingest.resume({ replayFrom: c.from, replayTo: c.to })
     // an hour at a time: small batches keep memory flat and let requests in between
     let from = c.from
     while (from < c.to && !(from > c.from && opts.aborted?.())) {
       const to = Math.min(c.to, floorTo(from, HOUR_MS) + HOUR_MS)
       opts.source.simulateRange(from, to, ingest)
+      // every event before `to` has been emitted: the minutes up to it are whole
+      ingest.advance(to)
       await ingest.flush({ final: true, fresh: c.fresh })
       from = to
       // the embedded store answers without real I/O, so without this the whole backfill would run as one chain

@@ -8,6 +8,7 @@ import type { EventSink, ExchangeId, MarketEvent, MarketType, OpenInterestEvent,
 import { LiveMarket, marketId } from './live.js'
 import type { MarketState } from './state.js'
 import { lastStoredMinutes, writeMinuteBars, type HourCache } from './store/candles.js'
+import { clearPartial, markPartial, minuteKey, readResumablePartials } from './store/partial-minutes.js'
 import { mergeSamples, writeBooks, writeFunding, writeSamples, type FundingRow, type MarketSample } from './store/samples.js'
 
 export interface IngestOptions {
@@ -68,6 +69,10 @@ export class Ingest implements EventSink {
   private pendingFunding: FundingRow[] = []
   /** bars drained from the aggregator but not yet written (the store was unreachable) */
   private pendingBars: MinuteBar[] = []
+  /** of the bars to write, those holding only part of their minute, with the ts of their newest trade */
+  private pendingPartial = new Map<MinuteBar, number>()
+  /** stored minutes marked partial that this pipeline reopened or marked: clear the mark once written whole */
+  private readonly marked = new Set<string>()
   private readonly hourCache: HourCache | undefined
   private lastBookWrite = 0
   /** a failed flush may have half-written hours: never take the fresh shortcut for the retry */
@@ -84,10 +89,26 @@ export class Ingest implements EventSink {
 
   private readonly trackLive: boolean
 
-  /** make a restart resume where the store ends: trades of minutes already stored are skipped */
-  async resume(): Promise<Map<string, number>> {
-    const last = await lastStoredMinutes(this.opts.db.sql)
+  /**
+   * Make a restart resume where the store ends: trades of minutes already stored are skipped. A newest stored minute
+   * marked partial (a shutdown inside it) is reopened when the source replays what it lacks — every trade from
+   * `replayFrom` up to `replayTo` — so it is completed instead of staying short; otherwise it keeps its mark.
+   */
+  async resume(replay: { replayFrom: number; replayTo?: number } | null = null): Promise<Map<string, number>> {
+    const { sql } = this.opts.db
+    const last = await lastStoredMinutes(sql)
+    const reopened = new Set<string>()
+    if (replay) {
+      for (const p of await readResumablePartials(sql)) {
+        const covers = replay.replayFrom <= p.coveredTo + 1 && (replay.replayTo ?? Infinity) >= p.bar.ts + MINUTE_MS
+        if (!covers) continue
+        this.aggregator.reopen(p.bar, p.coveredTo)
+        this.marked.add(minuteKey(p.bar, p.bar.ts))
+        reopened.add(`${p.bar.exchange}:${p.bar.coin}:${p.bar.marketType}`)
+      }
+    }
     for (const [key, ts] of last) {
+      if (reopened.has(key)) continue
       const [exchange, coin, marketType] = key.split(':') as [ExchangeId, string, MarketType]
       this.aggregator.setResumeCursor({ exchange, coin, marketType }, ts)
     }
@@ -190,8 +211,10 @@ export class Ingest implements EventSink {
 
   private async flushNow({ final = false, fresh = false }: { final?: boolean; fresh?: boolean }): Promise<void> {
     const { sql } = this.opts.db
-    const bars = this.pendingBars.concat(final ? this.aggregator.drainAll() : this.aggregator.drainClosed())
+    const partial = this.pendingPartial
+    const bars = this.pendingBars.concat(final ? this.aggregator.drainAll((bar, coveredTo) => partial.set(bar, coveredTo)) : this.aggregator.drainClosed())
     this.pendingBars = []
+    this.pendingPartial = new Map()
     const samples = this.pendingSamples.concat(this.pendingLate)
     this.pendingSamples = []
     this.pendingLate = []
@@ -214,14 +237,18 @@ export class Ingest implements EventSink {
     }
     let hourBars: MinuteBar[] = []
     try {
+      // the mark goes in before the short bar, so no moment exists where the bar passes for a complete minute
+      await this.markShort(partial)
       hourBars = await writeMinuteBars(sql, bars, { fresh: fresh && !this.retried, hourCache: this.retried ? undefined : this.hourCache })
       if (this.retried) this.hourCache?.clear()
+      await this.clearWhole(bars, partial)
       await writeSamples(sql, samples)
       await writeFunding(sql, funding)
       await writeBooks(sql, books)
     } catch (e) {
       // keep what could not be written for the next flush (the store may be back by then)
       this.pendingBars = bars.concat(this.pendingBars)
+      for (const [bar, coveredTo] of partial) this.pendingPartial.set(bar, coveredTo)
       this.retried = true
       this.pendingSamples.unshift(...samples)
       this.pendingFunding.unshift(...funding)
@@ -240,6 +267,21 @@ export class Ingest implements EventSink {
     this.stats.samplesWritten += samples.length
     this.stats.fundingWritten += funding.length
     this.stats.booksWritten += books.length
+  }
+
+  /** a short minute is stored with its mark, never as complete */
+  private async markShort(partial: ReadonlyMap<MinuteBar, number>): Promise<void> {
+    if (!partial.size) return
+    await markPartial(this.opts.db.sql, [...partial].map(([bar, coveredTo]) => ({ bar, coveredTo })))
+    for (const b of partial.keys()) this.marked.add(minuteKey(b, b.ts))
+  }
+
+  /** a marked minute now written whole loses its mark */
+  private async clearWhole(bars: readonly MinuteBar[], partial: ReadonlyMap<MinuteBar, number>): Promise<void> {
+    if (!this.marked.size) return
+    const whole = bars.filter((b) => !partial.has(b) && this.marked.has(minuteKey(b, b.ts)))
+    await clearPartial(this.opts.db.sql, whole)
+    for (const b of whole) this.marked.delete(minuteKey(b, b.ts))
   }
 }
 

@@ -9,6 +9,8 @@ import { parseMarketSource } from './connectors/source.js'
 import type { MarketEvent } from './events.js'
 import { DEFAULT_COINS } from './coins.js'
 import { Ingest } from './ingest.js'
+import { MINUTE_MS } from './bars.js'
+import { readResumablePartials } from './store/partial-minutes.js'
 import { MarketSimulator } from './simulator/index.js'
 import { DATA_TICK_MS } from './state.js'
 import type { ReplayPlayer } from './replay/player.js'
@@ -41,7 +43,12 @@ export async function startMarketRuntime(
   const { config, db, market, logger, clock } = services
   const source = parseMarketSource(config.MARKET_SOURCE)
   const ingest = new Ingest({ db, market, logger, onEvent: opts.onEvent, cacheHours: true })
-  await ingest.resume()
+  // a shutdown inside this very minute left it partial: the simulator replays from just after its newest trade
+  // (live venues cannot replay, so their partial minute keeps its mark)
+  const startedAt = clock()
+  const current = source.kind === 'simulator' ? (await readResumablePartials(db.sql)).filter((p) => p.bar.ts + MINUTE_MS > startedAt) : []
+  const liveFrom = current.length ? Math.min(startedAt, ...current.map((p) => p.coveredTo + 1)) : startedAt
+  await ingest.resume(source.kind === 'simulator' ? { replayFrom: liveFrom } : null)
 
   let simulator: MarketSimulator | null = null
   let replay: ReplayPlayer | null = null
@@ -54,7 +61,7 @@ export async function startMarketRuntime(
     simulator = new MarketSimulator({ seed: config.SIM_SEED, coins: DEFAULT_COINS })
     for (const e of ['binance', 'bybit', 'okx', 'hyperliquid', 'dydx'] as const) market.enabled.add(e)
     const now = clock()
-    simulator.live(ingest, { now: clock, fromTs: now })
+    simulator.live(ingest, { now: clock, fromTs: liveFrom })
     const days = opts.backfillDays ?? config.BACKFILL_DAYS
     if (days > 0) {
       const history = new MarketSimulator({ seed: config.SIM_SEED, coins: simulator.coins })

@@ -4,9 +4,11 @@ import { createKey, getAccount, listKeys, revokeKey, signup, usage } from '../ac
 import { authenticate, type Principal } from '../accounts/authenticate.js'
 import { applyWebhookEvent, verifyWebhook } from '../accounts/billing.js'
 import { ApiError, toApiError } from '../errors.js'
+import { BODY_LIMIT_BYTES, WEBHOOK_BODY_LIMIT_BYTES } from '../http/body-limit.js'
 import type { Services } from '../services.js'
 import { sendData, sendProblem } from './envelope.js'
 import { parseParams } from './params.js'
+import { signupLimiter } from './rate-limit.js'
 
 type Handler = (req: Request, res: Response, principal: Principal | null) => Promise<{ status?: number; data: unknown; credits?: number | null }>
 
@@ -14,7 +16,7 @@ export function accountRouter(services: Services): express.Router {
   const router = express.Router()
   const { db, config } = services
 
-  const json = express.json({ limit: '16kb', strict: true, type: () => true })
+  const json = express.json({ limit: BODY_LIMIT_BYTES, strict: true, type: () => true })
   /** parse a JSON body whatever the content type says, with a problem+json answer when it is not JSON */
   const body = (req: Request, res: Response, next: NextFunction) =>
     json(req, res, (err?: unknown) => {
@@ -47,6 +49,7 @@ export function accountRouter(services: Services): express.Router {
 
   router.post(
     '/v1/auth/signup',
+    signupLimiter(config.SIGNUP_LIMIT, services.auth),
     body,
     route(false, async (req) => {
       const out = await signup(db, objectBody(req).email, config.TRIAL_CREDITS)
@@ -96,7 +99,7 @@ export function accountRouter(services: Services): express.Router {
 
   router.post(
     '/v1/billing/webhook',
-    express.raw({ type: () => true, limit: '256kb' }),
+    express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT_BYTES }),
     route(false, async (req) => {
       const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0)
       const event = verifyWebhook(raw, req.header('stripe-signature'), config.STRIPE_WEBHOOK_SECRET, config.STRIPE_WEBHOOK_TOLERANCE, services.clock())

@@ -89,7 +89,7 @@ export function sendData(res: Response, status: number, data: unknown, meta: Met
 }
 
 export function sendProblem(res: Response, err: ApiError, requestId: string): void {
-  if (err.code === 'rate_limited' && typeof err.extra.retry_after === 'number') res.set('Retry-After', String(err.extra.retry_after))
+  if (typeof err.extra.retry_after === 'number') res.set('Retry-After', String(err.extra.retry_after))
   res
     .status(err.status)
     .set('Content-Type', 'application/problem+json; charset=utf-8')

@@ -114,8 +114,8 @@ export function openApiDocument(services: Pick<Services, 'market'>): JsonSchema 
           '400': problem('invalid_parameter: the body names the parameter and, for enumerations, the allowed values'),
           '401': problem('unauthorized: missing, malformed, unknown or revoked key'),
           '402': problem('insufficient_credits: with credits_required and credits_remaining'),
-          '429': problem('rate_limited: with a Retry-After header'),
-          '503': problem('unavailable: the store is unreachable or the data is not collected here'),
+          '429': problem('rate_limited: with Retry-After, RateLimit and RateLimit-Policy headers, and X-Credits-Remaining for a valid key'),
+          '503': problem('unavailable: the store is unreachable or slower than its bound (with Retry-After), or the data is not collected here'),
         },
       },
     }

@@ -47,7 +47,7 @@ function compiledExecutor(schema: GraphQLSchema, document: DocumentNode): Execut
 /**
  * The analytics routes as one middleware: the path is looked up in a table (Express's router would try each
  * route's pattern in turn). Matching follows Express's defaults: case-insensitive, an optional trailing slash.
- * GET (and HEAD) only; anything else falls through to the 405/404 handlers.
+ * GET and HEAD (headers only: nothing runs, nothing is charged); anything else falls through to the 405/404 handlers.
  */
 export function analyticsRouter(services: Services, schema: GraphQLSchema): RequestHandler {
   const table = new Map<string, (req: Request, res: Response) => void>()
@@ -79,6 +79,11 @@ export function analyticsRouter(services: Services, schema: GraphQLSchema): Requ
       const values = parseParams(route.params, req.query as Record<string, unknown>, { coins: services.market.coins(), now: ctx.now })
       route.check?.(values)
       if (!document || !run) throw unavailable(`${route.path} is not available yet: its market data is not being collected by this deployment. Nothing was charged.`)
+      // HEAD: the headers a GET would get (key and parameters checked), without running the query or charging
+      if (req.method === 'HEAD') {
+        res.status(200).set('Content-Type', 'application/json; charset=utf-8').end()
+        return
+      }
       const variableValues: Record<string, unknown> = {}
       for (const [k, v] of Object.entries(values)) if (v !== undefined) variableValues[snakeToCamel(k)] = v
       const metered = await executeMetered(ctx, { schema, document, variableValues, contextValue: ctx }, COST_TABLE, run)

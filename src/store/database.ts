@@ -27,12 +27,17 @@ export interface Database {
   kind: 'pglite' | 'postgres'
   prisma: PrismaClient
   sql: Sql
+  /** does the store answer `SELECT 1` within timeoutMs? Never waits longer, whatever the pool is doing */
+  ping(timeoutMs: number): Promise<boolean>
   migrationFactory(): Promise<SqlMigrationAwareDriverAdapterFactory>
   close(): Promise<void>
 }
 
+/** the bound on every store call when none is configured (STORE_TIMEOUT_MS) */
+export const DEFAULT_STORE_TIMEOUT_MS = 5000
+
 export async function openDatabase(store: Config['store'], opts: { migrate?: boolean } = {}): Promise<Database> {
-  const db = store.kind === 'pglite' ? await openPglite(store.dir) : await openPostgres(store.url)
+  const db = store.kind === 'pglite' ? await openPglite(store.dir) : await openPostgres(store.url, store.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS)
   if (opts.migrate !== false) await applyMigrations(await db.migrationFactory())
   return db
 }
@@ -57,6 +62,8 @@ async function openPglite(dir: string | null): Promise<Database> {
     kind: 'pglite',
     prisma,
     sql,
+    // in process: no pool and no other connection to wait for; a probe queued behind busy statements gives up in time
+    ping: (timeoutMs) => within(timeoutMs, pg.query('SELECT 1')),
     migrationFactory: () => pgliteMigrationFactory(pg),
     async close() {
       await prisma.$disconnect()
@@ -65,14 +72,39 @@ async function openPglite(dir: string | null): Promise<Database> {
   }
 }
 
-async function openPostgres(url: string): Promise<Database> {
+/** true when `work` settles successfully within ms; false on failure or when the time runs out first */
+async function within(ms: number, work: Promise<unknown>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)))
+  try {
+    return await Promise.race([work.then(() => true, () => false), late])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+async function openPostgres(url: string, timeoutMs: number): Promise<Database> {
   const { default: pg } = await import('pg')
   const { PrismaPg } = await import('@prisma/adapter-pg')
   // bigint (int8) and numeric come back as JS numbers on the raw channel: epoch ms and credits fit exactly
   pg.types.setTypeParser(20, (v) => Number(v))
   const { config, schema } = pgConfigFromUrl(url)
-  const pool = new pg.Pool({ ...config, max: 10 })
+  // every call is bounded: waiting for a pooled connection, waiting for a lock, and running a statement each give
+  // up after timeoutMs (the server cancels the statement, so nothing half-done commits); the client-side
+  // query_timeout is a backstop for a server that stopped answering, later than the server's own bound
+  const bounds = {
+    connectionTimeoutMillis: timeoutMs,
+    statement_timeout: timeoutMs,
+    lock_timeout: timeoutMs,
+    idle_in_transaction_session_timeout: 2 * timeoutMs,
+    query_timeout: timeoutMs + 2000,
+  }
+  const pool = new pg.Pool({ ...config, ...bounds, max: 10 })
   pool.on('error', () => {}) // a dropped idle connection is re-made on the next query; queries report their own errors
+  // /healthz's own connection: it answers even when every pooled connection is busy
+  let probe: Promise<boolean> | null = null
+  const healthPool = new pg.Pool({ ...config, max: 1, connectionTimeoutMillis: 1000, query_timeout: 1000, statement_timeout: 1000, idleTimeoutMillis: 30_000 })
+  healthPool.on('error', () => {})
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, schema ? { schema } : undefined) })
   const sql: Sql = {
     query: async <T>(text: string, params?: unknown[]) => (await pool.query(text, params)).rows as T[],
@@ -96,10 +128,15 @@ async function openPostgres(url: string): Promise<Database> {
     kind: 'postgres',
     prisma,
     sql,
+    ping(ms) {
+      // one probe at a time: a hung server must not pile up probes behind the one connection
+      probe ??= within(ms, healthPool.query('SELECT 1')).finally(() => (probe = null))
+      return probe
+    },
     migrationFactory: () => pgMigrationFactory(url),
     async close() {
       await prisma.$disconnect()
-      await pool.end()
+      await Promise.all([pool.end(), healthPool.end()])
     },
   }
 }

@@ -44,6 +44,9 @@ describe('POST /v1/billing/webhook (Stripe signing scheme)', () => {
   it.each([
     ['a wrong secret', { secret: 'whsec_wrong' }],
     ['a stale timestamp', { timestamp: Math.floor(Date.now() / 1000) - 3600 }],
+    // the tolerance (300 s) holds both ways: a signature dated ahead could be replayed until that date
+    ['a timestamp an hour in the future', { timestamp: Math.floor(Date.now() / 1000) + 3600 }],
+    ['a timestamp past the tolerance ahead', { timestamp: Math.floor(Date.now() / 1000) + 330 }],
     ['a missing header', { header: null }],
     ['a garbage header', { header: 't=abc,v1=def' }],
   ])('400 and nothing changed for %s', async (_label, opts) => {
@@ -51,6 +54,13 @@ describe('POST /v1/billing/webhook (Stripe signing scheme)', () => {
     const body = await expectProblem(await send(event(`evt_bad_${Math.random()}`, { account_id: a.accountId, credits: '100' }), opts), 400, 'invalid_parameter')
     expect(body.parameter).toBe('Stripe-Signature')
     expect(await credits(a.accountId)).toBe(1000)
+  })
+
+  it('a timestamp a little ahead of the clock, within the tolerance, is accepted (clocks drift)', async () => {
+    const a = await t.signup()
+    const res = await send(event('evt_ahead', { account_id: a.accountId, credits: '10' }), { timestamp: Math.floor(Date.now() / 1000) + 60 })
+    expect(res.status).toBe(200)
+    expect(await credits(a.accountId)).toBe(1010)
   })
 
   it('400 and nothing changed for a tampered body', async () => {

@@ -21,7 +21,7 @@ export interface TestService {
 let counter = 0
 
 export async function startTestService(opts: { env?: Record<string, string>; clock?: () => number } = {}): Promise<TestService> {
-  const config = loadConfig({ DATABASE_URL: 'pglite:memory', RATE_LIMIT_RPS: '0', AUTH_FAILURE_LIMIT: '0', LOG_LEVEL: 'silent', ...opts.env })
+  const config = loadConfig({ DATABASE_URL: 'pglite:memory', RATE_LIMIT_RPS: '0', AUTH_FAILURE_LIMIT: '0', SIGNUP_LIMIT: '0', LOG_LEVEL: 'silent', ...opts.env })
   const services = await createServices(config, { logger: pino({ level: 'silent' }), clock: opts.clock })
   const server = createServer(createApp(services))
   answerClientErrors(server)

@@ -237,6 +237,26 @@ export class MinuteAggregator implements EventSink {
     if (st.watermark >= st.nextCloseAt) this.close(st)
   }
 
+  /**
+   * Continue a stored partial minute (see drainAll): the bar holds every trade up to `coveredTo`, so trades at or
+   * before it are skipped as already stored, and later trades of the minute are folded into the bar, which then
+   * closes as usual. The source must replay from just after `coveredTo` for the minute to come out whole.
+   */
+  reopen(bar: MinuteBar, coveredTo: number): void {
+    const st = this.state(bar.exchange, bar.coin, bar.marketType)
+    const minute = Math.floor(bar.ts / MINUTE_MS) * MINUTE_MS
+    if (!(coveredTo >= minute && coveredTo < minute + MINUTE_MS)) throw new RangeError('coveredTo must lie inside the minute')
+    if (st.open.length || st.closedBefore > minute) throw new Error(`reopen ${bar.exchange}:${bar.coin}:${bar.marketType} at ${minute}: the market already moved on`)
+    st.cursorEnd = Math.max(st.cursorEnd, coveredTo + 1)
+    st.closedBefore = minute
+    st.nextCloseAt = minute + MINUTE_MS + this.graceMs
+    if (coveredTo > st.watermark) st.watermark = coveredTo
+    const vap = new Map([...bar.vap].map(([k, [b, s]]) => [k, [b, s] as [number, number]]))
+    st.cur = { bar: { ...bar, ts: minute, vap }, openTs: minute, closeTs: coveredTo, ids: new Set() }
+    st.open = [st.cur]
+    this.openCount++
+  }
+
   /** the bars finalized since the last call, per market in minute order; they are forgotten here */
   drainClosed(): MinuteBar[] {
     const out = this.outbox
@@ -245,16 +265,18 @@ export class MinuteAggregator implements EventSink {
   }
 
   /**
-   * For shutdown: every closed bar plus the open (partial) minutes, which are finalized by this call — a later
-   * trade for one of them counts as late_dropped.
+   * For shutdown: every closed bar plus the open minutes, which are finalized by this call — a later trade for one
+   * of them counts as late_dropped. An open minute whose end the market's watermark has not reached holds only the
+   * trades seen so far: `onPartial` gets it with the ts of its newest trade (what it covers up to).
    */
-  drainAll(): MinuteBar[] {
+  drainAll(onPartial?: (bar: MinuteBar, coveredTo: number) => void): MinuteBar[] {
     const out = this.outbox
     this.outbox = []
     for (const st of this.all) {
       if (!st.open.length) continue
       for (const ms of st.open) {
         out.push(ms.bar)
+        if (st.watermark < ms.bar.ts + MINUTE_MS) onPartial?.(ms.bar, ms.closeTs)
         this.counters.closedBars++
         this.retain(st, ms)
       }

@@ -1,0 +1,68 @@
+// /healthz and /metrics: the operator's endpoints, outside /v1 and without an API key.
+import { timingSafeEqual, createHash } from 'node:crypto'
+import net from 'node:net'
+import type { Request, RequestHandler, Response } from 'express'
+import express from 'express'
+import { bearerToken } from '../accounts/api-keys.js'
+import { ApiError } from '../errors.js'
+import { sendProblem } from '../rest/envelope.js'
+import type { Services } from '../services.js'
+import type { Metrics } from './metrics.js'
+
+/** /healthz answers within this, whatever the store does */
+export const HEALTH_TIMEOUT_MS = 800
+
+const LOOPBACK = new net.BlockList()
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4')
+LOOPBACK.addAddress('::1', 'ipv6')
+
+/** the client address (req.ip: the socket's, or the last untrusted hop when TRUST_PROXY names the proxy) is loopback */
+export function isLoopback(address: string | undefined): boolean {
+  if (!address) return false
+  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address
+  if (net.isIPv4(v4)) return LOOPBACK.check(v4, 'ipv4')
+  return net.isIPv6(address) && LOOPBACK.check(address, 'ipv6')
+}
+
+const digest = (s: string) => createHash('sha256').update(s).digest()
+const sameSecret = (a: string, b: string) => timingSafeEqual(digest(a), digest(b))
+
+/** may this request read /metrics? With METRICS_TOKEN: the bearer token; without: loopback clients only */
+export function metricsAllowed(req: Request, token: string | undefined): boolean {
+  if (!token) return isLoopback(req.ip)
+  const given = bearerToken(req.headers.authorization)
+  return given !== null && sameSecret(given, token)
+}
+
+export function opsRouter(services: Services, metrics: Metrics, gateFor: (valid: (req: Request) => boolean) => RequestHandler): express.Router {
+  const router = express.Router()
+  const token = services.config.METRICS_TOKEN
+
+  router.get('/healthz', async (_req, res) => {
+    const ok = await services.db.ping(HEALTH_TIMEOUT_MS)
+    const b = services.market.backfill
+    const backfill = b && {
+      percent: Math.round(services.market.backfillPercent() * 10) / 10,
+      done: b.done,
+      complete_from: b.completeFrom,
+      window_from: b.windowFrom,
+      window_to: b.windowTo,
+      chunks: b.chunks,
+      chunks_done: b.chunksDone,
+    }
+    res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'unavailable', store: services.db.kind, backfill })
+  })
+
+  const guard: RequestHandler = (req: Request, res: Response, next) => {
+    if (metricsAllowed(req, token)) return next()
+    if (token) res.set('WWW-Authenticate', 'Bearer realm="metrics"')
+    const detail = token
+      ? '/metrics requires "Authorization: Bearer <METRICS_TOKEN>".'
+      : '/metrics answers loopback clients only; set METRICS_TOKEN on the service to scrape it from elsewhere with that bearer token.'
+    sendProblem(res, new ApiError('unauthorized', detail), res.locals.requestId as string)
+  }
+  router.get('/metrics', gateFor((req) => metricsAllowed(req, token)), guard, async (_req, res) => {
+    res.set('Content-Type', metrics.registry.contentType).end(await metrics.registry.metrics())
+  })
+  return router
+}

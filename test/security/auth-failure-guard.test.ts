@@ -1,0 +1,124 @@
+// The failed-authentication guard under load (issue 15, items 1 and 11): failures are counted when a 401 is
+// answered, not when a request arrives, so any number of valid requests in flight from one address are served;
+// a valid key is never refused because of what other clients behind the same address did; invalid keys are still
+// stopped after AUTH_FAILURE_LIMIT per minute. Every 429 carries Retry-After, the RateLimit headers, and (for a
+// valid key) the same X-Credits-Remaining as other answers.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { startTestService, type TestService } from '../helpers/service.js'
+import { assertProblemShape, balanceOf, chargeRowsOf, sleep } from './support.js'
+
+const bad = (i: number) => `pa_${String(i).padStart(43, 'Q')}`
+
+describe('failed-authentication guard (AUTH_FAILURE_LIMIT=30, the default)', () => {
+  let t: TestService
+  beforeAll(async () => {
+    t = await startTestService({ env: { AUTH_FAILURE_LIMIT: '30' } })
+  })
+  afterAll(() => t?.close())
+
+  it('120 valid requests in flight at once from one address are all answered 200 and each charged once', async () => {
+    const a = await t.signup()
+    const warm = await t.get('/v1/markets/exchanges', a.apiKey) // the key is now in the short-lived auth cache
+    expect(warm.status).toBe(200)
+    await warm.arrayBuffer()
+    // hold the charges: every request gets as far as its charge and waits there, so all 120 are in flight together
+    let release!: () => void
+    const gate = new Promise<void>((r) => (release = r))
+    const charges = t.services.charges
+    const charge = charges.charge.bind(charges)
+    const held = vi.spyOn(charges, 'charge').mockImplementation(async (c) => {
+      await gate
+      return charge(c)
+    })
+    let arrived = 0
+    const allArrived = new Promise<void>((resolve) => {
+      const onRequest = () => {
+        if (++arrived === 120) {
+          t.server.off('request', onRequest)
+          resolve()
+        }
+      }
+      t.server.on('request', onRequest)
+    })
+    const pending = Promise.all(Array.from({ length: 120 }, () => t.get('/v1/markets/exchanges', a.apiKey)))
+    await allArrived
+    await new Promise((r) => setImmediate(r))
+    release()
+    const all = await pending
+    held.mockRestore()
+    const statuses = all.map((r) => r.status)
+    for (const r of all) await r.arrayBuffer()
+    expect(statuses.filter((s) => s !== 200), `statuses: ${statuses.join(',')}`).toEqual([])
+    expect(await balanceOf(t, a.accountId)).toBe(a.credits - 121)
+    expect(await chargeRowsOf(t, a.accountId)).toEqual({ n: 121, sum: 121 })
+  })
+
+  it('after another client at the same address used up the failure budget, invalid keys get 429 but a valid key is still served, under load too', async () => {
+    const a = await t.signup()
+    // another client behind the same address guesses keys: 30 failures are answered 401, the 31st is refused
+    const guesses: number[] = []
+    for (let i = 0; i < 31; i++) {
+      const r = await t.get('/v1/markets/ticker', bad(i))
+      guesses.push(r.status)
+      await r.arrayBuffer()
+    }
+    expect(guesses.slice(0, 30).every((s) => s === 401), guesses.join(',')).toBe(true)
+    const blocked = await t.get('/v1/markets/ticker', bad(99))
+    expect(blocked.status).toBe(429)
+    const problem = assertProblemShape(429, blocked.headers, await blocked.text(), 'blocked guess')
+    expect(problem.code).toBe('rate_limited')
+    const retryAfter = Number(blocked.headers.get('retry-after'))
+    expect(retryAfter).toBeGreaterThanOrEqual(1)
+    expect(retryAfter).toBeLessThanOrEqual(60)
+    expect(blocked.headers.get('ratelimit-policy')).toBe('30;w=60')
+    expect(blocked.headers.get('ratelimit')).toMatch(/^limit=30, remaining=0, reset=\d+$/)
+    // no key at all, and GraphQL with a wrong key: refused too
+    expect((await t.get('/v1/markets/ticker')).status).toBe(429)
+    const g = await fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${bad(100)}` }, body: JSON.stringify({ query: '{ exchanges { id } }' }) })
+    expect(g.status).toBe(429)
+
+    // the valid key: REST, GraphQL and the account routes, one at a time and 100 at once
+    expect((await t.get('/v1/account', a.apiKey)).status).toBe(200)
+    const q = await fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${a.apiKey}` }, body: JSON.stringify({ query: '{ exchanges { id } }' }) })
+    expect(q.status).toBe(200)
+    await q.arrayBuffer()
+    const burst = await Promise.all(Array.from({ length: 100 }, () => t.get('/v1/markets/exchanges', a.apiKey)))
+    for (const r of burst) await r.arrayBuffer()
+    expect(burst.map((r) => r.status).filter((s) => s !== 200)).toEqual([])
+  })
+})
+
+describe('429 answers carry Retry-After, the RateLimit headers and X-Credits-Remaining (RATE_LIMIT_RPS=3)', () => {
+  let t: TestService
+  beforeAll(async () => {
+    t = await startTestService({ env: { RATE_LIMIT_RPS: '3' } })
+  })
+  afterAll(() => t?.close())
+
+  it('a per-key 429 reports the same balance header as a 200, charges nothing, and has the policy headers', async () => {
+    const a = await t.signup()
+    await sleep(1100)
+    const burst = await Promise.all(Array.from({ length: 12 }, () => t.get('/v1/markets/exchanges', a.apiKey)))
+    const ok = burst.filter((r) => r.status === 200)
+    const limited = burst.filter((r) => r.status === 429)
+    expect(limited.length).toBeGreaterThan(0)
+    const balance = await balanceOf(t, a.accountId)
+    expect(balance).toBe(a.credits - ok.length)
+    for (const r of limited) {
+      expect(r.headers.get('retry-after')).toMatch(/^[1-9]\d*$/)
+      expect(r.headers.get('ratelimit-policy')).toBe('3;w=1')
+      expect(r.headers.get('ratelimit')).toMatch(/^limit=3, remaining=0, reset=\d+$/)
+      expect(r.headers.get('x-credits-charged')).toBe('0')
+      // every 200 of the burst was charged before or after this 429 was written: its balance lies between
+      const remaining = Number(r.headers.get('x-credits-remaining'))
+      expect(r.headers.get('x-credits-remaining'), 'a 429 for a valid key carries X-Credits-Remaining').toMatch(/^\d+$/)
+      expect(remaining).toBeGreaterThanOrEqual(balance)
+      expect(remaining).toBeLessThanOrEqual(a.credits)
+      expect(assertProblemShape(429, r.headers, await r.text(), 'per-key 429').code).toBe('rate_limited')
+    }
+    for (const r of ok) {
+      expect(r.headers.get('ratelimit-policy')).toBe('3;w=1')
+      await r.arrayBuffer()
+    }
+  })
+})
