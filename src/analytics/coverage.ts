@@ -66,11 +66,12 @@ export function buildCoverage(input: CoverageInput): Coverage {
   for (const [exchange, r] of ranges) {
     from = from === null ? r.from : Math.min(from, r.from)
     to = to === null ? r.to : Math.max(to, r.to)
-    // a venue whose data starts well inside the window covers only part of it
+    // a venue whose data starts well inside the window, or stops well before its end, covers only part of it
     if (req && r.from > req.from + tol && !gaps.has(exchange))
       gaps.set(exchange, backfilling
         ? { exchange, status: 'backfilling', reason: `history is still being backfilled: data from ${iso(r.from)}` }
         : { exchange, status: 'truncated', reason: `data from ${iso(r.from)} only` })
+    if (req && r.to < req.to - tol && !gaps.has(exchange)) gaps.set(exchange, { exchange, status: 'stale', reason: `no data after ${iso(r.to)}` })
   }
   if (backfilling) for (const e of EXCHANGE_IDS) if (!used.has(e) && gaps.get(e)?.status === 'no_data') gaps.set(e, { exchange: e, status: 'backfilling', reason: 'history is still being backfilled' })
 

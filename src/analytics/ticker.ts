@@ -60,10 +60,25 @@ export interface TickerRow {
   fundingKind: FundingKind | null
   fundingIntervalHours: number | null
   nextFundingTime: number | null
-  ts: number
-  /** now - ts, ms, never negative (exchange clocks can run slightly ahead) */
-  ageMs: number
+  /** when the venue reported these values; null for a venue without data */
+  ts: number | null
+  /** now - ts, ms, never negative (exchange clocks can run slightly ahead); null without data */
+  ageMs: number | null
+  /** not fresh: older than the stale limit, or no data at all */
   stale: boolean
+  /** fresh | stale, or why a venue listing the coin has no row data (no_data, down, degraded) */
+  status: TickerStatus
+  reason: string | null
+}
+
+export type TickerStatus = 'fresh' | 'stale' | 'no_data' | 'down' | 'degraded'
+
+/** the row of a venue that lists the coin but has no ticker: every value null, and why */
+export function missingTickerRow(coin: string, exchange: ExchangeId, status: Exclude<TickerStatus, 'fresh' | 'stale'>, reason: string): TickerRow {
+  return {
+    coin, exchange, markPrice: null, indexPrice: null, fundingRate: null, fundingKind: null, fundingIntervalHours: null, nextFundingTime: null,
+    ts: null, ageMs: null, stale: true, status, reason,
+  }
 }
 
 const finiteOrNull = (x: number | null | undefined): number | null => (x != null && Number.isFinite(x) ? x : null)
@@ -94,7 +109,9 @@ export function buildTicker(rows: readonly TickerInput[], now: number, staleMs: 
         nextFundingTime: finiteOrNull(r.nextFundingTime),
         ts: r.ts,
         ageMs: Math.max(0, now - r.ts),
-        stale: isStale(r.ts, now, staleMs),
+        ...(isStale(r.ts, now, staleMs)
+          ? { stale: true, status: 'stale' as const, reason: `last update ${Math.round((now - r.ts) / 1000)} s ago (stale after ${staleMs / 1000} s)` }
+          : { stale: false, status: 'fresh' as const, reason: null }),
       })
     }
   }

@@ -8,11 +8,17 @@ import { buildSpread } from '../analytics/spread.js'
 import { buildWeightedFunding } from '../analytics/funding.js'
 import { EXCHANGE_IDS } from '../market/events.js'
 import type { Services } from '../services.js'
+import type { Coverage } from '../analytics/coverage.js'
+import { divergenceLookbackMinutes } from '../analytics/divergence.js'
+import { HOUR_MS, MINUTE_MS, floorTo } from '../market/bars.js'
+import { coverageOf, rangesOf } from './schema/common.js'
 import { DATA_TICK_MS } from '../market/state.js'
 import { createMarketLoaders, loadAll, markRows } from './market-data.js'
 import { coinDivergence, coinRegime, priceChange24h, seriesHistory } from './signal-inputs.js'
 
 export interface SnapshotResult extends Snapshot {
+  /** the venues the snapshot covers and the history its statistics read */
+  coverage: Coverage
   /** when this snapshot was computed, Unix ms */
   computedAt: number
   /** the newest data it includes */
@@ -66,7 +72,13 @@ export async function computeSnapshot(services: Services, now: number): Promise<
       venues,
     }
   })
-  return { ...buildSnapshot(inputs), computedAt: services.clock(), asOf: now, version }
+  // every venue with a fresh ticker for some coin, against the longest history the snapshot reads (the 4h divergence)
+  const used = new Set(inputs.flatMap((c) => c.venues.map((v) => v.exchange)))
+  const from = floorTo(now, MINUTE_MS) - divergenceLookbackMinutes('4h') * MINUTE_MS
+  const closes = coins.flatMap((coin) => market.series.hours.perpCloses(coin, from, now)).filter((c) => used.has(c.exchange))
+  const ranges = rangesOf(closes.map((c) => ({ exchange: c.exchange, ts: floorTo(c.ts, HOUR_MS) })), HOUR_MS)
+  const coverage = coverageOf({ services, now }, { used, noData: () => 'no fresh ticker for any coin', requested: { from, to: now }, ranges, toleranceMs: HOUR_MS })
+  return { ...buildSnapshot(inputs), computedAt: services.clock(), asOf: now, version, coverage }
 }
 
 /** the snapshot is recomputed when the data moved or when it is older than this */

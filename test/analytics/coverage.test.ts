@@ -30,6 +30,16 @@ describe('buildCoverage', () => {
     expect(c.partial).toBe(true)
   })
 
+  it('windowed: a venue whose data stops well before the end is stale', () => {
+    const ranges = new Map<ExchangeId, { from: number; to: number }>([
+      ['binance', { from: win.from, to: win.to }],
+      ['okx', { from: win.from, to: win.to - 3 * H }],
+    ])
+    const c = buildCoverage({ ranges, requested: win, toleranceMs: 2 * 60_000 })
+    expect(c.missing).toEqual([{ exchange: 'okx', status: 'stale', reason: 'no data after 2026-05-31T21:00:00Z' }])
+    expect([c.from, c.to, c.partial]).toEqual([win.from, win.to, true])
+  })
+
   it('windowed: data within the tolerance of both ends spans the window', () => {
     const ranges = new Map<ExchangeId, { from: number; to: number }>([['binance', { from: win.from + 60_000, to: win.to - 60_000 }]])
     expect(buildCoverage({ ranges, requested: win, toleranceMs: 2 * 60_000 }).partial).toBe(false)

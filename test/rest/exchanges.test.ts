@@ -24,7 +24,7 @@ describe('GET /v1/markets/exchanges', () => {
       ['dydx', 'dYdX', 'DEX'],
     ])
     for (const e of body.data) {
-      expect(Object.keys(e).sort()).toEqual(['id', 'last_update', 'name', 'status', 'type'])
+      expect(Object.keys(e).sort()).toEqual(['id', 'last_update', 'name', 'status', 'status_reason', 'type'])
       expect(['operational', 'degraded', 'down']).toContain(e.status)
     }
     expect(body.meta).toEqual({ request_id: res.headers.get('x-request-id'), credits_charged: 1, credits_remaining: 999, as_of: expect.any(Number) })
@@ -35,11 +35,20 @@ describe('GET /v1/markets/exchanges', () => {
     const now = Date.now()
     t.services.market.touch('binance', now)
     t.services.market.touch('okx', now - 60_000)
-    const { data } = (await (await t.get('/v1/markets/exchanges', apiKey)).json()) as { data: { id: string; status: string; last_update: number | null }[] }
+    const { data } = (await (await t.get('/v1/markets/exchanges', apiKey)).json()) as { data: { id: string; status: string; last_update: number | null; status_reason: string | null }[] }
     const by = Object.fromEntries(data.map((e) => [e.id, e]))
     expect(by.binance!.status).toBe('operational')
     expect(by.binance!.last_update).toBe(now)
     expect(by.okx!.status).toBe('degraded')
+    // why a venue is not operational, in words
+    expect(by.binance!.status_reason).toBeNull()
+    expect(by.okx!.status_reason).toBe('no market event for 60 s')
+    expect(by.dydx!.status_reason).toBe('not collected by this deployment (MARKET_SOURCE)')
+    t.services.market.degrade('bybit', 'replay: the recording has no response for GET /v5/market/tickers')
+    t.services.market.touch('bybit', now)
+    const again = (await (await t.get('/v1/markets/exchanges', apiKey)).json()) as { data: { id: string; status: string; status_reason: string | null }[] }
+    expect(again.data.find((e) => e.id === 'bybit')).toMatchObject({ status: 'degraded', status_reason: 'replay: the recording has no response for GET /v5/market/tickers' })
+    t.services.market.clearDegraded('bybit')
   })
 
   it('402 with credits_required and credits_remaining when the balance is short, charging nothing', async () => {

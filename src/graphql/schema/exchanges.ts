@@ -1,6 +1,7 @@
 import { EXCHANGES } from '../../market/exchanges.js'
 import type { ExchangeId } from '../../market/events.js'
 import { builder } from '../builder.js'
+import type { MarketState } from '../../market/state.js'
 
 export const ExchangeTypeEnum = builder.enumType('ExchangeType', { values: ['CEX', 'DEX'] as const })
 export const ExchangeStatusEnum = builder.enumType('ExchangeStatus', {
@@ -15,6 +16,11 @@ builder.prismaObject('Exchange', {
     name: t.exposeString('name'),
     type: t.field({ type: ExchangeTypeEnum, resolve: (e) => e.type as 'CEX' | 'DEX' }),
     status: t.field({ type: ExchangeStatusEnum, resolve: (e, _a, ctx) => ctx.services.market.status(e.id as ExchangeId, ctx.now) }),
+    statusReason: t.string({
+      nullable: true,
+      description: 'why the status is not operational (a quiet feed, a replay that could not answer a call, a venue this deployment does not collect)',
+      resolve: (e, _a, ctx) => statusReason(ctx.services.market, e.id as ExchangeId, ctx.now),
+    }),
     lastUpdate: t.field({
       type: 'Timestamp',
       nullable: true,
@@ -23,6 +29,16 @@ builder.prismaObject('Exchange', {
     }),
   }),
 })
+
+function statusReason(market: MarketState, id: ExchangeId, now: number): string | null {
+  const status = market.status(id, now)
+  if (status === 'operational') return null
+  const marked = status === 'degraded' ? market.degradedReason(id) : null
+  if (marked) return marked
+  const last = market.lastEventAt(id)
+  if (last === null) return market.enabled.has(id) ? 'no market event received yet' : 'not collected by this deployment (MARKET_SOURCE)'
+  return `no market event for ${Math.round((now - last) / 1000)} s`
+}
 
 const ORDER = new Map(EXCHANGES.map((e, i) => [e.id as string, i]))
 

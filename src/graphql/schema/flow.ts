@@ -3,7 +3,9 @@ import { buildImbalance, type AggregateBand, type BandDepth, type CoinImbalance,
 import { coinsOf, parseRouteArgs, routeArgs } from '../args.js'
 import { builder } from '../builder.js'
 import { loadAll } from '../market-data.js'
-import { ExchangeNoteRef, missingExchanges, type ExchangeNote } from './common.js'
+import type { Coverage, CoverageGap } from '../../analytics/coverage.js'
+import type { ExchangeId } from '../../market/events.js'
+import { CoverageRef, coverageOf, ExchangeNoteRef, missingExchanges, type ExchangeNote } from './common.js'
 
 const BandRef = builder.objectRef<BandDepth>('DepthBand').implement({
   description: 'Depth within ±bandPct of mid on one venue; null numbers when no snapshot of the venue reaches the band (note says why)',
@@ -44,7 +46,7 @@ const ExchangeImbalanceRef = builder.objectRef<ExchangeImbalance>('ExchangeImbal
   }),
 })
 
-type Out = CoinImbalance & { missing: ExchangeNote[] }
+type Out = CoinImbalance & { missing: ExchangeNote[]; coverage: Coverage }
 
 const AggregateImbalanceRef = builder.objectRef<CoinImbalance['aggregate']>('AggregateImbalance').implement({
   fields: (t) => ({
@@ -62,6 +64,7 @@ const CoinImbalanceRef = builder.objectRef<Out>('CoinImbalance').implement({
     exchanges: t.field({ type: [ExchangeImbalanceRef], resolve: (c) => c.exchanges }),
     aggregate: t.field({ type: AggregateImbalanceRef, resolve: (c) => c.aggregate }),
     missing: t.field({ type: [ExchangeNoteRef], resolve: (c) => c.missing }),
+    coverage: t.field({ type: CoverageRef, description: 'venues with a fresh, valid book; a venue whose book does not reach every band is in only in part (truncated)', resolve: (c) => c.coverage }),
   }),
 })
 
@@ -77,8 +80,20 @@ builder.queryField('imbalance', (t) =>
       return coins.map((coin, i) => {
         const list = v.exchange ? books[i]!.filter((b) => b.exchange === v.exchange) : books[i]!
         const c = buildImbalance({ coin, books: list, now: ctx.now })
-        return { ...c, missing: missingExchanges('perp', c.exchanges.map((e) => e.exchange), () => `no ${coin} order book`, v.exchange as never) }
+        const gaps: CoverageGap[] = []
+        for (const e of c.exchanges) {
+          if (e.stale) gaps.push({ exchange: e.exchange, status: 'stale', reason: `${coin} order book older than 60 s` })
+          else if (e.bands === null) gaps.push({ exchange: e.exchange, status: 'no_data', reason: e.reason ?? `no depth bands from the ${coin} order book` })
+          else {
+            const unreached = (c.aggregate.bands ?? []).filter((b) => b.excluded.some((x) => x.exchange === e.exchange)).map((b) => `±${b.bandPct} %`)
+            if (unreached.length) gaps.push({ exchange: e.exchange, status: 'truncated', reason: `the book does not reach ${unreached.join(', ')} (bid side to ${fmtPct(e.bidReachPct)}, ask side to ${fmtPct(e.askReachPct)})` })
+          }
+        }
+        const coverage = coverageOf(ctx, { used: c.aggregate.exchanges, gaps, noData: () => `no ${coin} order book`, only: v.exchange as ExchangeId | undefined })
+        return { ...c, missing: missingExchanges('perp', c.exchanges.map((e) => e.exchange), () => `no ${coin} order book`, v.exchange as never), coverage }
       })
     },
   }),
 )
+
+const fmtPct = (p: number | null) => (p === null ? 'its whole side' : `${Math.round(p * 1000) / 1000} %`)

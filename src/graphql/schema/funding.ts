@@ -3,7 +3,10 @@ import { buildWeightedFunding, FUNDING_STATS_WINDOW, type CoinWeightedFunding, t
 import { coinsOf, parseRouteArgs, routeArgs } from '../args.js'
 import { builder } from '../builder.js'
 import { loadAll } from '../market-data.js'
-import { ExchangeNoteRef, FundingKindEnum, missingOrStale, type ExchangeNote } from './common.js'
+import type { Coverage, CoverageGap } from '../../analytics/coverage.js'
+import { HOUR_MS, floorTo } from '../../market/bars.js'
+import type { ExchangeId } from '../../market/events.js'
+import { CoverageRef, coverageOf, ExchangeNoteRef, FundingKindEnum, missingOrStale, rangesOf, type ExchangeNote } from './common.js'
 
 const VenueFundingRef = builder.objectRef<VenueFunding>('VenueFunding').implement({
   fields: (t) => ({
@@ -20,7 +23,7 @@ const VenueFundingRef = builder.objectRef<VenueFunding>('VenueFunding').implemen
   }),
 })
 
-type Out = CoinWeightedFunding & { missing: ExchangeNote[] }
+type Out = CoinWeightedFunding & { missing: ExchangeNote[]; coverage: Coverage }
 
 const WeightedFundingRef = builder.objectRef<Out>('WeightedFunding').implement({
   description: 'Open-interest-weighted funding of one coin (docs/methodology.md#weighted-funding)',
@@ -37,6 +40,7 @@ const WeightedFundingRef = builder.objectRef<Out>('WeightedFunding').implement({
     note: t.string({ nullable: true, resolve: (f) => f.reason ?? f.zScore.reason }),
     exchanges: t.field({ type: [VenueFundingRef], resolve: (f) => f.exchanges.filter((e) => e.ts !== null) }),
     missing: t.field({ type: [ExchangeNoteRef], resolve: (f) => f.missing }),
+    coverage: t.field({ type: CoverageRef, description: 'venues in the weighted rate; the window is the z-score\'s hourly history', resolve: (f) => f.coverage }),
   }),
 })
 
@@ -51,7 +55,19 @@ builder.queryField('weightedFunding', (t) =>
       return coins.map((coin, i) => {
         const f = buildWeightedFunding({ coin, samples: samples[i]!, now: ctx.now })
         const seen = new Set(samples[i]!.filter((x) => x.ts <= ctx.now).map((x) => x.exchange as string))
-        return { ...f, missing: missingOrStale(f.exchanges, seen, `${coin} perp funding sample`, '5 minutes') }
+        // in the weighted rate: a current rate and OI; a venue with a sample but no weight is in only in part
+        const weighted = f.exchanges.filter((e) => e.weight !== null).map((e) => e.exchange)
+        const gaps: CoverageGap[] = f.exchanges
+          .filter((e) => e.weight === null && (e.ts !== null || seen.has(e.exchange)))
+          .map((e) => ({ exchange: e.exchange, status: e.ts === null ? 'stale' : 'no_data', reason: e.ts === null ? `latest ${coin} funding sample older than 5 minutes` : (e.reason ?? 'not weighted') }))
+        const past = samples[i]!.filter((x) => x.ts <= ctx.now && x.fundingRate !== null)
+        const coverage = coverageOf(ctx, {
+          used: weighted, gaps, noData: () => `no ${coin} perp funding sample`,
+          requested: { from: floorTo(ctx.now, HOUR_MS) - FUNDING_STATS_WINDOW.lookbackMs, to: ctx.now },
+          ranges: rangesOf(past.filter((x) => weighted.includes(x.exchange as ExchangeId)).map((x) => ({ exchange: x.exchange, ts: floorTo(x.ts, HOUR_MS) })), HOUR_MS),
+          toleranceMs: HOUR_MS,
+        })
+        return { ...f, missing: missingOrStale(f.exchanges, seen, `${coin} perp funding sample`, '5 minutes'), coverage }
       })
     },
   }),

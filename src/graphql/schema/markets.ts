@@ -1,14 +1,19 @@
 // /v1/markets/ohlc and /v1/markets/ticker.
 import { buildOhlc, INTERVAL_MS, LOOKBACK_MS, type Candle, type Lookback, type OhlcInterval, type OhlcPayload } from '../../analytics/ohlc.js'
-import { buildTicker, TICKER_STALE_MS, type TickerRow } from '../../analytics/ticker.js'
+import { buildTicker, missingTickerRow, TICKER_STALE_MS, type TickerRow } from '../../analytics/ticker.js'
 import { HOUR_MS, MINUTE_MS, type Bar } from '../../market/bars.js'
-import type { ExchangeId, MarketType } from '../../market/events.js'
+import { EXCHANGE_IDS, type ExchangeId, type MarketType } from '../../market/events.js'
 import { routeArgs, parseRouteArgs, coinsOf } from '../args.js'
 import { builder } from '../builder.js'
 import { loadAll, loadBars, memoByVersion, pureFragment } from '../market-data.js'
-import { ExchangeNoteRef, FundingKindEnum, missingExchanges, type ExchangeNote } from './common.js'
+import type { Coverage, WindowRange } from '../../analytics/coverage.js'
+import { CoverageRef, coverageOf, ExchangeNoteRef, FundingKindEnum, missingExchanges, rangesOf, venueGaps, type ExchangeNote } from './common.js'
 
-const ohlcMemo = new WeakMap<object, Map<string, { version: number; value: Promise<OhlcPayload> }>>()
+type OhlcMemo = OhlcPayload & { ranges: Map<ExchangeId, WindowRange> }
+const ohlcMemo = new WeakMap<object, Map<string, { version: number; value: Promise<OhlcMemo> }>>()
+
+/** the data's span may fall short of the window's ends by this much (the minute in progress is not stored yet) */
+export const WINDOW_TOLERANCE_MS = 2 * MINUTE_MS
 
 const CandleRef = builder.objectRef<Candle>('Candle').implement({
   description: 'One candle; volumes in coin units',
@@ -26,7 +31,7 @@ const CandleRef = builder.objectRef<Candle>('Candle').implement({
   }),
 })
 
-type Ohlc = OhlcPayload & { start: number; end: number; asOf: number; missing: ExchangeNote[] }
+type Ohlc = OhlcPayload & { start: number; end: number; asOf: number; missing: ExchangeNote[]; coverage: Coverage }
 
 const OhlcRef = builder.objectRef<Ohlc>('Ohlc').implement({
   description: 'Candles resampled from stored 1-minute trade aggregates (docs/methodology.md#ohlc)',
@@ -42,6 +47,7 @@ const OhlcRef = builder.objectRef<Ohlc>('Ohlc').implement({
     asOf: t.field({ type: 'Timestamp', resolve: (o) => o.asOf }),
     candles: t.field({ type: [CandleRef], description: 'oldest first; buckets without trades are omitted', resolve: (o) => o.candles }),
     missing: t.field({ type: [ExchangeNoteRef], resolve: (o) => o.missing }),
+    coverage: t.field({ type: CoverageRef, resolve: (o) => o.coverage }),
   }),
 })
 
@@ -68,13 +74,21 @@ builder.queryField('ohlc', (t) =>
         const bars = await loadBars(market, { coin: v.coin as string, marketType, start, end, exchange, hourly: INTERVAL_MS[interval] >= HOUR_MS })
         const byExchange: Partial<Record<ExchangeId, Bar[]>> = {}
         for (const b of bars) (byExchange[b.exchange] ??= []).push(b)
-        return buildOhlc({ coin: v.coin as string, marketType, interval, lookback, end, exchange, minutesByExchange: byExchange })
+        const out = buildOhlc({ coin: v.coin as string, marketType, interval, lookback, end, exchange, minutesByExchange: byExchange })
+        // each venue's span: the candles its trades entered
+        const size = INTERVAL_MS[interval]
+        const ranges = rangesOf(out.candles.flatMap((c) => (c.exchanges ?? [out.exchange]).map((e) => ({ exchange: e, ts: c.ts }))), size)
+        return { ...out, ranges }
       })
+      const { ranges, ...rest } = payload
       const missing = missingExchanges(marketType, payload.exchanges, () => 'no trades in the window', exchange)
-      return { ...payload, candles: known ? [] : payload.candles, start, end, asOf: Math.min(end, ctx.now), missing }
+      const coverage = coverageOf(ctx, { marketType, used: payload.exchanges as ExchangeId[], noData: () => 'no trades in the window', only: exchange, requested: { from: start, to: end }, ranges, toleranceMs: WINDOW_TOLERANCE_MS })
+      return { ...rest, candles: known ? [] : payload.candles, start, end, asOf: Math.min(end, ctx.now), missing, coverage }
     },
   }),
 )
+
+const TickerStatusEnum = builder.enumType('TickerStatus', { values: ['fresh', 'stale', 'no_data', 'down', 'degraded'] as const })
 
 const TickerRef = builder.objectRef<TickerRow>('Ticker').implement({
   description: 'Latest mark, index and funding of one perp market',
@@ -87,9 +101,11 @@ const TickerRef = builder.objectRef<TickerRow>('Ticker').implement({
     fundingKind: t.field({ type: FundingKindEnum, nullable: true, description: 'always predicted here: the rate the next settlement will use, as it stands now; null with fundingRate', resolve: (r) => r.fundingKind }),
     fundingIntervalHours: t.exposeFloat('fundingIntervalHours', { nullable: true }),
     nextFundingTime: t.field({ type: 'Timestamp', nullable: true, resolve: (r) => r.nextFundingTime }),
-    ts: t.field({ type: 'Timestamp', description: 'when the venue reported these values', resolve: (r) => r.ts }),
-    ageMs: t.exposeFloat('ageMs'),
-    stale: t.exposeBoolean('stale', { description: `older than ${TICKER_STALE_MS / 1000} s` }),
+    ts: t.field({ type: 'Timestamp', nullable: true, description: 'when the venue reported these values (its own time where its payload has one); null without data', resolve: (r) => r.ts }),
+    ageMs: t.exposeFloat('ageMs', { nullable: true }),
+    stale: t.exposeBoolean('stale', { description: `no fresh values: older than ${TICKER_STALE_MS / 1000} s, or none` }),
+    status: t.field({ type: TickerStatusEnum, description: 'fresh, stale, or why a venue listing the coin has no values (no_data, down, degraded)', resolve: (r) => r.status }),
+    reason: t.exposeString('reason', { nullable: true }),
   }),
 })
 
@@ -100,8 +116,19 @@ builder.queryField('ticker', (t) =>
     args: routeArgs(t.arg, 'ticker'),
     resolve: async (_r, args, ctx) => {
       const v = parseRouteArgs('ticker', args, ctx)
-      const rows = (await loadAll(ctx.loaders.tickers, coinsOf(v, ctx))).flat()
-      return buildTicker(v.exchange ? rows.filter((r) => r.exchange === v.exchange) : rows, ctx.now)
+      const coins = coinsOf(v, ctx)
+      const only = v.exchange as ExchangeId | undefined
+      const rows = (await loadAll(ctx.loaders.tickers, coins)).flat()
+      const live = buildTicker(only ? rows.filter((r) => r.exchange === only) : rows, ctx.now)
+      // one row per coin and venue listing it: a venue without values is a row saying why (its coverage)
+      const out: TickerRow[] = []
+      for (const coin of [...coins].sort()) {
+        const have = live.filter((r) => r.coin === coin)
+        const gaps = venueGaps(ctx.services.market, ctx.now, 'perp', have.map((r) => r.exchange), () => `no ${coin} perp ticker`, only)
+        for (const g of gaps) if (g.status !== 'not_listed') have.push(missingTickerRow(coin, g.exchange, g.status as 'no_data' | 'down' | 'degraded', g.reason))
+        out.push(...have.sort((a, b) => EXCHANGE_IDS.indexOf(a.exchange) - EXCHANGE_IDS.indexOf(b.exchange)))
+      }
+      return out
     },
   }),
 )

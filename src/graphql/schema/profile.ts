@@ -2,7 +2,7 @@
 import { simulateCascade, type CascadePhase, type CascadeResult, type ExchangeLiquidation } from '../../analytics/liquidation-cascade.js'
 import type { TierTable } from '../../analytics/leverage-tiers.js'
 import { hvnZones, volumeProfile, type VolumeProfile, type VolumeProfileLevel } from '../../analytics/volume-profile.js'
-import { DAY_MS, MINUTE_MS } from '../../market/bars.js'
+import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../../market/bars.js'
 import { EXCHANGE_IDS, type ExchangeId, type MarketType } from '../../market/events.js'
 import { vapMerge, type Vap } from '../../market/volume-at-price.js'
 import { LOOKBACK_MS, type Lookback } from '../../analytics/ohlc.js'
@@ -11,12 +11,16 @@ import type { MarketState } from '../../market/state.js'
 import { parseRouteArgs, routeArgs } from '../args.js'
 import { builder } from '../builder.js'
 import { loadAll, loadBars, memoByVersion } from '../market-data.js'
-import { venueLiquidationMap } from '../signal-inputs.js'
-import { ExchangeNoteRef, missingExchanges, type ExchangeNote } from './common.js'
+import { CASCADE_OI_HOURS, venueLiquidationMap } from '../signal-inputs.js'
+import type { Coverage, CoverageGap, WindowRange } from '../../analytics/coverage.js'
+import { CoverageRef, coverageOf, ExchangeNoteRef, missingExchanges, rangesOf, type ExchangeNote } from './common.js'
+import { WINDOW_TOLERANCE_MS } from './markets.js'
 
 interface MergedVap {
   vap: Vap
   exchanges: Set<ExchangeId>
+  /** each venue's span in the window (hour rollups for whole hours, minutes at the edges) */
+  ranges: Map<ExchangeId, WindowRange>
   /** filled on first use by the cascade */
   hvnZones?: ReturnType<typeof hvnZones>
 }
@@ -36,7 +40,11 @@ async function mergeVap(market: MarketState, q: { coin: string; marketType: Mark
     vapMerge(vap, b.vap)
     if (b.volume > 0) exchanges.add(b.exchange)
   }
-  return { vap, exchanges }
+  // loadBars reads whole hours [h0, h1) as hour rollups and the edges as minutes
+  const h0 = Math.ceil(q.start / HOUR_MS) * HOUR_MS
+  const h1 = floorTo(q.end, HOUR_MS)
+  const ranges = rangesOf(bars, (b) => (b.ts >= h0 && b.ts < h1 && h1 > h0 ? HOUR_MS : MINUTE_MS))
+  return { vap, exchanges, ranges }
 }
 
 const LevelRef = builder.objectRef<VolumeProfileLevel>('VolumeLevel').implement({
@@ -57,7 +65,7 @@ const ValueAreaRef = builder.objectRef<{ low: number; high: number; volumePct: n
   fields: (t) => ({ low: t.exposeFloat('low'), high: t.exposeFloat('high'), volumePct: t.exposeFloat('volumePct', { description: 'share of the total volume inside, %' }) }),
 })
 
-type ProfileOut = VolumeProfile & { coin: string; exchange: string; exchanges: string[]; lookback: string; bins: number; marketType: string; start: number; end: number; asOf: number; missing: ExchangeNote[] }
+type ProfileOut = VolumeProfile & { coin: string; exchange: string; exchanges: string[]; lookback: string; bins: number; marketType: string; start: number; end: number; asOf: number; missing: ExchangeNote[]; coverage: Coverage }
 
 const VolumeProfileRef = builder.objectRef<ProfileOut>('VolumeProfile').implement({
   description: 'Volume per price level from stored per-minute volume at price (docs/methodology.md#volume-profile)',
@@ -76,6 +84,7 @@ const VolumeProfileRef = builder.objectRef<ProfileOut>('VolumeProfile').implemen
     valueArea: t.field({ type: ValueAreaRef, nullable: true, resolve: (p) => p.valueArea }),
     levels: t.field({ type: [LevelRef], description: 'ascending by price', resolve: (p) => p.levels }),
     missing: t.field({ type: [ExchangeNoteRef], resolve: (p) => p.missing }),
+    coverage: t.field({ type: CoverageRef, resolve: (p) => p.coverage }),
   }),
 })
 
@@ -91,12 +100,13 @@ builder.queryField('volumeProfile', (t) =>
       const exchange = v.exchange as ExchangeId | undefined
       const end = (v.end as number | undefined) ?? ctx.now
       const start = end - LOOKBACK_MS[v.lookback as Lookback]
-      const { vap, exchanges } = await coinVap(ctx.services.market, { coin, marketType, start, end, exchange })
+      const { vap, exchanges, ranges } = await coinVap(ctx.services.market, { coin, marketType, start, end, exchange })
       const profile = volumeProfile(vap, v.bins as number)
       const present = EXCHANGE_IDS.filter((e) => exchanges.has(e))
       return {
         ...profile, coin, exchange: exchange ?? 'all', exchanges: present, marketType, lookback: v.lookback as string, bins: v.bins as number, start, end, asOf: Math.min(end, ctx.now),
         missing: missingExchanges(marketType, present, () => 'no trades in the window', exchange),
+        coverage: coverageOf(ctx, { marketType, used: present, noData: () => 'no trades in the window', only: exchange, requested: { from: start, to: end }, ranges, toleranceMs: WINDOW_TOLERANCE_MS }),
       }
     },
   }),
@@ -142,7 +152,7 @@ const CascadeVenueRef = builder.objectRef<CascadeVenue>('CascadeVenue').implemen
   }),
 })
 
-type CascadeOut = Omit<CascadeResult, 'byExchange'> & { coin: string; exchanges: string[]; byExchange: CascadeVenue[]; liquidationLevels: number; estimatedLiquidationsUsd: number; asOf: number; missing: ExchangeNote[] }
+type CascadeOut = Omit<CascadeResult, 'byExchange'> & { coin: string; exchanges: string[]; byExchange: CascadeVenue[]; liquidationLevels: number; estimatedLiquidationsUsd: number; asOf: number; missing: ExchangeNote[]; coverage: Coverage }
 
 const CascadeRef = builder.objectRef<CascadeOut>('LiquidationCascade').implement({
   description: 'Simulated liquidation cascade from the current price to a trigger price, from each venue\'s own liquidation map (docs/methodology.md#liquidation-cascade)',
@@ -162,6 +172,7 @@ const CascadeRef = builder.objectRef<CascadeOut>('LiquidationCascade').implement
     estimatedLiquidationsUsd: t.exposeFloat('estimatedLiquidationsUsd', { description: 'notional of every estimated liquidation, both sides, all venues' }),
     asOf: t.field({ type: 'Timestamp', resolve: (c) => c.asOf }),
     missing: t.field({ type: [ExchangeNoteRef], resolve: (c) => c.missing }),
+    coverage: t.field({ type: CoverageRef, description: 'venues in the model: each venue\'s open-interest history (its positions) and fresh order book (the liquidity walked)', resolve: (c) => c.coverage }),
   }),
 })
 
@@ -210,7 +221,23 @@ builder.queryField('liquidationCascade', (t) =>
         estimatedLiquidationsUsd: maps.reduce((s, m) => s + m.estimatedUsd, 0),
         asOf: ctx.now,
         missing: missingExchanges('perp', used, () => `no fresh ${coin} order book`, exchange),
+        coverage: cascadeCoverage(ctx, coin, used, exchange),
       }
     },
   }),
 )
+
+/**
+ * The cascade's venues: those with open-interest history (positions to liquidate) or a fresh book (liquidity to walk).
+ * The window is the build-up the maps are estimated from; a venue missing one of the two is in only in part.
+ */
+function cascadeCoverage(ctx: Parameters<typeof coverageOf>[0], coin: string, booked: readonly ExchangeId[], only?: ExchangeId): Coverage {
+  const to = floorTo(ctx.now, HOUR_MS) + HOUR_MS
+  const from = to - (CASCADE_OI_HOURS + 1) * HOUR_MS
+  const samples = ctx.services.market.series.hours.perpSamples(coin, from, to).filter((c) => c.oi !== null && (!only || c.exchange === only))
+  const ranges = rangesOf(samples.map((c) => ({ exchange: c.exchange, ts: floorTo(c.ts, HOUR_MS) })), HOUR_MS)
+  const gaps: CoverageGap[] = []
+  for (const e of booked) if (!ranges.has(e)) gaps.push({ exchange: e, status: 'no_data', reason: `no ${coin} open-interest history: none of its positions are modelled` })
+  for (const e of ranges.keys()) if (!booked.includes(e)) gaps.push({ exchange: e, status: 'stale', reason: `no fresh ${coin} order book: its liquidity is not walked` })
+  return coverageOf(ctx, { used: booked, gaps, noData: () => `no ${coin} open-interest history or order book`, only, requested: { from, to }, ranges, toleranceMs: HOUR_MS })
+}

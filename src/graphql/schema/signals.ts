@@ -1,5 +1,10 @@
 // /v1/signals/divergence and /v1/signals/snapshot (cascade and volume profile are in profile.ts).
-import type { CoinDivergence, DivergenceLeg, DivergenceSignal } from '../../analytics/divergence.js'
+import { divergenceLookbackMinutes, type CoinDivergence, type DivergenceLeg, type DivergenceSignal } from '../../analytics/divergence.js'
+import type { Coverage } from '../../analytics/coverage.js'
+import { HOUR_MS, MINUTE_MS, floorTo } from '../../market/bars.js'
+import type { ExchangeId } from '../../market/events.js'
+import type { RequestContext } from '../context.js'
+import { CoverageRef, coverageOf, rangesOf } from './common.js'
 import type { ArbitrageOpportunity, SnapshotCoin, SnapshotDivergence } from '../../analytics/snapshot.js'
 import { REGIMES, type Regime } from '../../analytics/regime.js'
 import { coinsOf, parseRouteArgs, routeArgs } from '../args.js'
@@ -31,13 +36,14 @@ const SignalRef = builder.objectRef<DivergenceSignal>('DivergenceSignal').implem
   }),
 })
 
-const CoinDivergenceRef = builder.objectRef<CoinDivergence>('CoinDivergence').implement({
+const CoinDivergenceRef = builder.objectRef<CoinDivergence & { coverage: Coverage }>('CoinDivergence').implement({
   description: '4 divergence pairs on 2 timeframes for one coin (docs/methodology.md#divergence)',
   fields: (t) => ({
     coin: t.exposeString('coin'),
     asOf: t.field({ type: 'Timestamp', nullable: true, resolve: (d) => d.asOf }),
     pairs: t.field({ type: [SignalRef], resolve: (d) => d.pairs }),
     active: t.field({ type: [SignalRef], description: 'the active ones', resolve: (d) => d.pairs.filter((p) => p.active) }),
+    coverage: t.field({ type: CoverageRef, description: 'venues in any leg of the current windows; the window is the history the 4h z-scores need', resolve: (d) => d.coverage }),
   }),
 })
 
@@ -46,7 +52,11 @@ builder.queryField('divergence', (t) =>
     type: [CoinDivergenceRef],
     description: 'OI/price, CVD/price, funding/price and spot/perp CVD divergences on 1h and 4h. Costs 5 credits (GET /v1/signals/divergence).',
     args: routeArgs(t.arg, 'divergence'),
-    resolve: (_r, args, ctx) => coinsOf(parseRouteArgs('divergence', args, ctx), ctx).map((coin) => coinDivergence(ctx.services.market, coin, ctx.now)),
+    resolve: (_r, args, ctx) =>
+      coinsOf(parseRouteArgs('divergence', args, ctx), ctx).map((coin) => {
+        const d = coinDivergence(ctx.services.market, coin, ctx.now)
+        return { ...d, coverage: divergenceCoverage(ctx, coin, d) }
+      }),
   }),
 )
 
@@ -115,6 +125,7 @@ const SnapshotRef = builder.objectRef<SnapshotResult>('Snapshot').implement({
     divergences: t.field({ type: [SnapshotDivergenceRef], description: 'active divergences only', resolve: (s) => s.divergences }),
     regimeDistribution: t.field({ type: RegimeDistributionRef, resolve: (s) => s.regimeDistribution }),
     topArbitrage: t.field({ type: [ArbitrageRef], description: 'net of typical taker fees, best first', resolve: (s) => s.topArbitrage }),
+    coverage: t.field({ type: CoverageRef, description: 'venues with a fresh ticker for some coin; the window is the history the 4h divergence z-scores read', resolve: (s) => s.coverage }),
   }),
 })
 
@@ -129,3 +140,12 @@ builder.queryField('snapshot', (t) =>
     },
   }),
 )
+
+/** the venues of any leg, against the history the 4h z-scores read (each venue's span from its hourly perp closes) */
+function divergenceCoverage(ctx: RequestContext, coin: string, d: CoinDivergence): Coverage {
+  const used = new Set<ExchangeId>(d.pairs.flatMap((p) => p.legs.flatMap((l) => l.exchanges as ExchangeId[])))
+  const from = floorTo(ctx.now, MINUTE_MS) - divergenceLookbackMinutes('4h') * MINUTE_MS
+  const closes = ctx.services.market.series.hours.perpCloses(coin, from, ctx.now).filter((c) => used.has(c.exchange))
+  const ranges = rangesOf(closes.map((c) => ({ exchange: c.exchange, ts: floorTo(c.ts, HOUR_MS) })), HOUR_MS)
+  return coverageOf(ctx, { used, noData: () => `no ${coin} perp data`, requested: { from, to: ctx.now }, ranges, toleranceMs: HOUR_MS })
+}

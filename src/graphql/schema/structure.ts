@@ -3,7 +3,9 @@ import { buildSpread, SPREAD_MAX_PRICE_AGE_MS, SPREAD_Z_WINDOW, type CoinSpread,
 import { coinsOf, parseRouteArgs, routeArgs } from '../args.js'
 import { builder } from '../builder.js'
 import { currentMarks, loadAll, markRows } from '../market-data.js'
-import { ExchangeNoteRef, missingExchanges, type ExchangeNote } from './common.js'
+import type { Coverage, CoverageGap } from '../../analytics/coverage.js'
+import { MINUTE_MS } from '../../market/bars.js'
+import { CoverageRef, coverageOf, ExchangeNoteRef, missingExchanges, rangesOf, type ExchangeNote } from './common.js'
 
 const ExchangePriceRef = builder.objectRef<ExchangePrice>('ExchangePrice').implement({
   fields: (t) => ({
@@ -14,7 +16,7 @@ const ExchangePriceRef = builder.objectRef<ExchangePrice>('ExchangePrice').imple
   }),
 })
 
-type SpreadOut = CoinSpread & { missing: ExchangeNote[] }
+type SpreadOut = CoinSpread & { missing: ExchangeNote[]; coverage: Coverage }
 
 const SpreadRef = builder.objectRef<SpreadOut>('CoinSpread').implement({
   description: 'Cross-exchange perp price spread of one coin (docs/methodology.md#spread)',
@@ -32,6 +34,7 @@ const SpreadRef = builder.objectRef<SpreadOut>('CoinSpread').implement({
     historyPoints: t.int({ resolve: (s) => s.zScore.points }),
     note: t.string({ nullable: true, description: 'why spreadBps or zScore is null', resolve: (s) => s.reason ?? s.zScore.reason }),
     missing: t.field({ type: [ExchangeNoteRef], resolve: (s) => s.missing }),
+    coverage: t.field({ type: CoverageRef, description: 'venues with a fresh mark in the spread; the window is the z-score\'s 24 h of per-minute marks', resolve: (s) => s.coverage }),
   }),
 })
 
@@ -46,8 +49,18 @@ builder.queryField('spread', (t) =>
       return coins.map((coin, i) => {
         const s = buildSpread({ coin, current: currentMarks(ctx.services.market, coin, samples[i]!), history: markRows(samples[i]!), now: ctx.now })
         const missing = missingExchanges('perp', s.prices.filter((p) => p.ts !== null).map((p) => p.exchange), () => `no ${coin} perp data`)
-        for (const p of s.prices) if (p.ts !== null && p.price === null) missing.push({ exchange: p.exchange, reason: `latest mark older than ${SPREAD_MAX_PRICE_AGE_MS / 60_000} minutes by its own timestamp (stale feed)` })
-        return { ...s, missing }
+        const stale = `latest mark older than ${SPREAD_MAX_PRICE_AGE_MS / 60_000} minutes by its own timestamp (stale feed)`
+        for (const p of s.prices) if (p.ts !== null && p.price === null) missing.push({ exchange: p.exchange, reason: stale })
+        const used = s.prices.filter((p) => p.price !== null).map((p) => p.exchange)
+        const gaps: CoverageGap[] = s.prices.filter((p) => p.ts !== null && p.price === null).map((p) => ({ exchange: p.exchange, status: 'stale', reason: stale }))
+        const history = markRows(samples[i]!).filter((r) => r.price !== null && r.ts <= ctx.now && used.includes(r.exchange))
+        const coverage = coverageOf(ctx, {
+          used, gaps, noData: () => `no ${coin} perp mark`,
+          requested: { from: ctx.now - SPREAD_Z_WINDOW.lookbackMs, to: ctx.now },
+          ranges: rangesOf(history, MINUTE_MS),
+          toleranceMs: SPREAD_MAX_PRICE_AGE_MS,
+        })
+        return { ...s, missing, coverage }
       })
     },
   }),

@@ -56,6 +56,13 @@ describe('an unanswerable REST call during a replay', () => {
     expect(ohlc.status).toBe(200)
     const ticker = await s.get('/v1/markets/ticker?coin=BTC&exchange=bybit')
     expect(ticker.status).toBe(200)
-    expect(ticker.body.data).toEqual([])
+    // no tickers body in the recording: the venue's row says why, with no numbers
+    expect(ticker.body.data).toHaveLength(1)
+    expect(ticker.body.data[0]).toMatchObject({ coin: 'BTC', exchange: 'bybit', mark_price: null, ts: null, stale: true, status: 'degraded' })
+    expect(ticker.body.data[0].reason).toMatch(/^the Bybit feed is degraded; /)
+    // halfway through the session no minute has closed yet: the candles' coverage says so, and names the degraded venue
+    expect(ohlc.body.data.coverage.exchanges).toEqual([])
+    expect(ohlc.body.data.coverage.missing).toEqual([{ exchange: 'bybit', status: 'degraded', reason: 'the Bybit feed is degraded; no trades in the window' }])
+    expect(ohlc.body.data.coverage.partial).toBe(true)
   })
 })

@@ -85,7 +85,9 @@ function expectCandleEquals(c: Json, expected: ReturnType<typeof fold>, what: st
   expect(c.trades, `${what} trades`).toBe(expected.trades)
 }
 
-const OHLC_KEYS = ['as_of', 'candles', 'coin', 'end', 'exchange', 'exchanges', 'interval', 'lookback', 'market_type', 'missing', 'start']
+const OHLC_KEYS = ['as_of', 'candles', 'coin', 'coverage', 'end', 'exchange', 'exchanges', 'interval', 'lookback', 'market_type', 'missing', 'start']
+const COVERAGE_KEYS = ['exchanges', 'from', 'missing', 'note', 'partial', 'requested_from', 'requested_to', 'to']
+const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z')
 const CANDLE_KEYS = ['buy_volume', 'close', 'exchanges', 'high', 'low', 'open', 'sell_volume', 'trades', 'ts', 'volume']
 
 describe('GET /v1/markets/ohlc (2 credits)', () => {
@@ -114,6 +116,18 @@ describe('GET /v1/markets/ohlc (2 credits)', () => {
       expectClose(c.buy_volume + c.sell_volume, c.volume, 1e-9, 'buy + sell = volume')
       expect(c.exchanges).toEqual([...EXCHANGES])
     }
+    // coverage: 3 h of history in a 24 h window: every venue is in, but only from 09:00; the figure says it is partial
+    expect(sortedKeys(data.coverage)).toEqual(COVERAGE_KEYS)
+    expect(data.coverage).toMatchObject({
+      exchanges: [...EXCHANGES], from: HISTORY_START, to: HISTORY_START + 3 * HOUR, requested_from: TEST_NOW - 24 * HOUR, requested_to: TEST_NOW, partial: true,
+    })
+    expect(data.coverage.missing).toEqual(EXCHANGES.map((exchange) => ({ exchange, status: 'truncated', reason: `data from ${iso(HISTORY_START)} only` })))
+    expect(data.coverage.note).toContain(`the data spans ${iso(HISTORY_START)} to ${iso(HISTORY_START + 3 * HOUR)} of the requested ${iso(TEST_NOW - 24 * HOUR)} to ${iso(TEST_NOW)}`)
+    // a window inside the history is covered: its first whole minute (11:01) opens 30 s after 11:00:30 and the last stored
+    // one ends at 12:00, both within two minutes of the window's ends
+    const inside = (await callOk(t, acct, '/v1/markets/ohlc?coin=BTC&lookback=1h&interval=1m', 2)).data
+    const minute = TEST_NOW - (TEST_NOW % MINUTE)
+    expect(inside.coverage).toMatchObject({ exchanges: [...EXCHANGES], missing: [], from: minute - HOUR + MINUTE, to: minute, partial: false, note: null })
   })
 
   it('one exchange: every 1h candle equals its hour of candle_1m rows folded by hand (coin and exchange case-insensitive)', async () => {
@@ -210,6 +224,8 @@ describe('GET /v1/markets/ohlc (2 credits)', () => {
       expect(m.reason.length).toBeGreaterThan(0)
     }
     expect(meta.as_of).toBe(end)
+    expect(data.coverage).toMatchObject({ exchanges: [], from: null, to: null, requested_from: end - 4 * HOUR, requested_to: end, partial: true })
+    expect(data.coverage.missing.map((m: Json) => [m.exchange, m.status])).toEqual(EXCHANGES.map((e) => [e, 'no_data']))
     const one = await callOk(t, acct, `/v1/markets/ohlc?coin=BTC&exchange=okx&interval=1m&lookback=1h&end=${end}`, 2)
     expect(one.data).toMatchObject({ exchange: 'okx', exchanges: [], candles: [] })
     expect(one.data.missing.map((m: Json) => m.exchange)).toEqual(['okx'])
@@ -234,6 +250,13 @@ describe('GET /v1/markets/ohlc (2 credits)', () => {
     expect(data.exchanges).toEqual(['binance', 'bybit', 'okx', 'hyperliquid'])
     expect(data.missing).toEqual([{ exchange: 'dydx', reason: expect.any(String) }])
     for (const c of data.candles) expect(c.exchanges).not.toContain('dydx')
+    // the venue without data makes the composite partial, and the coverage says why (the others hold 3 h of the 4 h)
+    expect(data.coverage.exchanges).toEqual(['binance', 'bybit', 'okx', 'hyperliquid'])
+    expect(data.coverage.missing).toEqual([
+      ...['binance', 'bybit', 'okx', 'hyperliquid'].map((exchange) => ({ exchange, status: 'truncated', reason: `data from ${iso(HISTORY_START)} only` })),
+      { exchange: 'dydx', status: 'no_data', reason: 'no trades in the window' },
+    ])
+    expect(data.coverage.partial).toBe(true)
     const only = await callOk(t, acct, '/v1/markets/ohlc?coin=XRP&exchange=dydx&lookback=4h', 2)
     expect(only.data).toMatchObject({ exchange: 'dydx', exchanges: [], candles: [] })
     expect(only.data.missing).toEqual([{ exchange: 'dydx', reason: expect.any(String) }])
@@ -258,7 +281,7 @@ describe('GET /v1/markets/ohlc (2 credits)', () => {
   })
 })
 
-const TICKER_KEYS = ['age_ms', 'coin', 'exchange', 'funding_interval_hours', 'funding_kind', 'funding_rate', 'index_price', 'mark_price', 'next_funding_time', 'stale', 'ts']
+const TICKER_KEYS = ['age_ms', 'coin', 'exchange', 'funding_interval_hours', 'funding_kind', 'funding_rate', 'index_price', 'mark_price', 'next_funding_time', 'reason', 'stale', 'status', 'ts']
 
 describe('GET /v1/markets/ticker (1 credit)', () => {
   it('one coin: one row per exchange in canonical order, exact keys, values as the live feed reported them, not stale', async () => {
@@ -274,6 +297,7 @@ describe('GET /v1/markets/ticker (1 credit)', () => {
       for (const k of ['mark_price', 'index_price', 'funding_rate', 'funding_interval_hours', 'age_ms']) expect(typeof r[k], k).toBe('number')
       // "values no older than about 5 seconds while the feed runs"
       expect(r.stale).toBe(false)
+      expect([r.status, r.reason]).toEqual(['fresh', null])
       expect(r.ts).toBeLessThanOrEqual(TEST_NOW)
       expect(r.age_ms).toBe(TEST_NOW - r.ts)
       expect(r.age_ms).toBeLessThanOrEqual(5_000)
@@ -288,21 +312,26 @@ describe('GET /v1/markets/ticker (1 credit)', () => {
     }
   })
 
-  it('coin omitted: every coin with data, sorted by coin then exchange; an exchange without data has no row; exchange filter', async () => {
+  it('coin omitted: every coin and venue, sorted by coin then exchange; a venue without data has a row saying why; exchange filter', async () => {
     const { data } = await callOk<Json[]>(t, acct, '/v1/markets/ticker', 1)
     const pairs = data.map((r) => `${r.coin}:${r.exchange}`)
-    expect(pairs).toEqual([
-      ...EXCHANGES.map((e) => `BTC:${e}`),
-      ...EXCHANGES.map((e) => `ETH:${e}`),
-      ...EXCHANGES.filter((e) => e !== 'dydx').map((e) => `XRP:${e}`),
-    ])
+    expect(pairs).toEqual([...DEFAULT_COINS].sort().flatMap((c) => EXCHANGES.map((e) => `${c}:${e}`)))
+    for (const r of data) {
+      const withData = SEEDED.includes(r.coin) && !(r.coin === 'XRP' && r.exchange === 'dydx')
+      if (withData) expect([r.status, r.reason]).toEqual(['fresh', null])
+      else {
+        // the feed is up (it delivered other coins), so the venue simply has no ticker for this coin
+        expect(r).toMatchObject({ status: 'no_data', reason: `no ${r.coin} perp ticker`, stale: true, mark_price: null, index_price: null, funding_rate: null, funding_kind: null, ts: null, age_ms: null })
+      }
+    }
     for (const r of data) if (r.funding_rate !== null) expect(r.funding_interval_hours).toBeGreaterThan(0)
     const hl = await callOk<Json[]>(t, acct, '/v1/markets/ticker?exchange=HyperLiquid', 1)
-    expect(hl.data.map((r) => `${r.coin}:${r.exchange}`)).toEqual(SEEDED.map((c) => `${c}:hyperliquid`))
+    expect(hl.data.map((r) => `${r.coin}:${r.exchange}`)).toEqual(DEFAULT_COINS.map((c) => `${c}:hyperliquid`))
+    expect(hl.data.filter((r) => r.status === 'fresh').map((r) => r.coin)).toEqual(SEEDED)
     const both = await callOk<Json[]>(t, acct, '/v1/markets/ticker?coin=eth&exchange=okx', 1)
     expect(both.data.map((r) => `${r.coin}:${r.exchange}`)).toEqual(['ETH:okx'])
     const none = await callOk<Json[]>(t, acct, '/v1/markets/ticker?coin=XRP&exchange=dydx', 1)
-    expect(none.data).toEqual([])
+    expect(none.data).toEqual([expect.objectContaining({ coin: 'XRP', exchange: 'dydx', status: 'no_data', mark_price: null })])
   })
 
   it('a funding rate never travels without its interval: a venue reporting no interval gets funding_rate null too', async () => {
@@ -322,6 +351,8 @@ describe('GET /v1/markets/ticker (1 credit)', () => {
     expect(later.data).toHaveLength(5)
     later.data.forEach((r, i) => {
       expect(r.stale).toBe(true)
+      expect(r.status).toBe('stale')
+      expect(r.reason).toBe(`last update ${Math.round(r.age_ms / 1000)} s ago (stale after 15 s)`)
       expect(r.ts).toBe(fresh[i]!.ts)
       expect(r.age_ms).toBe(fresh[i]!.age_ms + 20_000)
     })
@@ -360,10 +391,12 @@ describe('GET /v1/flow/imbalance (5 credits)', () => {
     expect(meta.as_of).toBe(TEST_NOW)
     expect(data).toHaveLength(1)
     const c = data[0]!
-    expect(sortedKeys(c)).toEqual(['aggregate', 'coin', 'exchanges', 'missing', 'ts'])
+    expect(sortedKeys(c)).toEqual(['aggregate', 'coin', 'coverage', 'exchanges', 'missing', 'ts'])
     expect(c.coin).toBe('BTC')
     expect(c.ts).toBe(TEST_NOW)
     expect(c.missing).toEqual([])
+    // a point-in-time figure: every venue's book in, whole, nothing partial
+    expect(c.coverage).toEqual({ exchanges: [...EXCHANGES], missing: [], from: null, to: null, requested_from: null, requested_to: null, partial: false, note: null })
     expect(c.exchanges.map((e: Json) => e.exchange)).toEqual([...EXCHANGES])
     expect(sortedKeys(c.aggregate)).toEqual(['bands', 'exchanges', 'note'])
     expect(c.aggregate.exchanges).toEqual([...EXCHANGES])
@@ -439,6 +472,11 @@ describe('GET /v1/flow/imbalance (5 credits)', () => {
         expect(b.note).toMatch(/short of ±/)
         expect(agg.exchanges).toEqual(EXCHANGES.filter((e) => e !== 'hyperliquid'))
         expect(agg.excluded).toEqual([{ exchange: 'hyperliquid', reason: b.note }])
+        // the coverage says the venue is in only in part, naming the bands its book does not reach
+        const gap = c.coverage.missing.find((m: Json) => m.exchange === 'hyperliquid')
+        expect(gap.status).toBe('truncated')
+        expect(gap.reason).toContain(`±${b.band_pct} %`)
+        expect(c.coverage.partial).toBe(true)
         const others = c.exchanges.filter((e: Json) => e.exchange !== 'hyperliquid')
         expectClose(agg.bid_depth_usd, others.reduce((x: number, e: Json) => x + e.bands[i].bid_depth_usd, 0), 1e-12, 'Σ bid without hyperliquid')
       })
@@ -480,6 +518,7 @@ describe('GET /v1/flow/imbalance (5 credits)', () => {
     expect(c.exchanges.map((e: Json) => e.exchange)).toEqual(['binance', 'bybit', 'okx', 'hyperliquid'])
     expect(c.aggregate.exchanges).toEqual(['binance', 'bybit', 'okx', 'hyperliquid'])
     expect(c.missing).toEqual([{ exchange: 'dydx', reason: expect.any(String) }])
+    expect(c.coverage).toMatchObject({ exchanges: ['binance', 'bybit', 'okx', 'hyperliquid'], missing: [{ exchange: 'dydx', status: 'no_data', reason: 'no XRP order book' }], partial: true })
     const only = (await callOk<Json[]>(t, acct, '/v1/flow/imbalance?coin=XRP&exchange=dydx', 5)).data[0]!
     expect(only.exchanges).toEqual([])
     expect(only.aggregate).toEqual({ exchanges: [], bands: null, note: expect.any(String) })
@@ -494,6 +533,9 @@ describe('GET /v1/flow/imbalance (5 credits)', () => {
     expect(c.aggregate.exchanges).toEqual([])
     expect(c.aggregate.bands).toBeNull()
     expect(c.aggregate.note).toEqual(expect.any(String))
+    expect(c.coverage.exchanges).toEqual([])
+    expect(c.coverage.missing).toEqual(EXCHANGES.map((exchange) => ({ exchange, status: 'stale', reason: 'BTC order book older than 60 s' })))
+    expect(c.coverage.partial).toBe(true)
     // 59 s ahead is still fresh (the threshold is 60 s)
     const fresh = await at(TEST_NOW + 59_000, () => callOk<Json[]>(t, acct, '/v1/flow/imbalance?coin=BTC', 5))
     expect(fresh.data[0]!.aggregate.exchanges).toEqual([...EXCHANGES])

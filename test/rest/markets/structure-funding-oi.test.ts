@@ -55,7 +55,8 @@ const spreadBps = (prices: number[]) => {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-const SPREAD_KEYS = ['cheapest', 'coin', 'dearest', 'history_points', 'missing', 'mixed_quotes', 'note', 'prices', 'quote_note', 'quotes', 'spread_bps', 'ts', 'z_score']
+const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z')
+const SPREAD_KEYS = ['cheapest', 'coin', 'coverage', 'dearest', 'history_points', 'missing', 'mixed_quotes', 'note', 'prices', 'quote_note', 'quotes', 'spread_bps', 'ts', 'z_score']
 const QUOTE: Record<string, string> = { binance: 'USDT', bybit: 'USDT', okx: 'USDT', hyperliquid: 'USDC', dydx: 'USDC' }
 
 describe('GET /v1/structure/spread (3 credits)', () => {
@@ -88,6 +89,10 @@ describe('GET /v1/structure/spread (3 credits)', () => {
     expectClose(s.spread_bps, spreadBps(prices), 1e-12, 'spread_bps')
     expect(s.prices.find((p: Json) => p.exchange === s.cheapest).price).toBe(Math.min(...prices))
     expect(s.prices.find((p: Json) => p.exchange === s.dearest).price).toBe(Math.max(...prices))
+    // 26 h seeded: every venue in, and its marks span the z-score's 24 h window
+    expect(s.coverage).toMatchObject({ exchanges: [...EXCHANGES], missing: [], requested_from: TEST_NOW - 24 * HOUR, requested_to: TEST_NOW, partial: false, note: null })
+    expect(s.coverage.from).toBeLessThanOrEqual(TEST_NOW - 24 * HOUR + 2 * MINUTE)
+    expect(s.coverage.to).toBeGreaterThanOrEqual(TEST_NOW)
   })
 
   it('z-score against the 24 h of 1-minute mark spreads before the current minute, recomputed from market_sample', async () => {
@@ -115,6 +120,11 @@ describe('GET /v1/structure/spread (3 credits)', () => {
     expect(s.z_score).toBeNull()
     expect(s.history_points).toBe(180) // 3 h of minutes
     expect(s.note).toMatch(/insufficient history: 180 of 720/)
+    // and the coverage says the 24 h window holds only 3 h, venue by venue
+    const start = CURRENT_MINUTE - 3 * HOUR
+    expect(s.coverage.partial).toBe(true)
+    expect(s.coverage.from).toBe(start)
+    expect(s.coverage.missing).toEqual(EXCHANGES.map((exchange) => ({ exchange, status: 'truncated', reason: `data from ${iso(start)} only` })))
   })
 
   it('coin omitted: one entry per coin of the universe; coins without data have null numbers, a note and all exchanges missing', async () => {
@@ -134,6 +144,8 @@ describe('GET /v1/structure/spread (3 credits)', () => {
     expect(s.prices.map((p: Json) => p.exchange)).toEqual(['binance', 'bybit', 'okx', 'hyperliquid'])
     expect(s.missing).toEqual([{ exchange: 'dydx', reason: expect.any(String) }])
     expectClose(s.spread_bps, spreadBps(s.prices.map((p: Json) => p.price)), 1e-12, 'spread over 4 venues')
+    expect(s.coverage.exchanges).toEqual(['binance', 'bybit', 'okx', 'hyperliquid'])
+    expect(s.coverage.missing.at(-1)).toEqual({ exchange: 'dydx', status: 'no_data', reason: 'no XRP perp mark' })
   })
 
   it('stale feeds: 6 min later every price is set aside (null, its ts kept), missing says stale, no spread', async () => {
@@ -149,6 +161,9 @@ describe('GET /v1/structure/spread (3 credits)', () => {
     expect(s.note).toEqual(expect.any(String))
     expect(s.missing.map((m: Json) => m.exchange)).toEqual([...EXCHANGES])
     for (const m of s.missing) expect(m.reason).toMatch(/stale|older than/)
+    expect(s.coverage.exchanges).toEqual([])
+    expect(s.coverage.missing.map((m: Json) => [m.exchange, m.status])).toEqual(EXCHANGES.map((e) => [e, 'stale']))
+    expect(s.coverage.partial).toBe(true)
     // 90 s later the prices are still within the 2 min limit (SPREAD_MAX_PRICE_AGE_MS, the feed's `down` age)
     const fresh = (await at(TEST_NOW + 1.5 * MINUTE, () => callOk<Json[]>(t, acct, '/v1/structure/spread?coin=BTC', 3))).data[0]!
     expect(fresh.prices.every((p: Json) => p.price !== null)).toBe(true)
@@ -162,7 +177,7 @@ describe('GET /v1/structure/spread (3 credits)', () => {
 })
 
 // ---------------------------------------------------------------------------------------------------------------
-const FUNDING_KEYS = ['annualized_rate', 'coin', 'exchanges', 'funding_kind', 'history_points', 'interval_hours', 'missing', 'note', 'percentile', 'ts', 'weighted_rate', 'z_score']
+const FUNDING_KEYS = ['annualized_rate', 'coin', 'coverage', 'exchanges', 'funding_kind', 'history_points', 'interval_hours', 'missing', 'note', 'percentile', 'ts', 'weighted_rate', 'z_score']
 // docs/methodology.md names the per-venue 8 h rate `rate_8h` ("each with its own `rate` and `interval_hours`, its `rate_8h`, ...")
 const VENUE_KEYS = ['annualized_rate', 'exchange', 'funding_kind', 'interval_hours', 'note', 'oi_usd', 'rate', 'rate_8h', 'ts', 'weight']
 /** the per-venue 8 h rate under either spelling, so the value checks run even while the name is wrong */
@@ -206,6 +221,10 @@ describe('GET /v1/funding/weighted (3 credits)', () => {
     for (const v of f.exchanges) expectClose(v.weight, v.oi_usd / den, 1e-12, `${v.exchange} weight`)
     expectClose(f.weighted_rate, num / den, 1e-12, 'weighted_rate')
     expectClose(f.annualized_rate, f.weighted_rate * 3 * 365, 1e-12, 'annualized_rate')
+    // every venue is weighted, but the z-score's 7-day window holds only the 75 h seeded: partial, venue by venue
+    const first = CURRENT_MINUTE - 75 * HOUR
+    expect(f.coverage).toMatchObject({ exchanges: [...EXCHANGES], from: first, requested_from: CURRENT_HOUR - 7 * 24 * HOUR, requested_to: TEST_NOW, partial: true })
+    expect(f.coverage.missing).toEqual(EXCHANGES.map((exchange) => ({ exchange, status: 'truncated', reason: `data from ${iso(first)} only` })))
   })
 
   it('z-score and percentile against hourly weighted rates of the last 7 days, recomputed from market_sample', async () => {
@@ -284,6 +303,12 @@ describe('GET /v1/funding/weighted (3 credits)', () => {
     expect(by.okx.note).toMatch(/interval/)
     const used = f.exchanges.filter((v: Json) => v.weight !== null)
     expect(used.map((v: Json) => v.exchange)).toEqual(['binance', 'hyperliquid'])
+    // the coverage names the venues in the weighted rate and why the others are not
+    expect(f.coverage.exchanges).toEqual(['binance', 'hyperliquid'])
+    const gap = Object.fromEntries(f.coverage.missing.map((m: Json) => [m.exchange, m]))
+    expect(gap.bybit).toEqual({ exchange: 'bybit', status: 'no_data', reason: by.bybit.note })
+    expect(gap.okx).toEqual({ exchange: 'okx', status: 'no_data', reason: by.okx.note })
+    expect(gap.dydx).toEqual({ exchange: 'dydx', status: 'no_data', reason: 'no XRP perp funding sample' })
     expectClose(used.reduce((s: number, v: Json) => s + v.weight, 0), 1, 1e-12, 'Σ weights of the venues used')
     const den = used.reduce((s: number, v: Json) => s + v.oi_usd, 0)
     expectClose(f.weighted_rate, used.reduce((s: number, v: Json) => s + rate8hOf(v) * v.oi_usd, 0) / den, 1e-12, 'weighted over 2')
@@ -299,6 +324,9 @@ describe('GET /v1/funding/weighted (3 credits)', () => {
     const reasons = [...f.exchanges.map((v: Json) => [v.exchange, v.note]), ...f.missing.map((m: Json) => [m.exchange, m.reason])]
     expect(reasons.map(([e]) => e).sort()).toEqual([...EXCHANGES].sort())
     for (const [e, reason] of reasons) expect(reason, e).toMatch(/stale|older than|5 min/)
+    expect(f.coverage.exchanges).toEqual([])
+    expect(f.coverage.missing.map((m: Json) => [m.exchange, m.status])).toEqual(EXCHANGES.map((e) => [e, 'stale']))
+    expect(f.coverage.partial).toBe(true)
   })
 
   it('bad parameters charge nothing', async () => {
@@ -327,7 +355,9 @@ describe('GET /v1/oi/changes (3 credits)', () => {
     const { data, meta } = await callOk<Json[]>(t, acct, '/v1/oi/changes?coin=BTC', 3)
     expect(meta.as_of).toBe(TEST_NOW)
     const o = data[0]!
-    expect(sortedKeys(o)).toEqual(['aggregate', 'coin', 'exchanges', 'missing', 'ts'])
+    expect(sortedKeys(o)).toEqual(['aggregate', 'coin', 'coverage', 'exchanges', 'missing', 'ts'])
+    // 26 h seeded: every venue with a current OI, and samples back to the 24 h reference
+    expect(o.coverage).toMatchObject({ exchanges: [...EXCHANGES], missing: [], requested_from: TEST_NOW - 24 * HOUR, requested_to: TEST_NOW, partial: false, note: null })
     expect(o).toMatchObject({ coin: 'BTC', ts: TEST_NOW, missing: [] })
     expect(sortedKeys(o.aggregate)).toEqual(['changes', 'exchanges', 'note', 'oi', 'oi_usd'])
     expect(sortedKeys(o.aggregate.changes)).toEqual(['change_1h', 'change_24h', 'change_4h'])
@@ -379,6 +409,9 @@ describe('GET /v1/oi/changes (3 credits)', () => {
         expect(e.changes[h].note).toEqual(expect.any(String))
       }
     }
+    // 3 h of samples for a 24 h reference: partial, each venue from the first seeded minute
+    expect(o.coverage.partial).toBe(true)
+    expect(o.coverage.missing.map((m: Json) => [m.exchange, m.status, m.reason])).toEqual(EXCHANGES.map((e) => [e, 'truncated', `data from ${iso(CURRENT_MINUTE - 3 * HOUR)} only`]))
   })
 
   it('coin omitted: one entry per coin; coins without data have null OI, a note and all exchanges missing', async () => {
@@ -421,6 +454,9 @@ describe('GET /v1/oi/changes (3 credits)', () => {
     const reasons = [...o.exchanges.map((e: Json) => [e.exchange, e.note]), ...o.missing.map((m: Json) => [m.exchange, m.reason])]
     expect(reasons.map(([e]) => e).sort()).toEqual([...EXCHANGES].sort())
     for (const [e, reason] of reasons) expect(reason, e).toMatch(/stale|older than|5 min/)
+    expect(o.coverage.exchanges).toEqual([])
+    expect(o.coverage.missing.map((m: Json) => [m.exchange, m.status])).toEqual(EXCHANGES.map((e) => [e, 'stale']))
+    expect(o.coverage.partial).toBe(true)
   })
 
   it('bad parameters charge nothing', async () => {

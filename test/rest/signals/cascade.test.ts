@@ -37,7 +37,7 @@ async function at<T>(when: number, fn: () => Promise<T>): Promise<T> {
 // Liquidation cascade
 
 const CASCADE_KEYS = [
-  'as_of', 'by_exchange', 'coin', 'direction', 'ended_by', 'estimated_liquidations_usd', 'exchanges', 'final_price', 'liquidation_levels', 'missing', 'phases', 'stalled_at', 'start_price', 'total_liquidated_usd', 'trigger_price',
+  'as_of', 'by_exchange', 'coin', 'coverage', 'direction', 'ended_by', 'estimated_liquidations_usd', 'exchanges', 'final_price', 'liquidation_levels', 'missing', 'phases', 'stalled_at', 'start_price', 'total_liquidated_usd', 'trigger_price',
 ]
 const PHASE_KEYS = ['by_exchange', 'from_price', 'liquidated_usd', 'phase', 'stalled', 'to_price']
 
@@ -66,6 +66,11 @@ async function hvnZones(exchange?: string): Promise<{ low: number; high: number 
 function checkCascade(d: Json, q: { start: number; trigger: number; zones: { low: number; high: number }[]; exchange?: string }, what: string): void {
   expect(sortedKeys(d)).toEqual(CASCADE_KEYS)
   expect(d.coin).toBe('BTC')
+  // the venues whose books were walked are in the coverage; the window is the week of open-interest build-up the maps
+  // are estimated from, of which 30 h are seeded
+  for (const e of d.exchanges) expect(d.coverage.exchanges).toContain(e)
+  expect(d.coverage.requested_to - d.coverage.requested_from).toBe((7 * 24 + 1) * 3_600_000)
+  expect(d.coverage.partial).toBe(true)
   expect(d.as_of).toBe(TEST_NOW)
   expectClose(d.start_price, q.start, 1e-12, `${what}: start_price = mean of the fresh marks`)
   expect(d.trigger_price).toBe(q.trigger)

@@ -179,7 +179,11 @@ describe('GET /v1/signals/divergence (5 credits)', () => {
     expectMatchesTree(data, operationTree('divergence'))
     expect(data.map((c) => c.coin)).toEqual(DEFAULT_COINS)
     for (const c of data) {
-      expect(sortedKeys(c)).toEqual(['as_of', 'coin', 'pairs'])
+      expect(sortedKeys(c)).toEqual(['as_of', 'coin', 'coverage', 'pairs'])
+      // 30 h (BTC, SOL) or 3 h (ETH) of the ~20 days the 4h z-scores read: partial; coins without data cover nothing
+      expect(c.coverage.partial).toBe(true)
+      if (['BTC', 'SOL', 'ETH'].includes(c.coin)) expect(c.coverage.exchanges).toEqual([...EXCHANGES])
+      else expect(c.coverage.exchanges).toEqual([])
       expect(c.pairs).toHaveLength(8)
       expect(c.pairs.map((p: Json) => `${p.pair}/${p.timeframe}`)).toEqual([...PAIRS.map((p) => `${p}/1h`), ...PAIRS.map((p) => `${p}/4h`)])
       for (const p of c.pairs) checkSignal(c.coin, p)
@@ -343,7 +347,7 @@ describe('GET /v1/signals/divergence (5 credits)', () => {
 // Snapshot
 
 const REGIMES = ['trending_up', 'trending_down', 'ranging', 'high_volatility', 'squeeze']
-const SNAPSHOT_KEYS = ['as_of', 'coins', 'computed_at', 'divergences', 'regime_distribution', 'top_arbitrage']
+const SNAPSHOT_KEYS = ['as_of', 'coins', 'computed_at', 'coverage', 'divergences', 'regime_distribution', 'top_arbitrage']
 const COIN_KEYS = ['active_divergences', 'coin', 'components', 'funding_z', 'oi_change_24h_pct', 'price', 'price_change_24h_pct', 'rank', 'regime', 'regime_exchanges', 'score', 'spread_z']
 const ARB_KEYS = ['coin', 'fees_bps', 'gross_bps', 'holding_hours', 'long_exchange', 'net_bps', 'short_exchange', 'type']
 /** docs/methodology.md#snapshot: weights, units, cap 4, normalized by 4 × Σ weights = 17 */
@@ -363,6 +367,9 @@ describe('GET /v1/signals/snapshot (10 credits)', () => {
     expect(data.as_of).toBe(TEST_NOW)
     expect(meta.as_of).toBe(TEST_NOW)
     expect(data.computed_at).toBeLessThanOrEqual(TEST_NOW)
+    // every venue has a fresh ticker; 30 h of the ~20 days of history the snapshot's 4h divergences read
+    expect(data.coverage).toMatchObject({ exchanges: [...EXCHANGES], requested_to: TEST_NOW, partial: true })
+    expect(data.coverage.requested_from).toBe(CURRENT_MINUTE - (121 * 240 + 1) * MINUTE)
     const coins = data.coins as Json[]
     expect(coins.map((c) => c.coin).sort()).toEqual(DEFAULT_COINS)
     coins.forEach((c, i) => {

@@ -58,7 +58,7 @@ async function candleTotals(coin: string, marketType: string, from: number, to: 
 // ---------------------------------------------------------------------------------------------------------------
 // Volume profile
 
-const PROFILE_KEYS = ['as_of', 'bins', 'coin', 'end', 'exchange', 'exchanges', 'levels', 'lookback', 'market_type', 'missing', 'poc', 'start', 'total_volume', 'value_area']
+const PROFILE_KEYS = ['as_of', 'bins', 'coin', 'coverage', 'end', 'exchange', 'exchanges', 'levels', 'lookback', 'market_type', 'missing', 'poc', 'start', 'total_volume', 'value_area']
 const LEVEL_KEYS = ['buy_volume', 'node', 'price_high', 'price_low', 'sell_volume', 'volume']
 /** float32 volume at price against float64 candle volumes */
 const VAP_REL = 1e-5
@@ -169,6 +169,8 @@ describe('GET /v1/structure/volume-profile (3 credits)', () => {
     expect(data.levels).toHaveLength(50) // 24 h of BTC spans far more than 50 1-bp levels
     expect([...data.exchanges].sort()).toEqual([...EXCHANGES].sort())
     expect(data.missing).toEqual([])
+    // 30 h seeded: every venue spans the 24 h window
+    expect(data.coverage).toMatchObject({ exchanges: [...EXCHANGES], missing: [], requested_from: TEST_NOW - DAY, requested_to: TEST_NOW, partial: false, note: null })
     checkProfile(data, 50, '24h default')
   })
 
@@ -252,6 +254,7 @@ describe('GET /v1/structure/volume-profile (3 credits)', () => {
     expect(data).toMatchObject({ levels: [], poc: null, value_area: null, total_volume: 0, exchanges: [], start: end - HOUR, end, as_of: end })
     expect(data.missing.map((m: Json) => m.exchange)).toEqual([...EXCHANGES])
     for (const m of data.missing) expect(m.reason).toMatch(/no trades/)
+    expect(data.coverage).toMatchObject({ exchanges: [], from: null, to: null, requested_from: end - HOUR, requested_to: end, partial: true, note: 'no data in the requested window; binance (no_data), bybit (no_data), okx (no_data), hyperliquid (no_data), dydx (no_data) are missing or in only in part' })
     // a coin without any data answers the same way (200, empty), not an error
     const ada = (await callOk(t, acct, '/v1/structure/volume-profile?coin=ADA', 3)).data
     expect(ada).toMatchObject({ coin: 'ADA', levels: [], poc: null, value_area: null, total_volume: 0, exchanges: [] })
