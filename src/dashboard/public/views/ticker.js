@@ -17,14 +17,15 @@ export default {
         captionHidden: true,
         rows,
         empty: 'No ticker for this coin and venue.',
-        rowClass: (r) => (r.stale ? 'stale' : null),
+        rowClass: (r) => (r.ts == null ? 'missing' : r.stale ? 'stale' : null),
         columns: [
           { label: 'Coin · venue', cell: (r) => `${r.coin} · ${r.exchange}` },
           { label: 'Mark', num: true, cell: (r) => fmtPrice(r.mark_price) },
           { label: 'Index', num: true, cell: (r) => fmtPrice(r.index_price) },
           { label: 'Funding', num: true, cell: (r) => `${fmtRate(r.funding_rate)} / ${r.funding_interval_hours ?? '?'} h${r.funding_kind ? ` (${r.funding_kind})` : ''}` },
-          { label: 'Next funding', cell: (r) => [timeEl(r.next_funding_time), ` (${fmtRelative(r.next_funding_time, asOf)})`] },
-          { label: 'Updated', cell: (r) => [timeEl(r.ts), r.stale ? [' ', pill('stale', 'warn')] : null] },
+          { label: 'Next funding', cell: (r) => (r.next_funding_time == null ? '–' : [timeEl(r.next_funding_time), ` (${fmtRelative(r.next_funding_time, asOf)})`]) },
+          // a venue without values says why (no data, feed down or degraded) instead of a time
+          { label: 'Updated', cell: (r) => (r.ts == null ? [pill((r.status ?? 'no data').replace(/_/g, ' '), 'warn'), r.reason ? ` ${r.reason}` : ''] : [timeEl(r.ts), r.stale ? [' ', pill('stale', 'warn')] : null]) },
         ],
       }),
     )
