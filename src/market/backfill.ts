@@ -4,15 +4,15 @@
 // backfill_day once written through to the day's end, so a restart only fills what is missing.
 import type { Logger } from 'pino'
 import type { Database } from '../store/database.js'
-import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from './bars.js'
+import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo, type BarSink } from './bars.js'
 import type { EventSink } from './events.js'
 import { Ingest } from './ingest.js'
 import { storedMinuteRanges } from './store/candles.js'
 import type { MarketState } from './state.js'
 
 export interface HistorySource {
-  /** emit every event of [fromTs, toTs) into sink, deterministically */
-  simulateRange(fromTs: number, toTs: number, sink: EventSink): unknown
+  /** emit every event of [fromTs, toTs) into sink, deterministically, trades as 1-minute bars */
+  simulateRange(fromTs: number, toTs: number, sink: EventSink & BarSink): unknown
 }
 
 export interface BackfillChunk {

@@ -2,12 +2,12 @@
 // aggregates, ticker/OI samples, funding history and latest books → the store, in batches.
 import type { Logger } from 'pino'
 import type { Database } from '../store/database.js'
-import { MINUTE_MS, type MinuteBar } from './bars.js'
+import { MINUTE_MS, type BarSink, type MinuteBar } from './bars.js'
 import { MinuteAggregator } from './aggregate/index.js'
 import type { EventSink, ExchangeId, MarketEvent, MarketType, OpenInterestEvent, TickerEvent } from './events.js'
 import { LiveMarket, marketId } from './live.js'
 import type { MarketState } from './state.js'
-import { lastStoredMinutes, writeMinuteBars, type HourCache } from './store/candles.js'
+import { storedMinuteRanges, writeMinuteBars, type HourCache } from './store/candles.js'
 import { writeBooks, writeFunding, writeSamples, type FundingRow, type MarketSample } from './store/samples.js'
 
 export interface IngestOptions {
@@ -41,7 +41,7 @@ interface SlotState {
   row: MarketSample
 }
 
-export class Ingest implements EventSink {
+export class Ingest implements EventSink, BarSink {
   readonly aggregator: MinuteAggregator
   readonly live: LiveMarket
   sampleEveryMs: number
@@ -67,12 +67,17 @@ export class Ingest implements EventSink {
 
   private readonly trackLive: boolean
 
-  /** make a restart resume where the store ends: trades of minutes already stored are skipped */
+  /**
+   * make a restart resume where the store ends: trades of minutes already stored are skipped, and a quiet minute
+   * right after the last stored one is flat at its close
+   */
   async resume(): Promise<Map<string, number>> {
-    const last = await lastStoredMinutes(this.opts.db.sql)
-    for (const [key, ts] of last) {
+    const ranges = await storedMinuteRanges(this.opts.db.sql)
+    const last = new Map<string, number>()
+    for (const [key, r] of ranges) {
       const [exchange, coin, marketType] = key.split(':') as [ExchangeId, string, MarketType]
-      this.aggregator.setResumeCursor({ exchange, coin, marketType }, ts)
+      this.aggregator.setResumeCursor({ exchange, coin, marketType }, r.last, r.lastClose)
+      last.set(key, r.last)
     }
     return last
   }
@@ -82,16 +87,19 @@ export class Ingest implements EventSink {
     this.opts.onEvent?.(e)
     const live = this.trackLive
     if (live) this.opts.market.touch(e.exchange, e.ts)
+    // tickers, books and open interest show the market's feed was up at their ts (quiet minutes: the aggregator)
     switch (e.type) {
       case 'trade':
         this.aggregator.add(e)
         return
       case 'ticker':
         if (live) this.live.onTicker(e)
+        this.aggregator.observe(e, e.ts)
         this.sample(e)
         return
       case 'open_interest':
         if (live) this.live.onOpenInterest(e)
+        this.aggregator.observe(e, e.ts)
         this.sample(e)
         return
       case 'funding':
@@ -99,8 +107,15 @@ export class Ingest implements EventSink {
         return
       case 'book':
         if (live) this.live.onBook(e)
+        this.aggregator.observe(e, e.ts)
         return
     }
+  }
+
+  /** a whole minute from a history source that does not send its trades (the simulator's backfill) */
+  emitBar(bar: MinuteBar): void {
+    this.stats.events++
+    this.aggregator.emitBar(bar)
   }
 
   /** the latest ticker and OI values, one row per market per slot (the slot's last values win) */
@@ -127,7 +142,7 @@ export class Ingest implements EventSink {
     } else s.row.openInterest = e.openInterest
   }
 
-  /** tell the aggregator time has moved on (closes quiet minutes) */
+  /** tell the aggregator time has moved on (closes the minutes the clock has left behind) */
   advance(now: number): void {
     this.aggregator.advance(now)
   }

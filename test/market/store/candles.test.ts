@@ -67,7 +67,7 @@ describe('writeMinuteBars', () => {
     expect(await stored()).toEqual(before)
   })
 
-  it("finds each market's first and last stored minute by walking the key, as a full GROUP BY would", async () => {
+  it("finds each market's first and last stored minute (and the last one's close) by walking the key, as a full GROUP BY would", async () => {
     await db.sql.query('TRUNCATE candle_1m, candle_1h')
     expect(await storedMinuteRanges(db.sql)).toEqual(new Map())
     const input = bars()
@@ -78,12 +78,13 @@ describe('writeMinuteBars', () => {
       { ...input[0]!, exchange: 'binance', coin: 'BTC', marketType: 'spot', ts: T0 + 2 * HOUR_MS },
     ]
     await writeMinuteBars(db.sql, [...input, ...extra])
-    const grouped = await db.sql.query<{ k: string; first: string | number; last: string | number }>(
-      `SELECT exchange || ':' || coin || ':' || market_type AS k, min(ts) AS first, max(ts) AS last FROM candle_1m GROUP BY 1`,
+    const grouped = await db.sql.query<{ k: string; first: string | number; last: string | number; last_close: number }>(
+      `SELECT g.*, (SELECT c.close FROM candle_1m c WHERE c.exchange || ':' || c.coin || ':' || c.market_type = g.k AND c.ts = g.last) AS last_close
+       FROM (SELECT exchange || ':' || coin || ':' || market_type AS k, min(ts) AS first, max(ts) AS last FROM candle_1m GROUP BY 1) g`,
     )
     const ranges = await storedMinuteRanges(db.sql)
     expect(ranges.size).toBe(5)
-    expect(ranges).toEqual(new Map(grouped.map((r) => [r.k, { first: Number(r.first), last: Number(r.last) }])))
-    expect(ranges.get('binance:BTCDOM:perp')).toEqual({ first: T0 - 90 * MINUTE_MS, last: T0 - 90 * MINUTE_MS })
+    expect(ranges).toEqual(new Map(grouped.map((r) => [r.k, { first: Number(r.first), last: Number(r.last), lastClose: r.last_close }])))
+    expect(ranges.get('binance:BTCDOM:perp')).toEqual({ first: T0 - 90 * MINUTE_MS, last: T0 - 90 * MINUTE_MS, lastClose: input[0]!.close })
   })
 })
