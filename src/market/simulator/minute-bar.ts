@@ -4,11 +4,12 @@
 //   apart, for open and close), sizes summed with trade-size.ts, the price path sampled at PATH_POINTS times, each
 //   point carrying an equal share of the buy and sell volume at its buy and sell price (the volume at price), and
 //   high/low the extremes of the sampled path widened by the discrete-monitoring correction 0.5826·σ·(1/√K − 1/√n)
-//   (Broadie, Glasserman and Kou 1997), since n trades see more of the path than K points do.
+//   (Broadie, Glasserman and Kou 1997), since n trades see more of the path than K points do. One typical trade
+//   each sits at the open, close, high and low, so the volume at price spans the bar's range.
 // - A minute without trades is flat at the previous close with zero volume, as the venues' own klines show it.
 import { MINUTE_MS, type MinuteBar } from '../bars.js'
 import type { TradeEvent } from '../events.js'
-import { VAP_STEP, vapAdd } from '../volume-at-price.js'
+import { VAP_STEP, vapAdd, vapLevel } from '../volume-at-price.js'
 import { Rng, hash2 } from './rng.js'
 import { binomial, sumSizes } from './trade-size.js'
 import type { MinutePlan } from './minute-plan.js'
@@ -96,11 +97,17 @@ export function aggregateBar(mk: SimMarket, plan: MinutePlan, rng: Rng): MinuteB
   b.sellVolume = sellVol
   b.volume = buyVol + sellVol
 
-  // the path at K stratified times on the bridge from 0 to lr; each point takes 1/K of the buy volume at
-  // mid × (1 + hs) and of the sell volume at mid × (1 − hs), binned on the 1-bp levels of volume-at-price.ts
+  // four trades of typical size sit at the open, the close, the high and the low (so the volume at price spans the
+  // bar's range, as real trades do); the rest is spread over the path at K stratified times on the bridge from 0 to
+  // lr, each point taking 1/K of it at mid × (1 + hs) (buys) and mid × (1 − hs) (sells), on the 1-bp levels
+  const highBuy = nb > 0
+  const lowBuy = nb === n
+  const extremeBuys = +firstBuy + +lastBuy + +highBuy + +lowBuy
+  const tradeB = extremeBuys ? Math.min(unit, buyVol / (extremeBuys + 1)) : 0
+  const tradeS = extremeBuys < 4 ? Math.min(unit, sellVol / (4 - extremeBuys + 1)) : 0
   const K = PATH_POINTS
-  const bPer = buyVol / K
-  const sPer = sellVol / K
+  const bPer = (buyVol - extremeBuys * tradeB) / K
+  const sPer = (sellVol - (4 - extremeBuys) * tradeS) / K
   const lnM0 = Math.log(m0)
   const lnBuy = Math.log1p(hs)
   const lnSell = Math.log1p(-hs)
@@ -133,14 +140,20 @@ export function aggregateBar(mk: SimMarket, plan: MinutePlan, rng: Rng): MinuteB
     const sell = levelSell[k]!
     if (buy !== 0 || sell !== 0) vapAddLevel(b, base + k, buy, 0, sell)
   }
-  b.quoteVolume = m0 * midSum * (bPer * (1 + hs) + sPer * (1 - hs))
+  let quote = m0 * midSum * (bPer * (1 + hs) + sPer * (1 - hs))
   // n trades see more of the path's extremes than K points: widen by the discrete-monitoring correction
   const widen = Math.max(0, BGK * sig * (1 / Math.sqrt(K) - 1 / Math.sqrt(n)))
-  const hiPx = m0 * Math.exp(hi + widen) * (nb > 0 ? 1 + hs : 1 - hs)
-  const loPx = m0 * Math.exp(lo - widen) * (nb < n ? 1 - hs : 1 + hs)
+  const hiPx = m0 * Math.exp(hi + widen) * (highBuy ? 1 + hs : 1 - hs)
+  const loPx = m0 * Math.exp(lo - widen) * (lowBuy ? 1 + hs : 1 - hs)
   // outward to the tick, so the range holds every level of the volume at price
   b.high = Math.max(b.open, b.close, Math.ceil(hiPx * tickInv) / tickInv)
   b.low = Math.min(b.open, b.close, Math.floor(loPx * tickInv) / tickInv)
+  for (const [price, buy] of [[b.open, firstBuy], [b.close, lastBuy], [b.high, highBuy], [b.low, lowBuy]] as const) {
+    const size = buy ? tradeB : tradeS
+    vapAddLevel(b, vapLevel(price), size, buy ? 0 : 1)
+    quote += price * size
+  }
+  b.quoteVolume = quote
   return b
 }
 
