@@ -44,13 +44,13 @@ export interface SimMarket extends MarketKey {
 const coinVolume = (coin: string, mt: MarketType) => (mt === 'perp' ? coinParams(coin).perpVolumeUsd : coinParams(coin).spotVolumeUsd)
 
 /** mean USD volume per minute of one market */
-export function marketNotionalPerMin(coin: string, ex: ExchangeId, mt: MarketType): number {
+function marketNotionalPerMin(coin: string, ex: ExchangeId, mt: MarketType): number {
   const v = VENUE_PARAMS[ex]
   return (coinVolume(coin, mt) * (mt === 'perp' ? v.perpVolumeShare : v.spotVolumeShare)) / 1440
 }
 
 /** mean notional per trade of one market, USD: the venue's BTC figure scaled by the coin's relative size */
-export function marketTradeUsd(coin: string, ex: ExchangeId, mt: MarketType): number {
+function marketTradeUsd(coin: string, ex: ExchangeId, mt: MarketType): number {
   const v = VENUE_PARAMS[ex]
   const btc = mt === 'perp' ? v.perpTradeUsd : v.spotTradeUsd
   return btc * (coinVolume(coin, mt) / coinVolume('BTC', mt)) ** TRADE_SIZE_EXPONENT

@@ -148,13 +148,18 @@ export function aggregateBar(mk: SimMarket, plan: MinutePlan, rng: Rng): MinuteB
   // outward to the tick, so the range holds every level of the volume at price
   b.high = Math.max(b.open, b.close, Math.ceil(hiPx * tickInv) / tickInv)
   b.low = Math.min(b.open, b.close, Math.floor(loPx * tickInv) / tickInv)
-  for (const [price, buy] of [[b.open, firstBuy], [b.close, lastBuy], [b.high, highBuy], [b.low, lowBuy]] as const) {
-    const size = buy ? tradeB : tradeS
-    vapAddLevel(b, vapLevel(price), size, buy ? 0 : 1)
-    quote += price * size
-  }
+  quote += extremeTrade(b, b.open, firstBuy ? tradeB : tradeS, firstBuy)
+  quote += extremeTrade(b, b.close, lastBuy ? tradeB : tradeS, lastBuy)
+  quote += extremeTrade(b, b.high, highBuy ? tradeB : tradeS, highBuy)
+  quote += extremeTrade(b, b.low, lowBuy ? tradeB : tradeS, lowBuy)
   b.quoteVolume = quote
   return b
+}
+
+/** one trade at price into the bar's volume at price; returns its notional */
+function extremeTrade(b: MinuteBar, price: number, size: number, buy: boolean): number {
+  vapAddLevel(b, vapLevel(price), size, buy ? 0 : 1)
+  return price * size
 }
 
 /** add buy (and sell) volume to one level of the bar's volume at price */
