@@ -11,8 +11,8 @@ import { storedMinuteRanges } from './store/candles.js'
 import type { MarketState } from './state.js'
 
 export interface HistorySource {
-  /** emit every event of [fromTs, toTs) into sink, deterministically, trades as 1-minute bars */
-  simulateRange(fromTs: number, toTs: number, sink: EventSink & BarSink): unknown
+  /** emit the events of [fromTs, toTs) into sink, deterministically: trades as 1-minute bars, samples per slot, no books */
+  simulateRange(fromTs: number, toTs: number, sink: EventSink & BarSink, options: { sampleEveryMs: number; books: false }): unknown
 }
 
 export interface BackfillChunk {
@@ -89,7 +89,8 @@ export async function runBackfill(opts: {
     let from = c.from
     while (from < c.to && !(from > c.from && opts.aborted?.())) {
       const to = Math.min(c.to, floorTo(from, HOUR_MS) + HOUR_MS)
-      opts.source.simulateRange(from, to, ingest)
+      // history keeps no books (only the live feed's latest book is stored)
+      opts.source.simulateRange(from, to, ingest, { sampleEveryMs: HISTORY_SAMPLE_MS, books: false })
       await ingest.flush({ final: true, fresh: c.fresh })
       from = to
       // the embedded store answers without real I/O, so without this the whole backfill would run as one chain

@@ -62,6 +62,11 @@ export interface AggregatorStats {
   markets: number
 }
 
+const isPrice = (x: number) => x > 0 && x < Infinity
+const isAmount = (x: number) => x >= 0 && x < Infinity
+/** the ids of every source bar's minute: one shared set, never added to (trades into a sealed minute are refused) */
+const SEALED = new Set([BAR_ID])
+
 const emptyStats = (): Omit<AggregatorStats, 'openBars' | 'pendingBars' | 'markets'> => ({
   accepted: 0,
   duplicates: 0,
@@ -114,8 +119,8 @@ export class MinuteAggregator implements EventSink, BarSink {
    * already has a bar or trades.
    */
   emitBar(b: MinuteBar): FoldResult {
-    const ok = (x: number) => Number.isFinite(x) && x >= 0
-    if (!(b.open > 0 && b.high > 0 && b.low > 0 && b.close > 0) || !Number.isFinite(b.ts) || !ok(b.volume) || !ok(b.buyVolume) || !ok(b.sellVolume) || !ok(b.quoteVolume) || !Number.isInteger(b.trades) || b.trades < 0 || !Number.isFinite(b.high)) {
+    const valid = isPrice(b.open) && isPrice(b.high) && isPrice(b.low) && isPrice(b.close) && Number.isFinite(b.ts) && Number.isInteger(b.trades) && b.trades >= 0
+    if (!valid || !isAmount(b.volume) || !isAmount(b.buyVolume) || !isAmount(b.sellVolume) || !isAmount(b.quoteVolume)) {
       this.counters.invalid++
       return 'invalid'
     }
@@ -134,10 +139,11 @@ export class MinuteAggregator implements EventSink, BarSink {
     b.ts = minute
     ms.bar = b
     ms.sealed = true
-    ms.ids.add(BAR_ID)
+    ms.ids = SEALED
     this.counters.sourceBars++
+    // the source covered the whole minute: its feed carried on to the minute's end
     const end = minute + MINUTE_MS - 1
-    st.hear(end)
+    if (end > st.lastEventTs) st.lastEventTs = end
     if (end > st.watermark) {
       st.watermark = end
       if (end >= st.nextCloseAt) this.close(st)

@@ -51,15 +51,18 @@ export class HistoryGenerator {
     this.lastCloseMinute = new Float64Array(markets.length).fill(-Infinity)
   }
 
-  /** minutes [m0, m1) (whole minutes, m0 < m1) into sink */
-  run(m0: number, m1: number, sink: HistorySink): RangeResult {
+  /**
+   * minutes [m0, m1) (whole minutes, m0 < m1) into sink; tickers and open interest only at the ends of
+   * sampleEveryMs slots (a consumer that keeps one sample per slot needs no more); book snapshots unless books is false
+   */
+  run(m0: number, m1: number, sink: HistorySink, sampleEveryMs = MINUTE_MS, books = true): RangeResult {
     const { path, markets, plan } = this
     path.ensureSlow(m1)
     const acc = newFundingAcc(markets, path, m0)
     let events = 0
     let trades = 0
     for (let m = m0; m < m1; m += MINUTE_MS) {
-      const withBook = this.bookEveryMinutes > 0 && (m / MINUTE_MS) % this.bookEveryMinutes === 0
+      const withBook = books && this.bookEveryMinutes > 0 && (m / MINUTE_MS) % this.bookEveryMinutes === 0
       for (const mk of markets) {
         const i = path.prepare(m, mk)
         const ch = path.hours[mk.coinIndex]!
@@ -80,6 +83,7 @@ export class HistoryGenerator {
         trades += bar.trades
         this.lastClose[mk.index] = bar.close
         this.lastCloseMinute[mk.index] = m
+        if ((m + MINUTE_MS) % sampleEveryMs !== 0) continue
         // a quiet minute's look back may have moved the hour caches
         path.prepare(m, mk)
         const ts = m + MINUTE_MS - 1

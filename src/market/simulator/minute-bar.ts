@@ -112,8 +112,9 @@ export function aggregateBar(mk: SimMarket, plan: MinutePlan, rng: Rng): MinuteB
   const lnBuy = Math.log1p(hs)
   const lnSell = Math.log1p(-hs)
   const base = Math.floor(lnM0 / LN_G) - WINDOW / 2
-  levelBuy.fill(0)
-  levelSell.fill(0)
+  // only the window's touched slots [kMin, kMax] are used (and cleared again below)
+  let kMin = WINDOW
+  let kMax = -1
   let y = 0
   let uPrev = 0
   let hi = -Infinity
@@ -130,15 +131,23 @@ export function aggregateBar(mk: SimMarket, plan: MinutePlan, rng: Rng): MinuteB
     midSum += Math.exp(y)
     const kb = Math.floor((lnM0 + y + lnBuy) / LN_G) - base
     const ks = Math.floor((lnM0 + y + lnSell) / LN_G) - base
-    if (kb >= 0 && kb < WINDOW) levelBuy[kb] = levelBuy[kb]! + bPer
-    else vapAddLevel(b, base + kb, bPer, 0)
-    if (ks >= 0 && ks < WINDOW) levelSell[ks] = levelSell[ks]! + sPer
-    else vapAddLevel(b, base + ks, sPer, 1)
+    if (kb >= 0 && kb < WINDOW) {
+      levelBuy[kb] = levelBuy[kb]! + bPer
+      if (kb < kMin) kMin = kb
+      if (kb > kMax) kMax = kb
+    } else vapAddLevel(b, base + kb, bPer, 0)
+    if (ks >= 0 && ks < WINDOW) {
+      levelSell[ks] = levelSell[ks]! + sPer
+      if (ks < kMin) kMin = ks
+      if (ks > kMax) kMax = ks
+    } else vapAddLevel(b, base + ks, sPer, 1)
   }
-  for (let k = 0; k < WINDOW; k++) {
+  for (let k = kMin; k <= kMax; k++) {
     const buy = levelBuy[k]!
     const sell = levelSell[k]!
     if (buy !== 0 || sell !== 0) vapAddLevel(b, base + k, buy, 0, sell)
+    levelBuy[k] = 0
+    levelSell[k] = 0
   }
   let quote = m0 * midSum * (bPer * (1 + hs) + sPer * (1 - hs))
   // n trades see more of the path's extremes than K points: widen by the discrete-monitoring correction

@@ -45,6 +45,13 @@ export interface SimulatorOptions {
   liveOpenInterestMs?: number
 }
 
+export interface RangeOptions {
+  /** emit tickers and open interest only at the last minute of each slot of this length (default: every minute) */
+  sampleEveryMs?: number
+  /** emit the history book snapshots (default true; a backfill that keeps no history books skips them) */
+  books?: boolean
+}
+
 export interface LiveOptions {
   /** the clock (default Date.now) */
   now?: () => number
@@ -97,15 +104,18 @@ export class MarketSimulator {
    * minute market by market, each market's events in ts order: funding settlement (perps, at settlement minutes,
    * ts = minute start), book snapshot (every historyBookEveryMinutes, ts = minute start), the minute's 1-minute bar
    * (sink.emitBar; a quiet minute's bar is flat at the previous close), then ticker and open interest (perps)
-   * sampled at the minute's last millisecond (ts = minute start + 59 999).
+   * sampled at the minute's last millisecond (ts = minute start + 59 999) — every minute, or with sampleEveryMs only
+   * at the last minute of each slot (a backfill that keeps one sample per 5 minutes needs no more).
    */
-  simulateRange(fromTs: number, toTs: number, sink: HistorySink): RangeResult {
+  simulateRange(fromTs: number, toTs: number, sink: HistorySink, options: RangeOptions = {}): RangeResult {
     const m0 = Math.ceil(fromTs / MINUTE_MS) * MINUTE_MS
     const m1 = Math.ceil(toTs / MINUTE_MS) * MINUTE_MS
     if (!Number.isFinite(m0) || !Number.isFinite(m1)) throw new RangeError('fromTs and toTs must be finite')
     if (m0 < ORIGIN_TS) throw new RangeError(`the simulator starts at ${new Date(ORIGIN_TS).toISOString()}`)
     if (m1 <= m0) return { fromTs: m0, toTs: m0, events: 0, trades: 0 }
-    const r = this.history.run(m0, m1, sink)
+    const every = options.sampleEveryMs ?? MINUTE_MS
+    if (!(every >= MINUTE_MS) || every % MINUTE_MS !== 0) throw new RangeError('sampleEveryMs must be a whole number of minutes')
+    const r = this.history.run(m0, m1, sink, every, options.books ?? true)
     this.historyEnd = this.historyEnd === undefined ? m1 : Math.max(this.historyEnd, m1)
     return r
   }
