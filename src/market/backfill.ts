@@ -91,7 +91,11 @@ export async function runBackfill(opts: {
       const to = Math.min(c.to, floorTo(from, HOUR_MS) + HOUR_MS)
       // history keeps no books (only the live feed's latest book is stored)
       opts.source.simulateRange(from, to, ingest, { sampleEveryMs: HISTORY_SAMPLE_MS, books: false })
-      await ingest.flush({ final: true, fresh: c.fresh })
+      // a whole hour of a fresh chunk is new in every table (no minute of it is stored, so neither is its rollup, and
+      // samples are only written with minutes); a partial hour upserts: the newest chunk's last one meets the live
+      // feed's rows, the oldest chunk's first one may hold minutes of an earlier, shorter window
+      const wholeHour = from % HOUR_MS === 0 && to - from === HOUR_MS
+      await ingest.flush({ final: true, fresh: c.fresh, freshHours: c.fresh && wholeHour })
       from = to
       // the embedded store answers without real I/O, so without this the whole backfill would run as one chain
       // of promise continuations and starve the HTTP server (and the live feed) until it ended

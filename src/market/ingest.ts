@@ -149,16 +149,17 @@ export class Ingest implements EventSink, BarSink {
 
   /**
    * Write what is complete. `final` also writes open minutes and open sample slots (shutdown, end of import).
-   * `fresh` — the caller knows no minute of the touched hours is stored yet (new history), see writeMinuteBars.
+   * `fresh` — the caller knows no minute of the touched hours is stored yet (new history), see writeMinuteBars;
+   * `freshHours` — nor their hourly rollups, nor any of the sample slots written (they are COPYed).
    * Flushes are serialized, so a timer and a shutdown never write the same rows concurrently.
    */
-  flush(opts: { final?: boolean; fresh?: boolean } = {}): Promise<void> {
+  flush(opts: { final?: boolean; fresh?: boolean; freshHours?: boolean } = {}): Promise<void> {
     const run = this.flushing.then(() => this.flushNow(opts))
     this.flushing = run.catch(() => {})
     return run
   }
 
-  private async flushNow({ final = false, fresh = false }: { final?: boolean; fresh?: boolean }): Promise<void> {
+  private async flushNow({ final = false, fresh = false, freshHours = false }: { final?: boolean; fresh?: boolean; freshHours?: boolean }): Promise<void> {
     const { sql } = this.opts.db
     const bars = this.pendingBars.concat(final ? this.aggregator.drainAll() : this.aggregator.drainClosed())
     this.pendingBars = []
@@ -179,9 +180,10 @@ export class Ingest implements EventSink, BarSink {
     }
     let hourBars: MinuteBar[] = []
     try {
-      hourBars = await writeMinuteBars(sql, bars, { fresh: fresh && !this.retried, hourCache: this.retried ? undefined : this.hourCache })
+      const isFresh = fresh && !this.retried
+      hourBars = await writeMinuteBars(sql, bars, { fresh: isFresh, freshHours: isFresh && freshHours, hourCache: this.retried ? undefined : this.hourCache })
       if (this.retried) this.hourCache?.clear()
-      await writeSamples(sql, samples)
+      await writeSamples(sql, samples, { fresh: isFresh && freshHours })
       await writeFunding(sql, funding)
       await writeBooks(sql, books)
     } catch (e) {

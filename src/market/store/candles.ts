@@ -112,11 +112,13 @@ export type HourCache = Map<string, Map<number, MinuteBar>>
  * Write minute bars and bring the hourly rollups of every hour they touch up to date.
  * `fresh`: the caller knows no other minute of those hours is in the store (a backfill of new history),
  * so the rollups are folded from the bars in hand instead of being read back.
+ * `freshHours`: no row of those hours is in candle_1h either (nothing else can write them meanwhile), so the
+ * rollups are COPYed too.
  */
 export async function writeMinuteBars(
   sql: Pick<Sql, 'query'> & Partial<Pick<Sql, 'copyBinary'>>,
   bars: readonly MinuteBar[],
-  opts: { fresh?: boolean; hourCache?: HourCache } = {},
+  opts: { fresh?: boolean; freshHours?: boolean; hourCache?: HourCache } = {},
 ): Promise<MinuteBar[]> {
   if (!bars.length) return []
   await writeBars(sql, 'candle_1m', bars, { fresh: opts.fresh })
@@ -147,8 +149,8 @@ export async function writeMinuteBars(
     for (const k of cache.keys()) if (Number(k.slice(k.lastIndexOf('|') + 1)) < newest - HOUR_MS) cache.delete(k)
   } else if (!opts.fresh) groups = await readHoursBack(sql, groups)
   const hourBars = groups.map((g) => ({ ...foldBars(g.bars, g.hour), exchange: g.key.exchange, coin: g.key.coin, marketType: g.key.marketType }))
-  // rollups always upsert: a live feed may already have written the hour that the history ends in
-  await writeBars(sql, 'candle_1h', hourBars)
+  // rollups upsert unless the caller knows better: a live feed may already have written the hour the history ends in
+  await writeBars(sql, 'candle_1h', hourBars, { fresh: opts.fresh && opts.freshHours })
   /** the hourly rollups as now stored */
   return hourBars
 }
