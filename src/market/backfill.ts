@@ -4,15 +4,15 @@
 // backfill_day once written through to the day's end, so a restart only fills what is missing.
 import type { Logger } from 'pino'
 import type { Database } from '../store/database.js'
-import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from './bars.js'
+import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo, type BarSink } from './bars.js'
 import type { EventSink } from './events.js'
 import { Ingest } from './ingest.js'
 import { storedMinuteRanges } from './store/candles.js'
 import type { MarketState } from './state.js'
 
 export interface HistorySource {
-  /** emit every event of [fromTs, toTs) into sink, deterministically */
-  simulateRange(fromTs: number, toTs: number, sink: EventSink): unknown
+  /** emit the events of [fromTs, toTs) into sink, deterministically: trades as 1-minute bars, samples per slot, no books */
+  simulateRange(fromTs: number, toTs: number, sink: EventSink & BarSink, options: { sampleEveryMs: number; books: false }): unknown
 }
 
 export interface BackfillChunk {
@@ -95,10 +95,15 @@ export async function runBackfill(opts: {
     let from = c.from
     while (from < c.to && !(from > c.from && opts.aborted?.())) {
       const to = Math.min(c.to, floorTo(from, HOUR_MS) + HOUR_MS)
-      opts.source.simulateRange(from, to, ingest)
+      // history keeps no books (only the live feed's latest book is stored)
+      opts.source.simulateRange(from, to, ingest, { sampleEveryMs: HISTORY_SAMPLE_MS, books: false })
       // every event before `to` has been emitted: the minutes up to it are whole
       ingest.advance(to)
-      await ingest.flush({ final: true, fresh: c.fresh })
+      // a whole hour of a fresh chunk is new in every table (no minute of it is stored, so neither is its rollup, and
+      // samples are only written with minutes); a partial hour upserts: the newest chunk's last one meets the live
+      // feed's rows, the oldest chunk's first one may hold minutes of an earlier, shorter window
+      const wholeHour = from % HOUR_MS === 0 && to - from === HOUR_MS
+      await ingest.flush({ final: true, fresh: c.fresh, freshHours: c.fresh && wholeHour })
       from = to
       // the embedded store answers without real I/O, so without this the whole backfill would run as one chain
       // of promise continuations and starve the HTTP server (and the live feed) until it ended

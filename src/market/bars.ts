@@ -31,6 +31,11 @@ export interface MinuteBar extends Bar, MarketKey {
   vap: Vap
 }
 
+/** where a history source sends the 1-minute aggregates that stand for trades it does not emit one by one */
+export interface BarSink {
+  emitBar(bar: MinuteBar): void
+}
+
 export const MINUTE_MS = 60_000
 export const HOUR_MS = 3_600_000
 export const DAY_MS = 86_400_000

@@ -2,12 +2,12 @@
 // aggregates, ticker/OI samples, funding history and latest books → the store, in batches.
 import type { Logger } from 'pino'
 import type { Database } from '../store/database.js'
-import { MINUTE_MS, type MinuteBar } from './bars.js'
+import { MINUTE_MS, type BarSink, type MinuteBar } from './bars.js'
 import { MinuteAggregator } from './aggregate/index.js'
 import type { EventSink, ExchangeId, MarketEvent, MarketType, OpenInterestEvent, TickerEvent } from './events.js'
 import { LiveMarket, marketId } from './live.js'
 import type { MarketState } from './state.js'
-import { lastStoredMinutes, writeMinuteBars, type HourCache } from './store/candles.js'
+import { storedMinuteRanges, writeMinuteBars, type HourCache } from './store/candles.js'
 import { clearPartial, markPartial, minuteKey, readResumablePartials } from './store/partial-minutes.js'
 import { mergeSamples, writeBooks, writeFunding, writeSamples, type FundingRow, type MarketSample } from './store/samples.js'
 
@@ -57,7 +57,7 @@ interface SlotState extends SlotSources {
  */
 export const LATE_REWRITE_MS = 30 * MINUTE_MS
 
-export class Ingest implements EventSink {
+export class Ingest implements EventSink, BarSink {
   readonly aggregator: MinuteAggregator
   readonly live: LiveMarket
   sampleEveryMs: number
@@ -96,7 +96,8 @@ export class Ingest implements EventSink {
    */
   async resume(replay: { replayFrom: number; replayTo?: number } | null = null): Promise<Map<string, number>> {
     const { sql } = this.opts.db
-    const last = await lastStoredMinutes(sql)
+    const ranges = await storedMinuteRanges(sql)
+    const last = new Map<string, number>()
     const reopened = new Set<string>()
     if (replay) {
       for (const p of await readResumablePartials(sql)) {
@@ -107,10 +108,12 @@ export class Ingest implements EventSink {
         reopened.add(`${p.bar.exchange}:${p.bar.coin}:${p.bar.marketType}`)
       }
     }
-    for (const [key, ts] of last) {
+    for (const [key, r] of ranges) {
+      last.set(key, r.last)
       if (reopened.has(key)) continue
       const [exchange, coin, marketType] = key.split(':') as [ExchangeId, string, MarketType]
-      this.aggregator.setResumeCursor({ exchange, coin, marketType }, ts)
+      // a quiet minute right after the last stored one is flat at its close
+      this.aggregator.setResumeCursor({ exchange, coin, marketType }, r.last, r.lastClose)
     }
     return last
   }
@@ -120,16 +123,19 @@ export class Ingest implements EventSink {
     this.opts.onEvent?.(e)
     const live = this.trackLive
     if (live) this.opts.market.touch(e.exchange, e.ts)
+    // tickers, books and open interest show the market's feed was up at their ts (quiet minutes: the aggregator)
     switch (e.type) {
       case 'trade':
         this.aggregator.add(e)
         return
       case 'ticker':
         if (live) this.live.onTicker(e)
+        this.aggregator.observe(e, e.ts)
         this.sample(e)
         return
       case 'open_interest':
         if (live) this.live.onOpenInterest(e)
+        this.aggregator.observe(e, e.ts)
         this.sample(e)
         return
       case 'funding':
@@ -137,8 +143,15 @@ export class Ingest implements EventSink {
         return
       case 'book':
         if (live) this.live.onBook(e)
+        this.aggregator.observe(e, e.ts)
         return
     }
+  }
+
+  /** a whole minute from a history source that does not send its trades (the simulator's backfill) */
+  emitBar(bar: MinuteBar): void {
+    this.stats.events++
+    this.aggregator.emitBar(bar)
   }
 
   /**
@@ -193,23 +206,24 @@ export class Ingest implements EventSink {
     }
   }
 
-  /** tell the aggregator time has moved on (closes quiet minutes) */
+  /** tell the aggregator time has moved on (closes the minutes the clock has left behind) */
   advance(now: number): void {
     this.aggregator.advance(now)
   }
 
   /**
    * Write what is complete. `final` also writes open minutes and open sample slots (shutdown, end of import).
-   * `fresh` — the caller knows no minute of the touched hours is stored yet (new history), see writeMinuteBars.
+   * `fresh` — the caller knows no minute of the touched hours is stored yet (new history), see writeMinuteBars;
+   * `freshHours` — nor their hourly rollups, nor any of the sample slots written (they are COPYed).
    * Flushes are serialized, so a timer and a shutdown never write the same rows concurrently.
    */
-  flush(opts: { final?: boolean; fresh?: boolean } = {}): Promise<void> {
+  flush(opts: { final?: boolean; fresh?: boolean; freshHours?: boolean } = {}): Promise<void> {
     const run = this.flushing.then(() => this.flushNow(opts))
     this.flushing = run.catch(() => {})
     return run
   }
 
-  private async flushNow({ final = false, fresh = false }: { final?: boolean; fresh?: boolean }): Promise<void> {
+  private async flushNow({ final = false, fresh = false, freshHours = false }: { final?: boolean; fresh?: boolean; freshHours?: boolean }): Promise<void> {
     const { sql } = this.opts.db
     const partial = this.pendingPartial
     const bars = this.pendingBars.concat(final ? this.aggregator.drainAll((bar, coveredTo) => partial.set(bar, coveredTo)) : this.aggregator.drainClosed())
@@ -239,10 +253,11 @@ export class Ingest implements EventSink {
     try {
       // the mark goes in before the short bar, so no moment exists where the bar passes for a complete minute
       await this.markShort(partial)
-      hourBars = await writeMinuteBars(sql, bars, { fresh: fresh && !this.retried, hourCache: this.retried ? undefined : this.hourCache })
+      const isFresh = fresh && !this.retried
+      hourBars = await writeMinuteBars(sql, bars, { fresh: isFresh, freshHours: isFresh && freshHours, hourCache: this.retried ? undefined : this.hourCache })
       if (this.retried) this.hourCache?.clear()
       await this.clearWhole(bars, partial)
-      await writeSamples(sql, samples)
+      await writeSamples(sql, samples, { fresh: isFresh && freshHours })
       await writeFunding(sql, funding)
       await writeBooks(sql, books)
     } catch (e) {

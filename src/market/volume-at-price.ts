@@ -53,21 +53,32 @@ export function vapMerge(into: Vap, from: Vap): Vap {
   return into
 }
 
+const EMPTY = new Uint8Array(0)
+
 export function encodeVap(vap: Vap): Uint8Array {
-  if (vap.size === 0) return new Uint8Array(0)
-  const levels = [...vap.keys()].sort((a, b) => a - b)
+  const n = vap.size
+  if (n === 0) return EMPTY
+  // levels in ascending order (maps filled from a path or trades in time order often are already)
+  const levels = new Array<number>(n)
+  let i = 0
+  let sorted = true
+  for (const k of vap.keys()) {
+    if (i > 0 && k < levels[i - 1]!) sorted = false
+    levels[i++] = k
+  }
+  if (!sorted) levels.sort((a, b) => a - b)
   const base = levels[0]!
-  if (levels[levels.length - 1]! - base > 0xffff) throw new RangeError('volume-at-price spans more than 65535 levels in one aggregate')
-  const buf = new Uint8Array(HEADER + ENTRY * levels.length)
+  if (levels[n - 1]! - base > 0xffff) throw new RangeError('volume-at-price spans more than 65535 levels in one aggregate')
+  const buf = new Uint8Array(HEADER + ENTRY * n)
   const view = new DataView(buf.buffer)
   view.setInt32(0, base, true)
-  levels.forEach((k, i) => {
-    const [b, s] = vap.get(k)!
-    const o = HEADER + ENTRY * i
+  for (let j = 0, o = HEADER; j < n; j++, o += ENTRY) {
+    const k = levels[j]!
+    const cell = vap.get(k)!
     view.setUint16(o, k - base, true)
-    view.setFloat32(o + 2, b, true)
-    view.setFloat32(o + 6, s, true)
-  })
+    view.setFloat32(o + 2, cell[0], true)
+    view.setFloat32(o + 6, cell[1], true)
+  }
   return buf
 }
 

@@ -16,11 +16,15 @@
 // (dedupeRetentionMs, default 60 s) so that a replayed trade (REST backfill overlapping the stream after a
 // reconnect) counts as a duplicate, not as a late drop. After that the ids are forgotten (bounded memory) and a
 // trade for a closed minute counts as late_dropped.
-// Minutes without trades produce no bar.
+// Quiet minutes (market-minutes.ts): a minute without trades in which the market's feed was heard — and heard
+// again after it — is a flat zero-volume bar at the previous close, as the venues' klines give it; a minute nobody
+// heard (a feed gap) produces no bar. observe() is how the feed is heard; trades count too.
+// Sources of whole bars (the simulator's history) hand them in with emitBar(): they close like any minute.
 
 import type { MarketType, TradeEvent, MarketEvent, EventSink } from '../events.js'
-import { MINUTE_MS, type MarketKey, type MinuteBar } from '../bars.js'
+import { MINUTE_MS, type BarSink, type MarketKey, type MinuteBar } from '../bars.js'
 import { vapAdd } from '../volume-at-price.js'
+import { BAR_ID, MarketMinutes as MarketState, newBar, type MinuteState } from './market-minutes.js'
 
 export interface AggregatorOptions {
   /** how long after a minute's end trades for it are still accepted, ms (default 2000) */
@@ -45,8 +49,12 @@ export interface AggregatorStats {
   resumeSkipped: number
   /** trades with a non-finite or non-positive price or size, or a non-finite ts */
   invalid: number
-  /** bars finalized so far (drained or waiting in the outbox) */
+  /** whole-minute bars accepted from a source (addBar) */
+  sourceBars: number
+  /** bars finalized so far (drained or waiting in the outbox), flat ones included */
   closedBars: number
+  /** of which flat bars for quiet minutes */
+  flatBars: number
   /** bars currently open (still accepting trades) */
   openBars: number
   /** closed bars waiting for drainClosed() */
@@ -54,40 +62,10 @@ export interface AggregatorStats {
   markets: number
 }
 
-interface MinuteState {
-  bar: MinuteBar
-  /** ts of the trade that set open / close */
-  openTs: number
-  closeTs: number
-  ids: Set<string>
-}
-
-interface RetainedIds {
-  minute: number
-  ids: Set<string>
-}
-
-class MarketState {
-  readonly key: MarketKey
-  /** max trade ts seen, or the last advance() */
-  watermark = -Infinity
-  /** every minute with start < closedBefore is final */
-  closedBefore = -Infinity
-  /** the watermark at which closedBefore moves on: closedBefore + 60 s + grace */
-  nextCloseAt = -Infinity
-  /** trades with ts < cursorEnd are already in the store (resume) */
-  cursorEnd = -Infinity
-  /** open minutes, ascending by minute (usually one or two) */
-  open: MinuteState[] = []
-  /** the minute the last trade went to (fast path) */
-  cur: MinuteState | null = null
-  /** ids of recently closed minutes, ascending by minute */
-  retained: RetainedIds[] = []
-
-  constructor(key: MarketKey) {
-    this.key = key
-  }
-}
+const isPrice = (x: number) => x > 0 && x < Infinity
+const isAmount = (x: number) => x >= 0 && x < Infinity
+/** the ids of every source bar's minute: one shared set, never added to (trades into a sealed minute are refused) */
+const SEALED = new Set([BAR_ID])
 
 const emptyStats = (): Omit<AggregatorStats, 'openBars' | 'pendingBars' | 'markets'> => ({
   accepted: 0,
@@ -95,10 +73,12 @@ const emptyStats = (): Omit<AggregatorStats, 'openBars' | 'pendingBars' | 'marke
   lateDropped: 0,
   resumeSkipped: 0,
   invalid: 0,
+  sourceBars: 0,
   closedBars: 0,
+  flatBars: 0,
 })
 
-export class MinuteAggregator implements EventSink {
+export class MinuteAggregator implements EventSink, BarSink {
   readonly graceMs: number
   readonly dedupeRetentionMs: number
   private readonly onLateDrop: ((trade: TradeEvent) => void) | undefined
@@ -118,9 +98,59 @@ export class MinuteAggregator implements EventSink {
     if (!(this.graceMs >= 0) || !(this.dedupeRetentionMs >= 0)) throw new RangeError('graceMs and dedupeRetentionMs must be >= 0')
   }
 
-  /** EventSink: folds trades, ignores every other event type */
+  /**
+   * EventSink: folds trades; a ticker, book or open interest only tells that the market's feed was heard at its ts
+   * (a funding settlement does not: it is a record of a past time, often fetched later)
+   */
   emit(event: MarketEvent): void {
     if (event.type === 'trade') this.add(event)
+    else if (event.type !== 'funding') this.observe(event, event.ts)
+  }
+
+  /** the feed delivered something for this market stamped ts (a ticker, a book, open interest): it was up then */
+  observe(market: MarketKey, ts: number): void {
+    if (!Number.isFinite(ts)) return
+    this.state(market.exchange, market.coin, market.marketType).hear(ts)
+  }
+
+  /**
+   * A whole minute from a source that does not send its trades (the simulator's history). The aggregator takes the
+   * bar as it is (and owns it from now on): skipped at or before the resume cursor, a duplicate when the minute
+   * already has a bar or trades.
+   */
+  emitBar(b: MinuteBar): FoldResult {
+    const valid = isPrice(b.open) && isPrice(b.high) && isPrice(b.low) && isPrice(b.close) && Number.isFinite(b.ts) && Number.isInteger(b.trades) && b.trades >= 0
+    if (!valid || !isAmount(b.volume) || !isAmount(b.buyVolume) || !isAmount(b.sellVolume) || !isAmount(b.quoteVolume)) {
+      this.counters.invalid++
+      return 'invalid'
+    }
+    const st = this.state(b.exchange, b.coin, b.marketType)
+    const minute = Math.floor(b.ts / MINUTE_MS) * MINUTE_MS
+    // a reopened partial minute (the cursor stops inside it) is replaced by the source's whole bar
+    const reopened = st.cursorEnd > minute && st.cursorEnd <= minute + MINUTE_MS && st.open.some((ms) => ms.bar.ts === minute && !ms.sealed)
+    if (b.ts < st.cursorEnd && !reopened) {
+      this.counters.resumeSkipped++
+      return 'resume_skipped'
+    }
+    if (minute < st.closedBefore) return this.late(st, BAR_ID, minute)
+    const ms = this.minuteState(st, minute)
+    if (ms.sealed || ms.ids.size > 0) {
+      this.counters.duplicates++
+      return 'duplicate'
+    }
+    b.ts = minute
+    ms.bar = b
+    ms.sealed = true
+    ms.ids = SEALED
+    this.counters.sourceBars++
+    // the source covered the whole minute: its feed carried on to the minute's end
+    const end = minute + MINUTE_MS - 1
+    if (end > st.lastEventTs) st.lastEventTs = end
+    if (end > st.watermark) {
+      st.watermark = end
+      if (end >= st.nextCloseAt) this.close(st)
+    }
+    return 'accepted'
   }
 
   addMany(trades: Iterable<TradeEvent>): void {
@@ -147,7 +177,7 @@ export class MinuteAggregator implements EventSink {
       return 'resume_skipped'
     }
     const minute = Math.floor(ts / MINUTE_MS) * MINUTE_MS
-    if (minute < st.closedBefore) return this.late(st, t, minute)
+    if (minute < st.closedBefore) return this.late(st, t.id, minute, t)
 
     let ms = st.cur
     if (ms === null || ms.bar.ts !== minute) {
@@ -155,7 +185,7 @@ export class MinuteAggregator implements EventSink {
       st.cur = ms
     }
     const ids = ms.ids
-    if (ids.has(t.id)) {
+    if (ids.has(t.id) || ms.sealed) {
       this.counters.duplicates++
       return 'duplicate'
     }
@@ -184,6 +214,7 @@ export class MinuteAggregator implements EventSink {
     bar.trades++
     vapAdd(bar.vap, price, size, t.side)
     this.counters.accepted++
+    if (ts > st.lastEventTs) st.lastEventTs = ts
 
     if (ts > st.watermark) {
       st.watermark = ts
@@ -216,13 +247,16 @@ export class MinuteAggregator implements EventSink {
   /**
    * Ignore trades at or before the minute `lastFinalizedMinuteTs` (the last minute already in the store), so a
    * restarted source replaying history adds no duplicates. Open minutes at or before it are discarded; the minutes
-   * up to it count as finalized. The cursor never moves back.
+   * up to it count as finalized. `lastClose`, that minute's stored close, lets a quiet minute right after it be flat
+   * at it. The cursor never moves back.
    */
-  setResumeCursor(market: MarketKey, lastFinalizedMinuteTs: number): void {
+  setResumeCursor(market: MarketKey, lastFinalizedMinuteTs: number, lastClose?: number): void {
     const st = this.state(market.exchange, market.coin, market.marketType)
-    const end = Math.floor(lastFinalizedMinuteTs / MINUTE_MS) * MINUTE_MS + MINUTE_MS
+    const last = Math.floor(lastFinalizedMinuteTs / MINUTE_MS) * MINUTE_MS
+    const end = last + MINUTE_MS
     if (end <= st.cursorEnd) return
     st.cursorEnd = end
+    st.resumeFrom(last, lastClose)
     if (st.open.length && st.open[0]!.bar.ts < end) {
       const keep = st.open.filter((m) => m.bar.ts >= end)
       this.openCount -= st.open.length - keep.length
@@ -252,7 +286,7 @@ export class MinuteAggregator implements EventSink {
     st.nextCloseAt = minute + MINUTE_MS + this.graceMs
     if (coveredTo > st.watermark) st.watermark = coveredTo
     const vap = new Map([...bar.vap].map(([k, [b, s]]) => [k, [b, s] as [number, number]]))
-    st.cur = { bar: { ...bar, ts: minute, vap }, openTs: minute, closeTs: coveredTo, ids: new Set() }
+    st.cur = { bar: { ...bar, ts: minute, vap }, openTs: minute, closeTs: coveredTo, ids: new Set(), sealed: false }
     st.open = [st.cur]
     this.openCount++
   }
@@ -273,17 +307,12 @@ export class MinuteAggregator implements EventSink {
     const out = this.outbox
     this.outbox = []
     for (const st of this.all) {
-      if (!st.open.length) continue
-      for (const ms of st.open) {
-        out.push(ms.bar)
-        if (st.watermark < ms.bar.ts + MINUTE_MS) onPartial?.(ms.bar, ms.closeTs)
-        this.counters.closedBars++
-        this.retain(st, ms)
-      }
-      const end = st.open[st.open.length - 1]!.bar.ts + MINUTE_MS
+      if (!st.open.length && !st.heard.length) continue
+      // an open minute the market's watermark has not passed holds only the trades seen so far: a partial minute
+      for (const ms of st.open) if (!ms.sealed && st.watermark < ms.bar.ts + MINUTE_MS) onPartial?.(ms.bar, ms.closeTs)
       this.openCount -= st.open.length
-      st.open = []
-      st.cur = null
+      this.finalize(st, Infinity, out)
+      const end = st.lastCloseMinute + MINUTE_MS
       if (end > st.closedBefore) {
         st.closedBefore = end
         st.nextCloseAt = end + MINUTE_MS + this.graceMs
@@ -328,28 +357,7 @@ export class MinuteAggregator implements EventSink {
     // search from the newest: live trades almost always go to the last minute
     while (i > 0 && open[i - 1]!.bar.ts > minute) i--
     if (i > 0 && open[i - 1]!.bar.ts === minute) return open[i - 1]!
-    const k = st.key
-    const ms: MinuteState = {
-      bar: {
-        exchange: k.exchange,
-        coin: k.coin,
-        marketType: k.marketType,
-        ts: minute,
-        open: 0,
-        high: 0,
-        low: 0,
-        close: 0,
-        volume: 0,
-        buyVolume: 0,
-        sellVolume: 0,
-        quoteVolume: 0,
-        trades: 0,
-        vap: new Map(),
-      },
-      openTs: 0,
-      closeTs: 0,
-      ids: new Set(),
-    }
+    const ms: MinuteState = { bar: newBar(st.key, minute), openTs: 0, closeTs: 0, ids: new Set(), sealed: false }
     open.splice(i, 0, ms)
     this.openCount++
     return ms
@@ -361,20 +369,9 @@ export class MinuteAggregator implements EventSink {
     if (boundary <= st.closedBefore) return
     st.closedBefore = boundary
     st.nextCloseAt = boundary + MINUTE_MS + this.graceMs
-    const open = st.open
-    let n = 0
-    while (n < open.length && open[n]!.bar.ts < boundary) {
-      const ms = open[n]!
-      this.outbox.push(ms.bar)
-      this.counters.closedBars++
-      this.retain(st, ms)
-      n++
-    }
-    if (n > 0) {
-      open.splice(0, n)
-      this.openCount -= n
-      if (st.cur !== null && st.cur.bar.ts < boundary) st.cur = null
-    }
+    const before = st.open.length
+    this.finalize(st, boundary, this.outbox)
+    this.openCount -= before - st.open.length
     // forget ids of minutes closed longer than the retention ago
     const r = st.retained
     let drop = 0
@@ -383,14 +380,22 @@ export class MinuteAggregator implements EventSink {
     if (drop > 0) r.splice(0, drop)
   }
 
+  /** finalize the market's minutes before boundary (bars and flat quiet minutes) into out */
+  private finalize(st: MarketState, boundary: number, out: MinuteBar[]): void {
+    const { bars, flat } = st.finalize(boundary, (ms) => this.retain(st, ms))
+    for (const b of bars) out.push(b)
+    this.counters.closedBars += bars.length
+    this.counters.flatBars += flat
+  }
+
   private retain(st: MarketState, ms: MinuteState): void {
     if (this.dedupeRetentionMs > 0) st.retained.push({ minute: ms.bar.ts, ids: ms.ids })
   }
 
-  private late(st: MarketState, t: TradeEvent, minute: number): FoldResult {
+  private late(st: MarketState, id: string, minute: number, t?: TradeEvent): FoldResult {
     for (const r of st.retained) {
       if (r.minute === minute) {
-        if (r.ids.has(t.id)) {
+        if (r.ids.has(id)) {
           this.counters.duplicates++
           return 'duplicate'
         }
@@ -398,7 +403,7 @@ export class MinuteAggregator implements EventSink {
       }
     }
     this.counters.lateDropped++
-    this.onLateDrop?.(t)
+    if (t) this.onLateDrop?.(t)
     return 'late_dropped'
   }
 }

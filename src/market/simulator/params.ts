@@ -1,6 +1,6 @@
-// Simulator assumptions: reference prices, volatilities, volumes, open interest and venue shares.
-// Round numbers in the neighbourhood of 2025 markets; they are model inputs, not market data.
-// docs/simulator.md lists them.
+// Simulator assumptions: reference prices, volatilities, volumes, open interest, venue shares and trade sizes.
+// Round numbers calibrated against the venues' own recorded figures (docs/simulator.md, "Calibration", lists
+// the references); they are model inputs, not market data.
 
 import type { ExchangeId } from '../events.js'
 import { hashString } from './rng.js'
@@ -36,18 +36,18 @@ const M = 1e6
 
 export const COIN_PARAMS: Readonly<Record<string, CoinParams>> = Object.fromEntries(
   [
-    c('BTC', 95_000, 0.0045, 0.85, 40 * B, 6 * B, 30 * B),
-    c('ETH', 3_400, 0.006, 0.8, 25 * B, 4 * B, 14 * B),
-    c('SOL', 180, 0.0085, 0.75, 6 * B, 1.2 * B, 4 * B),
-    c('XRP', 2.3, 0.009, 0.65, 5 * B, 1.5 * B, 3 * B),
-    c('BNB', 650, 0.005, 0.7, 1.2 * B, 0.6 * B, 0.8 * B),
-    c('DOGE', 0.33, 0.01, 0.7, 3 * B, 0.7 * B, 2 * B),
-    c('ADA', 0.95, 0.0095, 0.7, 1 * B, 0.3 * B, 0.8 * B),
-    c('AVAX', 35, 0.0095, 0.72, 600 * M, 150 * M, 500 * M),
-    c('LINK', 20, 0.009, 0.72, 800 * M, 200 * M, 600 * M),
-    c('LTC', 105, 0.008, 0.68, 500 * M, 150 * M, 400 * M),
-    c('DOT', 6.5, 0.009, 0.7, 300 * M, 80 * M, 300 * M),
-    c('SUI', 4.2, 0.012, 0.6, 1.5 * B, 0.3 * B, 1.2 * B),
+    c('BTC', 95_000, 0.0045, 0.85, 40 * B, 5 * B, 18 * B),
+    c('ETH', 3_400, 0.006, 0.8, 25 * B, 4 * B, 8.4 * B),
+    c('SOL', 180, 0.0085, 0.75, 6 * B, 1.2 * B, 2.4 * B),
+    c('XRP', 2.3, 0.009, 0.65, 5 * B, 1.5 * B, 1.8 * B),
+    c('BNB', 650, 0.005, 0.7, 1.2 * B, 0.6 * B, 480 * M),
+    c('DOGE', 0.33, 0.01, 0.7, 3 * B, 0.7 * B, 1.2 * B),
+    c('ADA', 0.95, 0.0095, 0.7, 1 * B, 0.3 * B, 480 * M),
+    c('AVAX', 35, 0.0095, 0.72, 600 * M, 150 * M, 300 * M),
+    c('LINK', 20, 0.009, 0.72, 800 * M, 200 * M, 360 * M),
+    c('LTC', 105, 0.008, 0.68, 500 * M, 150 * M, 240 * M),
+    c('DOT', 6.5, 0.009, 0.7, 300 * M, 80 * M, 180 * M),
+    c('SUI', 4.2, 0.012, 0.6, 1.5 * B, 0.3 * B, 720 * M),
   ].map((p) => [p.coin, p]),
 )
 
@@ -57,7 +57,7 @@ export function coinParams(coin: string): CoinParams {
   if (known) return known
   const h = hashString(coin)
   const u = (h >>> 0) / 4294967296
-  return c(coin, Math.round(10 ** (-1 + 3 * u) * 1e4) / 1e4, 0.01 + 0.004 * (((h >>> 8) & 255) / 255), 0.65, 200 * M, 50 * M, 150 * M)
+  return c(coin, Math.round(10 ** (-1 + 3 * u) * 1e4) / 1e4, 0.01 + 0.004 * (((h >>> 8) & 255) / 255), 0.65, 200 * M, 50 * M, 90 * M)
 }
 
 export interface VenueParams {
@@ -65,19 +65,30 @@ export interface VenueParams {
   perpVolumeShare: number
   spotVolumeShare: number
   oiShare: number
+  /** average notional per trade on the venue's BTC perp / BTC spot market, USD (smaller coins: see TRADE_SIZE_EXPONENT) */
+  perpTradeUsd: number
+  spotTradeUsd: number
   /** sd of the venue's mean-reverting basis to the fair price */
   basisSd: number
   /** half spread multiplier (DEX books are a bit wider) */
   spreadMult: number
 }
 
+// dYdX and Hyperliquid carry a few percent of the CEX volume and dYdX a fraction of a percent of the open interest
+// (their recorded 24 h figures); average trade sizes from recorded daily trade counts where the venue publishes them.
 export const VENUE_PARAMS: Readonly<Record<ExchangeId, VenueParams>> = {
-  binance: { perpVolumeShare: 0.4, spotVolumeShare: 0.6, oiShare: 0.35, basisSd: 1.5e-4, spreadMult: 1 },
-  bybit: { perpVolumeShare: 0.22, spotVolumeShare: 0.2, oiShare: 0.25, basisSd: 1.8e-4, spreadMult: 1.1 },
-  okx: { perpVolumeShare: 0.16, spotVolumeShare: 0.2, oiShare: 0.15, basisSd: 1.8e-4, spreadMult: 1.1 },
-  hyperliquid: { perpVolumeShare: 0.17, spotVolumeShare: 0, oiShare: 0.2, basisSd: 2.5e-4, spreadMult: 1.5 },
-  dydx: { perpVolumeShare: 0.05, spotVolumeShare: 0, oiShare: 0.05, basisSd: 4e-4, spreadMult: 2.5 },
+  binance: { perpVolumeShare: 0.45, spotVolumeShare: 0.6, oiShare: 0.448, perpTradeUsd: 4_800, spotTradeUsd: 400, basisSd: 1.5e-4, spreadMult: 1 },
+  bybit: { perpVolumeShare: 0.25, spotVolumeShare: 0.2, oiShare: 0.25, perpTradeUsd: 8_000, spotTradeUsd: 600, basisSd: 1.8e-4, spreadMult: 1.1 },
+  okx: { perpVolumeShare: 0.239, spotVolumeShare: 0.2, oiShare: 0.13, perpTradeUsd: 5_000, spotTradeUsd: 600, basisSd: 1.8e-4, spreadMult: 1.1 },
+  hyperliquid: { perpVolumeShare: 0.055, spotVolumeShare: 0, oiShare: 0.17, perpTradeUsd: 3_500, spotTradeUsd: 0, basisSd: 2.5e-4, spreadMult: 1.5 },
+  dydx: { perpVolumeShare: 0.006, spotVolumeShare: 0, oiShare: 0.002, perpTradeUsd: 3_900, spotTradeUsd: 0, basisSd: 4e-4, spreadMult: 2.5 },
 }
+
+/**
+ * Average trade notional scales with the market's size: a coin whose total volume is x times BTC's trades
+ * x^0.3 times BTC's average size on the same venue (dYdX's recorded ETH and SOL against BTC give 0.29 and 0.32).
+ */
+export const TRADE_SIZE_EXPONENT = 0.3
 
 // ---- market-wide regime (hourly Markov chain) -----------------------------------------------------------------
 
@@ -130,6 +141,8 @@ export const MODEL = {
   minHalfSpreadBps: 0.05,
   /** total book depth per side within ±5 %, in minutes of the market's average volume */
   bookDepthMinutes: 25,
+  /** mean of the raw minute activity (time of day × regime × move × noise), so that activity averages 1 */
+  activityMean: 0.82,
 } as const
 
 /** price tick: about 6 significant digits, as power-of-ten inverse (multiply, round, divide) */

@@ -112,11 +112,13 @@ export type HourCache = Map<string, Map<number, MinuteBar>>
  * Write minute bars and bring the hourly rollups of every hour they touch up to date.
  * `fresh`: the caller knows no other minute of those hours is in the store (a backfill of new history),
  * so the rollups are folded from the bars in hand instead of being read back.
+ * `freshHours`: no row of those hours is in candle_1h either (nothing else can write them meanwhile), so the
+ * rollups are COPYed too.
  */
 export async function writeMinuteBars(
   sql: Pick<Sql, 'query'> & Partial<Pick<Sql, 'copyBinary'>>,
   bars: readonly MinuteBar[],
-  opts: { fresh?: boolean; hourCache?: HourCache } = {},
+  opts: { fresh?: boolean; freshHours?: boolean; hourCache?: HourCache } = {},
 ): Promise<MinuteBar[]> {
   if (!bars.length) return []
   await writeBars(sql, 'candle_1m', bars, { fresh: opts.fresh })
@@ -147,8 +149,8 @@ export async function writeMinuteBars(
     for (const k of cache.keys()) if (Number(k.slice(k.lastIndexOf('|') + 1)) < newest - HOUR_MS) cache.delete(k)
   } else if (!opts.fresh) groups = await readHoursBack(sql, groups)
   const hourBars = groups.map((g) => ({ ...foldBars(g.bars, g.hour), exchange: g.key.exchange, coin: g.key.coin, marketType: g.key.marketType }))
-  // rollups always upsert: a live feed may already have written the hour that the history ends in
-  await writeBars(sql, 'candle_1h', hourBars)
+  // rollups upsert unless the caller knows better: a live feed may already have written the hour the history ends in
+  await writeBars(sql, 'candle_1h', hourBars, { fresh: opts.fresh && opts.freshHours })
   /** the hourly rollups as now stored */
   return hourBars
 }
@@ -175,12 +177,12 @@ async function readHoursBack(sql: Pick<Sql, 'query'>, groups: { key: MarketKey; 
 }
 
 /**
- * The oldest and newest minute stored per market. A GROUP BY over candle_1m reads the whole table (24 s for 30 days
+ * The oldest and newest minute stored per market, and the newest one's close (where a resumed series continues). A GROUP BY over candle_1m reads the whole table (24 s for 30 days
  * on the embedded store); this walks the primary key instead: a recursive step finds the next market, then one
  * index descent each for its first and last minute (a "loose index scan": ~100 descents, tens of ms).
  */
-export async function storedMinuteRanges(sql: Pick<Sql, 'query'>): Promise<Map<string, { first: number; last: number }>> {
-  const rows = await sql.query<{ exchange: string; coin: string; market_type: string; first: number | string; last: number | string }>(
+export async function storedMinuteRanges(sql: Pick<Sql, 'query'>): Promise<Map<string, { first: number; last: number; lastClose: number }>> {
+  const rows = await sql.query<{ exchange: string; coin: string; market_type: string; first: number | string; last: number | string; last_close: number }>(
     `WITH RECURSIVE m AS (
        (SELECT exchange, coin, market_type FROM candle_1m ORDER BY exchange, coin, market_type LIMIT 1)
        UNION ALL
@@ -191,15 +193,11 @@ export async function storedMinuteRanges(sql: Pick<Sql, 'query'>): Promise<Map<s
      )
      SELECT m.exchange, m.coin, m.market_type,
        (SELECT c.ts FROM candle_1m c WHERE (c.exchange, c.coin, c.market_type) = (m.exchange, m.coin, m.market_type) ORDER BY c.ts LIMIT 1) AS first,
-       (SELECT c.ts FROM candle_1m c WHERE (c.exchange, c.coin, c.market_type) = (m.exchange, m.coin, m.market_type) ORDER BY c.ts DESC LIMIT 1) AS last
-     FROM m`,
+       l.ts AS last, l.close AS last_close
+     FROM m CROSS JOIN LATERAL (
+       SELECT c.ts, c.close FROM candle_1m c WHERE (c.exchange, c.coin, c.market_type) = (m.exchange, m.coin, m.market_type) ORDER BY c.ts DESC LIMIT 1) l`,
   )
-  return new Map(rows.map((r) => [`${r.exchange}:${r.coin}:${r.market_type}`, { first: Number(r.first), last: Number(r.last) }]))
-}
-
-/** the newest minute already stored per market (resume cursor after a restart) */
-export async function lastStoredMinutes(sql: Pick<Sql, 'query'>): Promise<Map<string, number>> {
-  return new Map([...(await storedMinuteRanges(sql))].map(([k, r]) => [k, r.last]))
+  return new Map(rows.map((r) => [`${r.exchange}:${r.coin}:${r.market_type}`, { first: Number(r.first), last: Number(r.last), lastClose: Number(r.last_close) }]))
 }
 
 export interface CandleQuery {

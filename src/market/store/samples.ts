@@ -1,6 +1,7 @@
 // market_sample (ticker + open interest per market, one row per sampling slot), funding_rate (settled
 // history) and order_book (the latest snapshot per market).
 import type { Sql } from '../../store/database.js'
+import { CopyBinaryWriter } from '../../store/copy-binary.js'
 import type { BookLevel, ExchangeId, MarketType, WideBook } from '../events.js'
 
 export interface MarketSample {
@@ -38,11 +39,25 @@ export function mergeSamples(rows: readonly MarketSample[]): MarketSample[] {
 
 const SAMPLE_FIELDS = ['markPrice', 'indexPrice', 'lastPrice', 'fundingRate', 'fundingIntervalHours', 'nextFundingTime', 'openInterest'] as const
 
+const SAMPLE_COLUMNS = ['exchange', 'coin', 'market_type', 'ts', 'mark_price', 'index_price', 'last_price', 'funding_rate', 'funding_interval_hours', 'next_funding_time', 'open_interest']
+
 /**
  * Upsert sample rows (one per market and slot in `rows`: see mergeSamples). A null field never erases a stored
- * value: partial rows (late events) and a restart's first slot merge into what is there.
+ * value: partial rows (late events) and a restart's first slot merge into what is there. `fresh` rows cannot exist
+ * yet (new history) and are COPYed.
  */
-export async function writeSamples(sql: Pick<Sql, 'query'>, rows: readonly MarketSample[], chunk = 20_000): Promise<void> {
+export async function writeSamples(sql: Pick<Sql, 'query'> & Partial<Pick<Sql, 'copyBinary'>>, rows: readonly MarketSample[], opts: { fresh?: boolean } = {}): Promise<void> {
+  if (opts.fresh && sql.copyBinary && rows.length) {
+    const w = new CopyBinaryWriter(rows.length * 128)
+    for (const r of rows) {
+      w.row(11).text(r.exchange).text(r.coin).text(r.marketType).int8(r.ts).float8(r.markPrice).float8(r.indexPrice).float8(r.lastPrice).float8(r.fundingRate).float8(r.fundingIntervalHours)
+      if (r.nextFundingTime === null) w.null()
+      else w.int8(r.nextFundingTime)
+      w.float8(r.openInterest)
+    }
+    return sql.copyBinary('market_sample', SAMPLE_COLUMNS, w.finish())
+  }
+  const chunk = 20_000
   for (let i = 0; i < rows.length; i += chunk) {
     const part = rows.slice(i, i + chunk)
     const col = <T>(f: (r: MarketSample) => T) => part.map(f)

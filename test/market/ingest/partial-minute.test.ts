@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MINUTE_MS } from '../../../src/market/bars.js'
 import { runBackfill } from '../../../src/market/backfill.js'
+import type { MinuteBar } from '../../../src/market/bars.js'
 import type { EventSink, TradeEvent } from '../../../src/market/events.js'
 import { Ingest } from '../../../src/market/ingest.js'
 import { startTestService, type TestService } from '../../helpers/service.js'
@@ -156,6 +157,24 @@ describe('a minute cut by a shutdown', () => {
     const history = { simulateRange: (from: number, to: number, sink: EventSink) => emitRange(sink, from, to) }
     const now = M + 10 * MINUTE_MS + 30_000
     await runBackfill({ db: t.services.db, market: t.services.market, source: history, sourceName: 'partial-test', now, days: 0.01 })
+    expectWhole(await stored(M), M)
+    expect(await marks()).toEqual([])
+  })
+
+  it('a backfill whose source hands in whole minutes (the simulator\'s history) replaces the partial minute with its bar', async () => {
+    await reset()
+    await firstRun()
+    const bar = (minute: number): MinuteBar => {
+      const w = wholeMinute(minute)
+      return { ...MARKET, ts: minute, open: w.open, high: w.high, low: w.low, close: w.close, volume: w.volume, buyVolume: w.buy, sellVolume: w.volume - w.buy, quoteVolume: w.quote, trades: w.trades, vap: new Map() }
+    }
+    const history = {
+      simulateRange: (from: number, to: number, sink: { emitBar(b: MinuteBar): void }) => {
+        for (let m = Math.ceil(from / MINUTE_MS) * MINUTE_MS; m < to; m += MINUTE_MS) sink.emitBar(bar(m))
+      },
+    }
+    const now = M + 10 * MINUTE_MS + 30_000
+    await runBackfill({ db: t.services.db, market: t.services.market, source: history as never, sourceName: 'partial-bars', now, days: 0.01 })
     expectWhole(await stored(M), M)
     expect(await marks()).toEqual([])
   })

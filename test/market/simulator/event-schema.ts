@@ -1,7 +1,10 @@
-// zod schemas mirroring src/market/events.ts, plus the invariants a consumer relies on, for validating simulator output.
+// zod schemas mirroring src/market/events.ts, plus the invariants a consumer relies on, for validating simulator output
+// (events, and the 1-minute bars that stand for history's trades).
 import { z } from 'zod'
 import { EXCHANGE_IDS, type MarketEvent } from '../../../src/market/events.js'
 import { hasMarket } from '../../../src/market/exchanges.js'
+import type { MinuteBar } from '../../../src/market/bars.js'
+import { vapLevelHigh, vapLevelLow } from '../../../src/market/volume-at-price.js'
 
 const pos = z.number().finite().positive()
 const base = {
@@ -68,4 +71,32 @@ export function validateEvent(e: MarketEvent): void {
       if (e.marketType !== 'perp') throw new Error(`${e.type} for a spot market`)
       break
   }
+}
+
+/** throws when a 1-minute bar breaks what a reader of candle_1m relies on */
+export function validateBar(b: MinuteBar): void {
+  const where = `${b.exchange}:${b.coin}:${b.marketType}@${b.ts}`
+  if (!hasMarket(b.exchange, b.marketType)) throw new Error(`${where}: no such market`)
+  if (b.ts % 60_000 !== 0) throw new Error(`${where}: not on a minute`)
+  for (const p of [b.open, b.high, b.low, b.close]) if (!(p > 0) || !Number.isFinite(p)) throw new Error(`${where}: bad price ${p}`)
+  if (!(b.low <= Math.min(b.open, b.close) && Math.max(b.open, b.close) <= b.high)) throw new Error(`${where}: open/close outside low..high`)
+  if (!Number.isInteger(b.trades) || b.trades < 0) throw new Error(`${where}: bad trade count`)
+  const rel = (a: number, c: number) => Math.abs(a - c) <= 1e-9 * Math.max(1, Math.abs(c))
+  if (!rel(b.buyVolume + b.sellVolume, b.volume) || b.buyVolume < 0 || b.sellVolume < 0) throw new Error(`${where}: buy + sell != volume`)
+  if (b.trades === 0) {
+    if (b.volume !== 0 || b.quoteVolume !== 0 || b.vap.size !== 0 || b.open !== b.high || b.low !== b.close || b.open !== b.close) throw new Error(`${where}: a minute without trades must be flat with zero volume`)
+    return
+  }
+  if (!(b.volume > 0)) throw new Error(`${where}: trades without volume`)
+  // VWAP inside the range, volume at price summing to the volume and lying inside the range (1-bp levels)
+  const vwap = b.quoteVolume / b.volume
+  if (!(vwap >= b.low * (1 - 1e-9) && vwap <= b.high * (1 + 1e-9))) throw new Error(`${where}: VWAP ${vwap} outside ${b.low}..${b.high}`)
+  let buy = 0
+  let sell = 0
+  for (const [level, [bv, sv]] of b.vap) {
+    buy += bv
+    sell += sv
+    if (vapLevelHigh(level) < b.low * (1 - 1e-9) || vapLevelLow(level) > b.high * (1 + 1e-9)) throw new Error(`${where}: volume at level ${level} outside the range`)
+  }
+  if (!rel(buy, b.buyVolume) || !rel(sell, b.sellVolume)) throw new Error(`${where}: volume at price does not sum to the buy/sell volume`)
 }

@@ -6,18 +6,40 @@ import { DEFAULT_COINS } from '../../../src/market/coins.js'
 import { EXCHANGES } from '../../../src/market/exchanges.js'
 import { HOUR_MS, MINUTE_MS, marketKeyString, type MinuteBar } from '../../../src/market/bars.js'
 import type { EventSink, MarketEvent, TradeEvent } from '../../../src/market/events.js'
-import { validateEvent } from './event-schema.js'
+import type { HistorySink } from '../../../src/market/simulator/index.js'
+import { validateBar, validateEvent } from './event-schema.js'
 
 const T = Date.UTC(2025, 5, 1, 7, 13) // 07:13 UTC, crossing the 08:00 settlement below
 
-function collect(): EventSink & { events: MarketEvent[] } {
+type Item = MarketEvent | MinuteBar
+const isBar = (x: Item): x is MinuteBar => !('type' in x)
+
+/** history's events and bars, in emission order */
+function collect(): HistorySink & { events: Item[]; bars: MinuteBar[] } {
+  const events: Item[] = []
+  const bars: MinuteBar[] = []
+  return {
+    events,
+    bars,
+    emit: (e) => void events.push(e),
+    emitBar: (b) => {
+      events.push(b)
+      bars.push(b)
+    },
+  }
+}
+
+const liveCollect = (): EventSink & { events: MarketEvent[] } => {
   const events: MarketEvent[] = []
   return { events, emit: (e) => void events.push(e) }
 }
 
-function digest(events: MarketEvent[]): string {
+/** a bar's volume at price as sorted entries, so the digest sees it (JSON drops Maps) */
+const plain = (x: Item) => (isBar(x) ? { ...x, vap: [...x.vap].sort((a, b) => a[0] - b[0]) } : x)
+
+function digest(events: Item[]): string {
   const h = createHash('sha256')
-  for (const e of events) h.update(JSON.stringify(e))
+  for (const e of events) h.update(JSON.stringify(plain(e)))
   return h.digest('hex')
 }
 
@@ -50,7 +72,7 @@ describe('MarketSimulator: determinism', () => {
     for (let i = 0; i + 1 < cuts.length; i++) sim.simulateRange(cuts[i]!, cuts[i + 1]!, inOrder)
     expect(digest(inOrder.events)).toBe(digest(single))
     // fresh instances, chunks generated in reverse order, reassembled
-    const parts: MarketEvent[][] = []
+    const parts: Item[][] = []
     for (let i = cuts.length - 2; i >= 0; i--) parts[i] = run(7, cuts[i]!, cuts[i + 1]!)
     expect(digest(parts.flat())).toBe(digest(single))
     // re-generating an earlier range on a used instance gives the same again
@@ -63,6 +85,30 @@ describe('MarketSimulator: determinism', () => {
     const alone = run(9, T, T + HOUR_MS, ['ETH'])
     const withOthers = run(9, T, T + HOUR_MS, DEFAULT_COINS).filter((e) => e.coin === 'ETH')
     expect(digest(withOthers)).toBe(digest(alone))
+  })
+
+  it('a quiet minute is flat at the close before it, however the range is cut', () => {
+    // dYdX DOT trades about once a minute: many minutes without a trade
+    const from = Date.UTC(2025, 5, 2)
+    const to = from + 6 * HOUR_MS
+    const bars = (cuts: number[]) => {
+      const sim = new MarketSimulator({ seed: 4, coins: ['DOT'] })
+      const s = collect()
+      for (let i = 0; i + 1 < cuts.length; i++) sim.simulateRange(cuts[i]!, cuts[i + 1]!, s)
+      return s.bars.filter((b) => b.exchange === 'dydx')
+    }
+    const whole = bars([from, to])
+    expect(whole).toHaveLength(360)
+    const quiet = whole.filter((b) => b.trades === 0)
+    expect(quiet.length).toBeGreaterThan(30)
+    for (let i = 1; i < whole.length; i++) if (whole[i]!.trades === 0) expect(whole[i]!.close).toBe(whole[i - 1]!.close)
+    // cut just before quiet minutes: each piece finds the previous close on its own
+    const cuts = [from, ...quiet.slice(0, 5).map((b) => b.ts), to].filter((c, i, a) => a.indexOf(c) === i).sort((a, b) => a - b)
+    expect(digest(bars(cuts))).toBe(digest(whole))
+    // and fresh instances per piece, generated in reverse order
+    const parts: MinuteBar[][] = []
+    for (let i = cuts.length - 2; i >= 0; i--) parts[i] = bars([cuts[i]!, cuts[i + 1]!])
+    expect(digest(parts.flat())).toBe(digest(whole))
   })
 
   it('rounds ranges up to whole minutes and refuses time before the origin', () => {
@@ -94,13 +140,13 @@ describe('MarketSimulator: events', () => {
     expect(seen.has('hyperliquid:BTC:spot')).toBe(false)
   })
 
-  it('every event validates against the events.ts shapes and invariants', () => {
-    for (const e of events) validateEvent(e)
+  it('every event and bar validates against the events.ts shapes and the invariants of a candle', () => {
+    for (const e of events) (isBar(e) ? validateBar(e) : validateEvent(e))
     expect(events.filter((e) => !(e.ts >= FROM && e.ts < TO))).toEqual([])
   })
 
-  it('per market: events in ts order, trade ids unique and deterministic, samples every minute', () => {
-    const byMarket = new Map<string, MarketEvent[]>()
+  it('per market: events in ts order, one bar per minute standing for its trades, samples every minute', () => {
+    const byMarket = new Map<string, Item[]>()
     for (const e of events) {
       const k = marketKeyString(e)
       if (!byMarket.has(k)) byMarket.set(k, [])
@@ -108,24 +154,25 @@ describe('MarketSimulator: events', () => {
     }
     for (const [k, es] of byMarket) {
       expect(es.every((e, i) => i === 0 || e.ts >= es[i - 1]!.ts)).toBe(true)
-      const trades = es.filter((e): e is TradeEvent => e.type === 'trade')
-      const ids = trades.map((t) => t.id)
-      expect(new Set(ids).size).toBe(ids.length)
-      expect(trades.filter((t) => !t.id.startsWith(`${Math.floor(t.ts / MINUTE_MS)}-`) || !/^\d+-\d+$/.test(t.id))).toEqual([])
-      const tickers = es.filter((e) => e.type === 'ticker')
+      expect(es.filter((e) => !isBar(e) && e.type === 'trade')).toEqual([]) // history sends bars, not trades
+      const bars = es.filter(isBar)
+      expect(bars.map((b) => b.ts)).toEqual(Array.from({ length: 360 }, (_, i) => FROM + i * MINUTE_MS))
+      // each minute's ticker carries the bar's close as the last price
+      const tickers = es.filter((e) => !isBar(e) && e.type === 'ticker')
+      expect(tickers.map((t) => (t as { lastPrice: number }).lastPrice)).toEqual(bars.map((b) => b.close))
       expect(tickers).toHaveLength(360)
       expect(tickers.every((t) => t.ts % MINUTE_MS === MINUTE_MS - 1)).toBe(true)
-      const oi = es.filter((e) => e.type === 'open_interest')
+      const oi = es.filter((e) => !isBar(e) && e.type === 'open_interest')
       expect(oi).toHaveLength(k.endsWith(':perp') ? 360 : 0)
       // history books: one per hour at the hour start
-      expect(es.filter((e) => e.type === 'book').map((e) => e.ts)).toEqual([0, 1, 2, 3, 4, 5].map((h) => FROM + h * HOUR_MS))
-      // several trades per minute on average
-      expect(trades.length / 360).toBeGreaterThan(1.5)
+      expect(es.filter((e) => !isBar(e) && e.type === 'book').map((e) => e.ts)).toEqual([0, 1, 2, 3, 4, 5].map((h) => FROM + h * HOUR_MS))
+      // every market trades: at least about one trade a minute on average (the thinnest, dYdX's small coins)
+      expect(bars.reduce((n, b) => n + b.trades, 0) / 360, k).toBeGreaterThan(0.5)
     }
   })
 
   it('funding settles every 8 h on the CEXes (00/08/16 UTC) and hourly on hyperliquid / dydx', () => {
-    const funding = events.filter((e) => e.type === 'funding')
+    const funding = events.filter((e): e is Extract<MarketEvent, { type: 'funding' }> => !isBar(e) && e.type === 'funding')
     for (const f of funding) {
       const hours = f.exchange === 'hyperliquid' || f.exchange === 'dydx' ? 1 : 8
       expect(f.intervalHours).toBe(hours)
@@ -139,13 +186,13 @@ describe('MarketSimulator: events', () => {
     expect(new Set(dex.map((f) => f.ts)).size).toBe(6)
     expect(dex).toHaveLength(12 * 2 * 6)
     // tickers carry the predicted rate of the running interval and the next settlement
-    const t = events.find((e) => e.type === 'ticker' && e.exchange === 'binance' && e.coin === 'BTC' && e.marketType === 'perp')!
+    const t = events.find((e) => !isBar(e) && e.type === 'ticker' && e.exchange === 'binance' && e.coin === 'BTC' && e.marketType === 'perp')!
     expect(t).toMatchObject({ fundingIntervalHours: 8, nextFundingTime: Date.UTC(2025, 5, 1, 8) })
   })
 
   it('volumes are realistic in USD and prices sit near the stated reference levels', () => {
-    const btc = events.filter((e): e is TradeEvent => e.type === 'trade' && e.coin === 'BTC' && e.exchange === 'binance' && e.marketType === 'perp')
-    const usdPerMin = btc.reduce((s, t) => s + t.price * t.size, 0) / 360
+    const btc = sink.bars.filter((b) => b.coin === 'BTC' && b.exchange === 'binance' && b.marketType === 'perp')
+    const usdPerMin = btc.reduce((s, b) => s + b.quoteVolume, 0) / 360
     expect(usdPerMin).toBeGreaterThan(2e6)
     expect(usdPerMin).toBeLessThan(50e6)
     expect(sim.fairPrice('BTC', FROM)).toBeGreaterThan(60_000)
@@ -160,13 +207,14 @@ describe('MarketSimulator + MinuteAggregator: re-running a backfill', () => {
   const coins = ['BTC', 'DOGE']
   const bars = (agg: MinuteAggregator) => agg.drainAll().sort((a, b) => marketKeyString(a).localeCompare(marketKeyString(b)) || a.ts - b.ts)
 
-  it('the same range twice gives the same ids: the second pass is all duplicates', () => {
+  it('the same range twice gives the same bars: the second pass is all duplicates', () => {
     const sim = new MarketSimulator({ seed: 3, coins })
     const agg = new MinuteAggregator({ graceMs: 10 * HOUR_MS })
     const r1 = sim.simulateRange(FROM, FROM + 30 * MINUTE_MS, agg)
     const r2 = sim.simulateRange(FROM, FROM + 30 * MINUTE_MS, agg)
     expect(r2.trades).toBe(r1.trades)
-    expect(agg.stats).toMatchObject({ accepted: r1.trades, duplicates: r1.trades, lateDropped: 0 })
+    const bars = 30 * sim.markets.length
+    expect(agg.stats).toMatchObject({ sourceBars: bars, duplicates: bars, lateDropped: 0 })
   })
 
   it('a restart resuming from the stored cursor reproduces the bars of one uninterrupted run', () => {
@@ -187,6 +235,7 @@ describe('MarketSimulator + MinuteAggregator: re-running a backfill', () => {
     }
     sim2.simulateRange(FROM, FROM + 3 * HOUR_MS, second)
     expect(second.stats.duplicates).toBe(0)
+    expect(stored.length).toBeGreaterThan(90 * sim2.markets.length)
     expect(second.stats.resumeSkipped).toBeGreaterThan(0)
     const all = [...stored, ...second.drainAll()].sort((a, b) => marketKeyString(a).localeCompare(marketKeyString(b)) || a.ts - b.ts)
     expect(all).toEqual(expected)
@@ -204,7 +253,7 @@ describe('MarketSimulator: live', () => {
     const sim = new MarketSimulator({ seed: 11, coins: ['BTC', 'ETH'] })
     const hist = collect()
     sim.simulateRange(START - HOUR_MS, START, hist)
-    const sink = collect()
+    const sink = liveCollect()
     sim.live(sink, { manual: true })
     let now = START
     let late = 0
@@ -216,7 +265,7 @@ describe('MarketSimulator: live', () => {
     }
     sim.stop()
     expect(sim.pump(now + 10_000)).toBe(0)
-    return { sim, hist: hist.events, events: sink.events, late }
+    return { sim, hist: hist.bars, events: sink.events, late }
   }
 
   it('continues from where history ended, in real time, with live sampling rates', () => {
@@ -233,11 +282,14 @@ describe('MarketSimulator: live', () => {
     const trades = events.filter((e): e is TradeEvent => e.type === 'trade')
     expect(new Set(trades.map((t) => `${marketKeyString(t)}:${t.id}`)).size).toBe(trades.length)
     expect(trades.every((t) => /^\d+-L\d+$/.test(t.id))).toBe(true)
-    // more trades than history's rate, and the price continues the history path
-    const histBtc = hist.filter((e): e is TradeEvent => e.type === 'trade' && e.coin === 'BTC' && e.exchange === 'binance' && e.marketType === 'perp')
+    // the rate of history (thousands of trades a minute on binance BTC), and the price continues the history path
+    const histBtc = hist.filter((b) => b.coin === 'BTC' && b.exchange === 'binance' && b.marketType === 'perp')
     const liveBtc = trades.filter((t) => t.coin === 'BTC' && t.exchange === 'binance' && t.marketType === 'perp')
-    expect(liveBtc.length / 2.5).toBeGreaterThan((histBtc.length / 60) * 1.5)
-    expect(Math.abs(liveBtc[0]!.price / histBtc.at(-1)!.price - 1)).toBeLessThan(0.005)
+    const histRate = histBtc.reduce((n, b) => n + b.trades, 0) / 60
+    expect(histRate).toBeGreaterThan(500)
+    expect(liveBtc.length / 2.5).toBeGreaterThan(histRate / 3)
+    expect(liveBtc.length / 2.5).toBeLessThan(histRate * 3)
+    expect(Math.abs(liveBtc[0]!.price / histBtc.at(-1)!.close - 1)).toBeLessThan(0.005)
   })
 
   it('is deterministic whatever the pump cadence', () => {
@@ -250,7 +302,7 @@ describe('MarketSimulator: live', () => {
   it('runs on a timer with the injected clock until stop()', () => {
     vi.useFakeTimers({ now: START })
     const sim = new MarketSimulator({ seed: 11, coins: ['BTC'], tickMs: 100 })
-    const sink = collect()
+    const sink = liveCollect()
     sim.live(sink, { now: () => Date.now() })
     expect(sim.running).toBe(true)
     vi.advanceTimersByTime(3_000)

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { HOUR_MS, MINUTE_MS, type MinuteBar } from '../../../src/market/bars.js'
 import { readCandles, storedMinuteRanges, writeMinuteBars } from '../../../src/market/store/candles.js'
+import { readSamples, writeSamples, type MarketSample } from '../../../src/market/store/samples.js'
 import { vapAdd, type Vap } from '../../../src/market/volume-at-price.js'
 import { openDatabase, type Database } from '../../../src/store/database.js'
 
@@ -61,13 +62,23 @@ describe('writeMinuteBars', () => {
     expect(copied.hours.length).toBe(9) // 3 markets × the 3 hours their minutes touch
   })
 
+  it('COPYs the hourly rollups too when the hours are fresh, storing the same rows as the upsert', async () => {
+    await db.sql.query('TRUNCATE candle_1m, candle_1h')
+    const input = bars()
+    await writeMinuteBars(db.sql, input, { fresh: true, freshHours: true })
+    const copied = await stored()
+    await db.sql.query('TRUNCATE candle_1m, candle_1h')
+    await writeMinuteBars(db.sql, input)
+    expect(copied).toEqual(await stored())
+  })
+
   it('a COPY of rows that already exist fails whole, leaving the stored rows as they were', async () => {
     const before = await stored()
     await expect(writeMinuteBars(db.sql, bars().slice(0, 5), { fresh: true })).rejects.toThrow(/duplicate key/)
     expect(await stored()).toEqual(before)
   })
 
-  it("finds each market's first and last stored minute by walking the key, as a full GROUP BY would", async () => {
+  it("finds each market's first and last stored minute (and the last one's close) by walking the key, as a full GROUP BY would", async () => {
     await db.sql.query('TRUNCATE candle_1m, candle_1h')
     expect(await storedMinuteRanges(db.sql)).toEqual(new Map())
     const input = bars()
@@ -78,12 +89,28 @@ describe('writeMinuteBars', () => {
       { ...input[0]!, exchange: 'binance', coin: 'BTC', marketType: 'spot', ts: T0 + 2 * HOUR_MS },
     ]
     await writeMinuteBars(db.sql, [...input, ...extra])
-    const grouped = await db.sql.query<{ k: string; first: string | number; last: string | number }>(
-      `SELECT exchange || ':' || coin || ':' || market_type AS k, min(ts) AS first, max(ts) AS last FROM candle_1m GROUP BY 1`,
+    const grouped = await db.sql.query<{ k: string; first: string | number; last: string | number; last_close: number }>(
+      `SELECT g.*, (SELECT c.close FROM candle_1m c WHERE c.exchange || ':' || c.coin || ':' || c.market_type = g.k AND c.ts = g.last) AS last_close
+       FROM (SELECT exchange || ':' || coin || ':' || market_type AS k, min(ts) AS first, max(ts) AS last FROM candle_1m GROUP BY 1) g`,
     )
     const ranges = await storedMinuteRanges(db.sql)
     expect(ranges.size).toBe(5)
-    expect(ranges).toEqual(new Map(grouped.map((r) => [r.k, { first: Number(r.first), last: Number(r.last) }])))
-    expect(ranges.get('binance:BTCDOM:perp')).toEqual({ first: T0 - 90 * MINUTE_MS, last: T0 - 90 * MINUTE_MS })
+    expect(ranges).toEqual(new Map(grouped.map((r) => [r.k, { first: Number(r.first), last: Number(r.last), lastClose: r.last_close }])))
+    expect(ranges.get('binance:BTCDOM:perp')).toEqual({ first: T0 - 90 * MINUTE_MS, last: T0 - 90 * MINUTE_MS, lastClose: input[0]!.close })
+  })
+
+  it('samples: a fresh COPY stores the same rows as the upsert, nulls included', async () => {
+    const rows: MarketSample[] = [
+      { exchange: 'binance', coin: 'BTC', marketType: 'perp', ts: T0, markPrice: 64_000.123456789, indexPrice: 63_990.5, lastPrice: 64_001, fundingRate: 0.000123, fundingIntervalHours: 8, nextFundingTime: T0 + HOUR_MS, openInterest: 1234.567 },
+      { exchange: 'okx', coin: 'BTC', marketType: 'perp', ts: T0 + 5 * MINUTE_MS, markPrice: 64_100, indexPrice: null, lastPrice: null, fundingRate: null, fundingIntervalHours: null, nextFundingTime: null, openInterest: null },
+    ]
+    const read = () => readSamples(db.sql, { coins: ['BTC'], marketType: 'perp', start: T0, end: T0 + HOUR_MS })
+    await db.sql.query('TRUNCATE market_sample')
+    await writeSamples(db.sql, rows, { fresh: true })
+    const copied = await read()
+    await db.sql.query('TRUNCATE market_sample')
+    await writeSamples(db.sql, rows)
+    expect(copied).toEqual(await read())
+    expect(copied).toEqual([...rows].sort((a, b) => a.exchange.localeCompare(b.exchange)))
   })
 })

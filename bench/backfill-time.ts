@@ -1,0 +1,38 @@
+// Times the simulated backfill on a fresh embedded store: `npx tsx bench/backfill-time.ts [days] [coins]`.
+// Prints one JSON line: wall time, bars written, and the time the simulator alone takes for the same range.
+import { pino } from 'pino'
+import { createServices } from '../src/bootstrap.js'
+import { loadConfig } from '../src/config.js'
+import { runBackfill } from '../src/market/backfill.js'
+import { DAY_MS, MINUTE_MS } from '../src/market/bars.js'
+import { DEFAULT_COINS } from '../src/market/coins.js'
+import { MarketSimulator } from '../src/market/simulator/index.js'
+
+const days = Number(process.argv[2] ?? 30)
+const coins = process.argv[3] ? process.argv[3].split(',') : [...DEFAULT_COINS]
+const now = Math.floor(Date.now() / MINUTE_MS) * MINUTE_MS
+
+// the simulator alone, into a sink that only counts
+let n = 0
+const count = { emit: () => void n++, emitBar: () => void n++ }
+const cpu0 = process.cpuUsage()
+const t0 = performance.now()
+const sim = new MarketSimulator({ seed: 42, coins })
+for (let to = now; to > now - days * DAY_MS; to -= DAY_MS) sim.simulateRange(Math.max(to - DAY_MS, now - days * DAY_MS), to, count as never)
+const simMs = performance.now() - t0
+const simCpu = process.cpuUsage(cpu0)
+
+// a fresh embedded store on disk, as npm start uses (DATABASE_URL=pglite:<dir> chooses another place)
+const dir = process.env.DATABASE_URL ?? `pglite:${(await import('node:fs')).mkdtempSync('/tmp/backfill-time-')}`
+const config = loadConfig({ ...process.env, DATABASE_URL: dir, LOG_LEVEL: 'warn' })
+const services = await createServices(config, { logger: pino({ level: 'warn' }) })
+const cpu1 = process.cpuUsage()
+const t1 = performance.now()
+const r = await runBackfill({ db: services.db, market: services.market, source: new MarketSimulator({ seed: 42, coins }), sourceName: 'time', now, days })
+const wallMs = performance.now() - t1
+const bfCpu = process.cpuUsage(cpu1)
+// CPU seconds (user + system) too: on a shared machine they vary less than wall time
+const cpuS = (c: NodeJS.CpuUsage) => +((c.user + c.system) / 1e6).toFixed(1)
+console.log(JSON.stringify({ days, coins: coins.length, simulatorOnlyS: +(simMs / 1000).toFixed(1), simulatorOnlyCpuS: cpuS(simCpu), simulatorEvents: n, backfillS: +(wallMs / 1000).toFixed(1), backfillCpuS: cpuS(bfCpu), bars: r.bars }))
+await services.db.close()
+process.exit(0)

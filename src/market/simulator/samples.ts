@@ -1,0 +1,46 @@
+// The sampled state of a simulated market: tickers (mark, index, last price, predicted funding) and open interest
+// (the coin's total split over venues by a slowly drifting share), shared by history and live.
+import { HOUR_MS, MINUTE_MS, floorTo } from '../bars.js'
+import type { OpenInterestEvent, TickerEvent } from '../events.js'
+import { vnoise } from './rng.js'
+import { predictedRate, type FundingAcc } from './funding.js'
+import type { SimMarket } from './markets.js'
+
+export const roundTo = (x: number, inv: number) => Math.round(x * inv) / inv
+
+export function ticker(mk: SimMarket, acc: FundingAcc, ts: number, mid: number, index: number, last: number): TickerEvent {
+  if (!mk.isPerp)
+    return {
+      type: 'ticker',
+      exchange: mk.exchange,
+      coin: mk.coin,
+      marketType: mk.marketType,
+      ts,
+      markPrice: null,
+      indexPrice: null,
+      lastPrice: last,
+      fundingRate: null,
+      fundingIntervalHours: null,
+      nextFundingTime: null,
+    }
+  return {
+    type: 'ticker',
+    exchange: mk.exchange,
+    coin: mk.coin,
+    marketType: mk.marketType,
+    ts,
+    markPrice: roundTo(mid, mk.tickInv),
+    indexPrice: roundTo(index, mk.tickInv),
+    lastPrice: last,
+    fundingRate: predictedRate(mk, acc),
+    fundingIntervalHours: mk.fundingHours,
+    nextFundingTime: floorTo(ts, mk.fundingMs) + mk.fundingMs,
+  }
+}
+
+/** one-sided open interest in coin units: the venue's share (drifting ±10 % over days) of the coin's total */
+export function openInterest(mk: SimMarket, ts: number, logOi: number): OpenInterestEvent {
+  const share = mk.oiShare * Math.exp(0.1 * vnoise(mk.oiKey, ts, 3 * 24 * HOUR_MS) + 0.002 * vnoise(mk.oiKey ^ 1, ts, 10 * MINUTE_MS))
+  const oi = Math.max(1 / mk.lotInv, roundTo(share * Math.exp(logOi), mk.lotInv))
+  return { type: 'open_interest', exchange: mk.exchange, coin: mk.coin, marketType: mk.marketType, ts, openInterest: oi }
+}
