@@ -3,7 +3,7 @@ import ccxt, { type Exchange, type FundingRate } from 'ccxt'
 import type { OpenInterestEvent, TickerEvent } from '../events.js'
 import { callRaw, setOption, skipCurrencies } from './ccxt-access.js'
 import { ExchangeConnector, type ConnectorOptions } from './connector.js'
-import { coinSize, num, partsFromFundingRate, tickerEvent, type MarketRef } from './mapping.js'
+import { coinSize, num, partsFromFundingRate, tickerEvent, type BookDepth, type MarketRef } from './mapping.js'
 import { parseBybitRiskLimit, type FetchedTiers } from './tiers.js'
 
 /** orderbook.1000.<symbol>: the deepest public ws depth (CCXT accepts 1, 50, 200, 1000). */
@@ -44,9 +44,25 @@ export function bybitOpenInterestEvent(ref: MarketRef, row: BybitOiRow | undefin
   return { type: 'open_interest', exchange: ref.exchange, coin: ref.coin, marketType: ref.marketType, ts, openInterest: coinSize(ref, amount, 1) }
 }
 
+/**
+ * Notes the depth each symbol's book frames arrive on (topic `orderbook.{depth}.{symbol}`) before CCXT handles them:
+ * a side shorter than the depth asked for is whole only when the stream carries that depth.
+ */
+export function installBybitDepthTap(ex: Exchange, depths: Map<string, number>): void {
+  const original = ex.handleMessage.bind(ex)
+  ex.handleMessage = (client: unknown, message: unknown) => {
+    const topic = (message as { topic?: unknown } | null)?.topic
+    const m = typeof topic === 'string' ? /^orderbook\.(\d+)\.(.+)$/.exec(topic) : null
+    if (m) depths.set(m[2]!, Number(m[1]))
+    return original(client, message)
+  }
+}
+
 export class BybitConnector extends ExchangeConnector {
   readonly exchange = 'bybit' as const
   private readonly ex: Exchange
+  /** venue symbol -> the depth its book frames carry */
+  private readonly streamDepth = new Map<string, number>()
 
   constructor(opts: ConnectorOptions) {
     super(opts)
@@ -54,6 +70,12 @@ export class BybitConnector extends ExchangeConnector {
     const types = this.wantedCategories(opts.marketTypes)
     skipCurrencies(this.ex)
     setOption(this.ex, 'fetchMarkets', { types })
+    installBybitDepthTap(this.ex, this.streamDepth)
+  }
+
+  /** the stream's own depth (a recording of orderbook.200, or a venue that serves less than asked) */
+  protected override bookDepth(ref: MarketRef, via: 'stream' | 'rest'): BookDepth {
+    return via === 'stream' ? (this.streamDepth.get(ref.id) ?? BOOK_LIMIT) : REST_BOOK_LIMIT[ref.marketType]
   }
 
   private wantedCategories(marketTypes: ConnectorOptions['marketTypes']): string[] {

@@ -176,8 +176,12 @@ describe('bybit order book (orderbook.json, ws_orderbook.json)', () => {
       const book = sink.of('book').at(-1)!
       expect(book.bids).toEqual([...bids].sort((a, b) => b[0] - a[0]).map(([price, size]) => ({ price, size })))
       expect(book.asks).toEqual([...asks].sort((a, b) => a[0] - b[0]).map(([price, size]) => ({ price, size })))
+      // the frames carry orderbook.200 (200 levels a side): a full side reaches its deepest level, not the whole book
+      expect(book.bidEnd).toBe(bids.size >= 200 ? Math.min(...bids.keys()) : null)
+      expect(book.askEnd).toBe(asks.size >= 200 ? Math.max(...asks.keys()) : null)
     }
     expect(sink.of('book').length).toBe(frames.length)
+    expect(sink.of('book').at(-1)!.bidEnd).not.toBeNull()
   })
 
   it('REST fallback reads /v5/market/orderbook with the REST depth cap', async () => {
