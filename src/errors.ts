@@ -1,19 +1,10 @@
-// Errors as data: every failure a caller can cause maps to one stable code and HTTP status (decisions.md).
+// Errors as data: every failure a caller can cause maps to one stable code and HTTP status (docs/contract.md#errors).
 // REST renders them as RFC 9457 problem+json; GraphQL puts the same fields in the error's extensions.
 
-export type ErrorCode =
-  | 'invalid_parameter'
-  | 'invalid_request'
-  | 'unauthorized'
-  | 'insufficient_credits'
-  | 'not_found'
-  | 'method_not_allowed'
-  | 'conflict'
-  | 'payload_too_large'
-  | 'unsupported_media_type'
-  | 'rate_limited'
-  | 'unavailable'
-  | 'internal'
+import { PROBLEM_CODES, type ProblemCode } from './domain/problems.js'
+
+export { PROBLEM_CODES }
+export type ErrorCode = ProblemCode
 
 const STATUS: Record<ErrorCode, number> = {
   invalid_parameter: 400,

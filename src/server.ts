@@ -3,7 +3,8 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import helmet from 'helmet'
 import { dashboardRouter } from './dashboard/router.js'
 import { ApiError, toApiError } from './errors.js'
-import { schema } from './graphql/schema/index.js'
+import { graphiqlDefaultQuery, graphiqlDefaultVariables } from './dashboard/explorer.js'
+import { COST_TABLE, ENDPOINTS as ROUTES, schema } from './endpoints/index.js'
 import { createGraphQL } from './graphql/yoga.js'
 import { bodyLimit } from './http/body-limit.js'
 import { corsByPath } from './http/cors.js'
@@ -15,7 +16,6 @@ import { accountRouter } from './rest/account-routes.js'
 import { sendProblem } from './rest/envelope.js'
 import { openApiDocument } from './rest/openapi.js'
 import { authFailureGuard, perKeyLimiter } from './rest/rate-limit.js'
-import { ROUTES } from './rest/routes.js'
 import { analyticsRouter } from './rest/shim.js'
 import type { Services } from './services.js'
 
@@ -75,7 +75,7 @@ export function createApp(services: Services, metrics: Metrics = createMetrics()
   app.get('/openapi.json', (_req, res) => res.type('json').end(openapi))
   app.use(dashboardRouter())
 
-  const yoga = createGraphQL(services, schema)
+  const yoga = createGraphQL(services, schema, { costs: COST_TABLE, explorer: { query: graphiqlDefaultQuery(schema), variables: graphiqlDefaultVariables() } })
   app.use('/graphql', yoga as never)
 
   app.use((req: Request, res: Response) => {

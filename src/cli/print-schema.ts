@@ -2,7 +2,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { lexicographicSortSchema, printSchema } from 'graphql'
-import { schema } from '../graphql/schema/index.js'
+import { schema } from '../endpoints/index.js'
 import { ROOT } from '../paths.js'
 
 export const SCHEMA_FILE = path.join(ROOT, 'schema', 'schema.graphql')

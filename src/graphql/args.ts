@@ -1,45 +1,63 @@
-// GraphQL arguments of an analytics field, derived from its REST route's parameter specs, and validated by
-// the same rules (same invalid_parameter errors, naming the REST parameter).
-import { camelToSnake, parseParams, snakeToCamel, type ParamSpec, type ParamValues } from '../rest/params.js'
-import { routeByField } from '../rest/routes.js'
+// GraphQL arguments of an analytics field, generated from its endpoint's zod parameters (camelCase names, domain
+// enums as GraphQL enums), and read back into the REST-named values the endpoint's use case takes.
+import type { z } from 'zod'
+import { camelToSnake, snakeToCamel } from '../domain/case.js'
+import { paramInfo, parseParams } from '../domain/params.js'
 import type { builder } from './builder.js'
 import type { RequestContext } from './context.js'
+import { enumRef, enumValueName } from './enums.js'
 
 type ArgBuilder = Parameters<Parameters<typeof builder.queryField>[1]>[0]['arg']
 
-function argFor(arg: ArgBuilder, spec: ParamSpec) {
-  const description = spec.description
-  const required = !!spec.required
-  switch (spec.kind) {
-    case 'int':
-      return arg.int({ required, description, ...(spec.default !== undefined ? { defaultValue: spec.default } : {}) })
-    case 'positive-number':
-      return arg.float({ required, description })
-    case 'timestamp':
-      // epoch ms do not fit GraphQL's 32-bit Int
-      return arg({ type: 'Timestamp', required, description })
-    case 'enum':
-      return arg.string({ required, description: `${description}: ${spec.values.join(', ')}`, ...(spec.default ? { defaultValue: spec.default } : {}) })
-    default:
-      return arg.string({ required, description })
-  }
-}
+const shapeOf = (params: z.ZodObject) => params.shape as Record<string, z.ZodType>
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function routeArgs(arg: ArgBuilder, field: string): Record<string, any> {
-  const route = routeByField.get(field)!
-  return Object.fromEntries(route.params.map((p) => [snakeToCamel(p.name), argFor(arg, p)]))
+export function argsOf(arg: ArgBuilder, params: z.ZodObject): Record<string, any> {
+  return Object.fromEntries(
+    Object.entries(shapeOf(params)).map(([name, schema]) => {
+      const p = paramInfo(schema)
+      const common = { required: p.required, description: p.description }
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+      const withDefault: { defaultValue?: any } = p.default !== undefined ? { defaultValue: p.default } : {}
+      switch (p.kind) {
+        case 'int':
+          return [snakeToCamel(name), arg.int({ ...common, ...withDefault })]
+        case 'number':
+          return [snakeToCamel(name), arg.float(common)]
+        case 'timestamp':
+          // epoch ms do not fit GraphQL's 32-bit Int
+          return [snakeToCamel(name), arg({ type: 'Timestamp', ...common })]
+        case 'enum':
+        case 'exchange':
+          // eslint-disable-next-line @typescript-eslint/no-explicit-any
+          return [snakeToCamel(name), arg({ type: enumRef(p.enumOf!) as any, ...common, ...withDefault })]
+        case 'coin':
+          return [snakeToCamel(name), arg.string(common)]
+      }
+    }),
+  )
 }
 
-/** GraphQL args (camelCase) → validated REST-named values; throws the same invalid_parameter as REST */
-export function parseRouteArgs(field: string, args: Record<string, unknown>, ctx: RequestContext): ParamValues {
-  const route = routeByField.get(field)!
+/**
+ * The endpoint's parameters from a field's GraphQL arguments: the values the REST shim parsed when it runs the field
+ * (parsed once), else the arguments parsed by the same schema, with the same invalid_parameter errors.
+ */
+export function paramsOf<S extends z.ZodObject>(field: string, params: S, args: Record<string, unknown>, ctx: RequestContext): z.output<S> {
+  const parsed = ctx.parsedParams?.get(field)
+  if (parsed) return parsed as z.output<S>
   const query: Record<string, unknown> = {}
-  for (const [k, v] of Object.entries(args)) if (v !== undefined && v !== null) query[camelToSnake(k)] = typeof v === 'number' ? String(v) : v
-  const values = parseParams(route.params, query, { coins: ctx.services.market.coins(), now: ctx.now })
-  route.check?.(values)
-  return values
+  for (const [k, v] of Object.entries(args)) if (v !== undefined && v !== null) query[camelToSnake(k)] = v
+  return parseParams(params, query, { coins: ctx.services.market.coins(), now: ctx.now })
 }
 
-/** the coins a per-coin field covers: the one asked for, or all of them */
-export const coinsOf = (values: ParamValues, ctx: RequestContext): string[] => (values.coin ? [values.coin as string] : [...ctx.services.market.coins()])
+/** REST-named parsed values as the stored operation's variables (camelCase; enum values by their GraphQL names) */
+export function variablesOf(params: z.ZodObject, values: Record<string, unknown>): Record<string, unknown> {
+  const shape = shapeOf(params)
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(values)) {
+    if (v === undefined) continue
+    const kind = paramInfo(shape[k]!).kind
+    out[snakeToCamel(k)] = (kind === 'enum' || kind === 'exchange') && typeof v === 'string' ? enumValueName(v) : v
+  }
+  return out
+}

@@ -5,23 +5,21 @@ import type { GraphQLSchema } from 'graphql'
 import { createYoga, type Plugin } from 'graphql-yoga'
 import type { ServerResponse } from 'node:http'
 import { BODY_LIMIT_BYTES } from '../http/body-limit.js'
-import { COST_TABLE } from '../rest/shim.js'
 import type { Services } from '../services.js'
 import { createContext, type RequestContext } from './context.js'
 import { toGraphQLError } from './errors.js'
-import { executeMetered } from './metering.js'
-import { graphiqlDefaultQuery, graphiqlDefaultVariables } from './explorer.js'
+import { executeMetered, type CostTable } from './metering.js'
 
 interface ServerContext {
   req: { headers: Record<string, string | string[] | undefined> }
   res: ServerResponse & { locals?: Record<string, unknown> }
 }
 
-const meteringPlugin: Plugin<RequestContext> = {
+const meteringPlugin = (costs: CostTable): Plugin<RequestContext> => ({
   onExecute({ executeFn, setExecuteFn }) {
     setExecuteFn(async (args) => {
       const ctx = args.contextValue as RequestContext & { res?: ServerResponse }
-      const metered = await executeMetered(ctx, args, COST_TABLE, executeFn as never)
+      const metered = await executeMetered(ctx, args, costs, executeFn as never)
       for (const e of metered.result.errors ?? [])
         if (e.extensions?.code === 'internal') ctx.services.logger.error({ err: e.originalError ?? e, requestId: ctx.requestId, path: e.path }, 'graphql resolver failed')
       if (ctx.res && !ctx.res.headersSent) {
@@ -32,9 +30,16 @@ const meteringPlugin: Plugin<RequestContext> = {
       return credits ? { ...metered.result, extensions: { ...metered.result.extensions, credits } } : metered.result
     })
   },
+})
+
+export interface GraphQLOptions {
+  /** credits per root field (from the endpoint registry) */
+  costs: CostTable
+  /** what the explorer opens with */
+  explorer: { query: string; variables: string }
 }
 
-export function createGraphQL(services: Services, schema: GraphQLSchema) {
+export function createGraphQL(services: Services, schema: GraphQLSchema, opts: GraphQLOptions) {
   return createYoga<ServerContext, RequestContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -48,9 +53,9 @@ export function createGraphQL(services: Services, schema: GraphQLSchema) {
     renderGraphiQL: async (opts) => (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(opts),
     graphiql: {
       title: 'Perp analytics — GraphQL explorer',
-      defaultQuery: graphiqlDefaultQuery(),
+      defaultQuery: opts.explorer.query,
       // render-graphiql passes this through to the Variables pane (not in yoga's option type)
-      ...({ variables: graphiqlDefaultVariables() } as object),
+      ...({ variables: opts.explorer.variables } as object),
       headers: JSON.stringify({ Authorization: 'Bearer <your API key>' }, null, 2),
       shouldPersistHeaders: true,
     },
@@ -72,7 +77,7 @@ export function createGraphQL(services: Services, schema: GraphQLSchema) {
         costLimit: { maxCost: 5000 },
         blockFieldSuggestion: { enabled: true },
       }),
-      meteringPlugin,
+      meteringPlugin(opts.costs),
     ],
     logging: false,
   })

@@ -7,8 +7,12 @@ import { ApiError, toApiError } from '../errors.js'
 import { BODY_LIMIT_BYTES, WEBHOOK_BODY_LIMIT_BYTES } from '../http/body-limit.js'
 import type { Services } from '../services.js'
 import { sendData, sendProblem } from './envelope.js'
-import { parseParams } from './params.js'
+import { intParam, parseParams } from '../domain/params.js'
+import { z } from 'zod'
 import { signupLimiter } from './rate-limit.js'
+
+const NO_PARAMS = z.object({})
+const USAGE_PARAMS = z.object({ days: intParam({ min: 1, max: 90, default: 30, description: 'how many days back (1..90)' }) })
 
 type Handler = (req: Request, res: Response, principal: Principal | null) => Promise<{ status?: number; data: unknown; credits?: number | null }>
 
@@ -65,7 +69,7 @@ export function accountRouter(services: Services): express.Router {
   router.get(
     '/v1/auth/keys',
     route(true, async (req, _res, p) => {
-      parseParams([], req.query as Record<string, unknown>, { coins: [], now: 0 })
+      parseParams(NO_PARAMS, req.query as Record<string, unknown>, { coins: [], now: 0 })
       return { data: await listKeys(db, p!.accountId) }
     }),
   )
@@ -81,7 +85,7 @@ export function accountRouter(services: Services): express.Router {
   router.get(
     '/v1/account',
     route(true, async (req, _res, p) => {
-      parseParams([], req.query as Record<string, unknown>, { coins: [], now: 0 })
+      parseParams(NO_PARAMS, req.query as Record<string, unknown>, { coins: [], now: 0 })
       const a = await getAccount(db, p!.accountId)
       return { data: a, credits: a.credits }
     }),
@@ -89,11 +93,8 @@ export function accountRouter(services: Services): express.Router {
   router.get(
     '/v1/account/usage',
     route(true, async (req, _res, p) => {
-      const v = parseParams([{ name: 'days', kind: 'int', min: 1, max: 90, default: 30, description: 'how many days back (1..90)' }], req.query as Record<string, unknown>, {
-        coins: [],
-        now: 0,
-      })
-      return { data: await usage(db, p!.accountId, v.days as number, new Date(services.clock())) }
+      const v = parseParams(USAGE_PARAMS, req.query as Record<string, unknown>, { coins: [], now: 0 })
+      return { data: await usage(db, p!.accountId, v.days, new Date(services.clock())) }
     }),
   )
 

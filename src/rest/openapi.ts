@@ -1,14 +1,19 @@
-// OpenAPI 3.1 of the REST API, derived from the route table (paths, parameters, costs as x-credits) and,
-// for response bodies, from each stored operation's selection on the GraphQL schema (snake_cased).
+// OpenAPI 3.1 of the REST API: the analytics paths are generated from the endpoint registry by zod-to-openapi
+// (parameters from each endpoint's zod object, costs as x-credits); response bodies from each stored operation's
+// selection on the GraphQL schema (snake_cased), the one place their shape is written.
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi'
+import { z } from 'zod'
 import {
   isEnumType, isListType, isNonNullType, isObjectType, isScalarType, Kind,
   type DocumentNode, type FieldNode, type FragmentDefinitionNode, type GraphQLOutputType, type SelectionSetNode,
 } from 'graphql'
-import { schema } from '../graphql/schema/index.js'
+import { camelToSnake } from '../domain/case.js'
+import { paramInfo } from '../domain/params.js'
+import { PROBLEM_CODES } from '../errors.js'
+import { ENDPOINTS, schema } from '../endpoints/index.js'
+import type { Endpoint } from '../endpoints/define.js'
 import { operationOf } from '../graphql/metering.js'
 import type { Services } from '../services.js'
-import { allowedValues, camelToSnake, type ParamSpec } from './params.js'
-import { ROUTES } from './routes.js'
 import { loadOperation } from './shim.js'
 
 type JsonSchema = Record<string, unknown>
@@ -64,24 +69,19 @@ function responseSchema(document: DocumentNode, field: string): JsonSchema {
   return outputSchema(f.type, sel?.kind === Kind.FIELD ? sel.selectionSet : undefined, fragments)
 }
 
-function paramSchema(p: ParamSpec, coins: readonly string[]): JsonSchema {
-  const allowed = allowedValues(p, { coins, now: 0 })
-  switch (p.kind) {
-    case 'enum':
-      return { type: 'string', enum: [...p.values], ...(p.default ? { default: p.default } : {}) }
-    case 'coin':
-    case 'exchange':
-      return { type: 'string', examples: allowed?.slice(0, 3), description: `one of ${allowed?.join(', ')} (case-insensitive)` }
-    case 'int':
-      return { type: 'integer', minimum: p.min, maximum: p.max, ...(p.default !== undefined ? { default: p.default } : {}) }
-    case 'positive-number':
-      return { type: 'number', exclusiveMinimum: 0 }
-    case 'timestamp':
-      return { type: 'integer', description: 'Unix epoch milliseconds' }
-  }
+/** the endpoint's parameters with what the document says of each (the coins offered right now, for one) */
+function documentedParams(route: Endpoint, coins: readonly string[]): z.ZodObject {
+  const shape = Object.fromEntries(
+    Object.entries(route.params.shape as Record<string, z.ZodType>).map(([name, schema]) => {
+      const info = paramInfo(schema)
+      const extra = info.kind === 'coin' ? { schema: { examples: coins.slice(0, 3) } } : {}
+      return [name, schema.meta({ description: info.description, ...(info.kind === 'coin' ? { examples: coins.slice(0, 3) } : {}), ...extra.schema })]
+    }),
+  )
+  return z.object(shape)
 }
 
-const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } })
+const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } }) as never
 const envelope = (data: JsonSchema) => ({
   type: 'object',
   required: ['data', 'meta'],
@@ -90,36 +90,38 @@ const envelope = (data: JsonSchema) => ({
 
 export function openApiDocument(services: Pick<Services, 'market'>): JsonSchema {
   const coins = services.market.coins()
-  const paths: Record<string, unknown> = {}
-  for (const route of ROUTES) {
+  const registry = new OpenAPIRegistry()
+  for (const route of ENDPOINTS) {
     const document = loadOperation(route, schema)
-    paths[route.path] = {
-      get: {
-        operationId: route.field,
-        summary: route.summary,
-        description: `${route.summary}. Costs ${route.cost} credit${route.cost > 1 ? 's' : ''}, charged only on a 2xx answer.${document ? '' : ' Not available in this deployment yet (503).'}`,
-        'x-credits': route.cost,
-        security: [{ bearerAuth: [] }],
-        parameters: route.params.map((p) => ({ name: p.name, in: 'query', required: !!p.required, description: p.description, schema: paramSchema(p, coins) })),
-        responses: {
-          '200': {
-            description: 'Success',
-            headers: {
-              'X-Credits-Charged': { schema: { type: 'integer' } },
-              'X-Credits-Remaining': { schema: { type: 'integer' } },
-              'X-Request-Id': { schema: { type: 'string' } },
-            },
-            content: { 'application/json': { schema: envelope(document ? responseSchema(document, route.field) : {}) } },
+    registry.registerPath({
+      method: 'get',
+      path: route.path,
+      operationId: route.field,
+      summary: route.summary,
+      description: `${route.summary}. Costs ${route.cost} credit${route.cost > 1 ? 's' : ''}, charged only on a 2xx answer.${document ? '' : ' Not available in this deployment yet (503).'}`,
+      'x-credits': route.cost,
+      security: [{ bearerAuth: [] }],
+      request: { query: documentedParams(route, coins) },
+      responses: {
+        '200': {
+          description: 'Success',
+          headers: {
+            'X-Credits-Charged': { schema: { type: 'integer' } },
+            'X-Credits-Remaining': { schema: { type: 'integer' } },
+            'X-Request-Id': { schema: { type: 'string' } },
           },
-          '400': problem('invalid_parameter: the body names the parameter and, for enumerations, the allowed values'),
-          '401': problem('unauthorized: missing, malformed, unknown or revoked key'),
-          '402': problem('insufficient_credits: with credits_required and credits_remaining'),
-          '429': problem('rate_limited: with Retry-After, RateLimit and RateLimit-Policy headers, and X-Credits-Remaining for a valid key'),
-          '503': problem('unavailable: the store is unreachable or slower than its bound (with Retry-After), or the data is not collected here'),
+          content: { 'application/json': { schema: envelope(document ? responseSchema(document, route.field) : {}) as never } },
         },
+        '400': problem('invalid_parameter: the body names the parameter and, for enumerations, the allowed values'),
+        '401': problem('unauthorized: missing, malformed, unknown or revoked key'),
+        '402': problem('insufficient_credits: with credits_required and credits_remaining'),
+        '429': problem('rate_limited: with Retry-After, RateLimit and RateLimit-Policy headers, and X-Credits-Remaining for a valid key'),
+        '503': problem('unavailable: the store is unreachable or slower than its bound (with Retry-After), or the data is not collected here'),
       },
-    }
+    })
   }
+  const generated = new OpenApiGeneratorV31(registry.definitions).generateDocument({ openapi: '3.1.0', info: { title: '', version: '' } })
+  const paths: Record<string, unknown> = { ...generated.paths }
   Object.assign(paths, accountPaths())
   return {
     openapi: '3.1.0',
@@ -151,7 +153,7 @@ export function openApiDocument(services: Pick<Services, 'market'>): JsonSchema 
             title: { type: 'string' },
             status: { type: 'integer' },
             detail: { type: 'string' },
-            code: { type: 'string', enum: ['invalid_parameter', 'invalid_request', 'unauthorized', 'insufficient_credits', 'not_found', 'method_not_allowed', 'conflict', 'payload_too_large', 'unsupported_media_type', 'rate_limited', 'unavailable', 'internal'] },
+            code: { type: 'string', enum: [...PROBLEM_CODES] },
             parameter: { type: 'string' },
             allowed: { type: 'array', items: { type: ['string', 'number'] } },
             credits_required: { type: 'integer' },

@@ -5,29 +5,26 @@ import path from 'node:path'
 import type { Request, RequestHandler, Response } from 'express'
 import { execute, parse, validate, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql'
 import { compileQuery, isCompiledQuery } from 'graphql-jit'
+import { parseParams } from '../domain/params.js'
+import type { Endpoint } from '../endpoints/define.js'
+import { COST_TABLE, ENDPOINTS } from '../endpoints/index.js'
 import { toApiError, unavailable } from '../errors.js'
+import { variablesOf } from '../graphql/args.js'
 import { createContext } from '../graphql/context.js'
 import { apiErrorOf } from '../graphql/errors.js'
-import { executeMetered, type CostTable } from '../graphql/metering.js'
+import { executeMetered } from '../graphql/metering.js'
 import type { Services } from '../services.js'
-import { FragmentCache, sendData, sendProblem } from './envelope.js'
-import { parseParams, snakeToCamel } from './params.js'
-import { ROUTES, type AnalyticsRoute } from './routes.js'
+import { sendData, sendProblem } from './envelope.js'
 import { ROOT } from '../paths.js'
 
 const OPERATIONS_DIR = path.join(ROOT, 'schema', 'operations', 'v1')
 
-export const COST_TABLE: CostTable = {
-  cost: new Map(ROUTES.map((r) => [r.field, r.cost])),
-  label: new Map(ROUTES.map((r) => [r.field, r.path])),
-}
-
-export function operationPath(route: AnalyticsRoute): string {
+export function operationPath(route: Endpoint): string {
   return path.join(OPERATIONS_DIR, `${route.operation}.graphql`)
 }
 
 /** The stored operation of a route, parsed and validated once; null while the schema has no such field yet. */
-export function loadOperation(route: AnalyticsRoute, schema: GraphQLSchema): DocumentNode | null {
+export function loadOperation(route: Endpoint, schema: GraphQLSchema): DocumentNode | null {
   if (!schema.getQueryType()?.getFields()[route.field]) return null
   const document = parse(fs.readFileSync(operationPath(route), 'utf8'))
   const errors = validate(schema, document)
@@ -51,14 +48,12 @@ function compiledExecutor(schema: GraphQLSchema, document: DocumentNode): Execut
  */
 export function analyticsRouter(services: Services, schema: GraphQLSchema): RequestHandler {
   const table = new Map<string, (req: Request, res: Response) => void>()
-  for (const route of ROUTES) {
+  for (const route of ENDPOINTS) {
     const document = loadOperation(route, schema)
     const run = document ? compiledExecutor(schema, document) : null
-    // the JSON of memoized payload parts, per stored operation (its selection decides what the JSON holds)
-    const fragments = new FragmentCache()
     table.set(route.path.toLowerCase(), (req, res) => {
       res.locals.route = route.path
-      void handle(route, document, run, fragments, req, res)
+      void handle(route, document, run, req, res)
     })
   }
   const dispatch: RequestHandler = (req, res, next) => {
@@ -69,23 +64,23 @@ export function analyticsRouter(services: Services, schema: GraphQLSchema): Requ
     handler(req, res)
   }
 
-  async function handle(route: AnalyticsRoute, document: DocumentNode | null, run: Execute | null, fragments: FragmentCache, req: Request, res: Response) {
+  async function handle(route: Endpoint, document: DocumentNode | null, run: Execute | null, req: Request, res: Response) {
     const requestId = res.locals.requestId as string
     res.set('X-Credits-Charged', '0')
     try {
       const principal = await services.auth.authenticate(req.headers.authorization)
       res.set('X-Credits-Remaining', String(principal.credits))
-      const ctx = createContext(services, { requestId, authorization: req.headers.authorization, principal, fragmentCache: fragments })
-      const values = parseParams(route.params, req.query as Record<string, unknown>, { coins: services.market.coins(), now: ctx.now })
-      route.check?.(values)
+      const now = services.clock()
+      // parsed once: the resolver takes these values as they are
+      const values = parseParams(route.params, req.query as Record<string, unknown>, { coins: services.market.coins(), now })
+      const ctx = createContext(services, { requestId, authorization: req.headers.authorization, principal, parsedParams: new Map([[route.field, values]]) })
       if (!document || !run) throw unavailable(`${route.path} is not available yet: its market data is not being collected by this deployment. Nothing was charged.`)
       // HEAD: the headers a GET would get (key and parameters checked), without running the query or charging
       if (req.method === 'HEAD') {
         res.status(200).set('Content-Type', 'application/json; charset=utf-8').end()
         return
       }
-      const variableValues: Record<string, unknown> = {}
-      for (const [k, v] of Object.entries(values)) if (v !== undefined) variableValues[snakeToCamel(k)] = v
+      const variableValues = variablesOf(route.params, values)
       const metered = await executeMetered(ctx, { schema, document, variableValues, contextValue: ctx }, COST_TABLE, run)
       if (metered.remaining !== null) res.set('X-Credits-Remaining', String(metered.remaining))
       const errors = metered.result.errors
@@ -93,9 +88,7 @@ export function analyticsRouter(services: Services, schema: GraphQLSchema): Requ
       const data = (metered.result.data as Record<string, unknown>)[route.field]
       res.set('X-Credits-Charged', String(metered.charged))
       const asOf = data && typeof data === 'object' && 'asOf' in data && typeof data.asOf === 'number' ? data.asOf : ctx.now
-      // memoized parts of the payload are serialized once per stored operation and key
-      const parts = ctx.pureFragments.size ? { entries: ctx.pureFragments, cache: fragments } : undefined
-      sendData(res, 200, data, { requestId, creditsCharged: metered.charged, creditsRemaining: metered.remaining, asOf }, false, parts)
+      sendData(res, 200, data, { requestId, creditsCharged: metered.charged, creditsRemaining: metered.remaining, asOf })
     } catch (e) {
       const err = toApiError(e)
       if (err.status >= 500) services.logger.error({ err: e, requestId, path: route.path }, 'analytics request failed')

@@ -1,46 +1,17 @@
 // Types several analytics share.
-import { buildCoverage, COVERAGE_STATUSES, type Coverage, type CoverageGap, type WindowRange } from '../../analytics/coverage.js'
-import type { Stat } from '../../analytics/stats.js'
-import type { MarketState } from '../../market/state.js'
-import { EXCHANGES } from '../../market/exchanges.js'
-import type { ExchangeId, MarketType } from '../../market/events.js'
+import { COVERAGE_STATUSES, type Coverage, type CoverageGap } from '../../analytics/coverage.js'
+import type { ExchangeNote } from '../../market/read/coverage.js'
 import { builder } from '../builder.js'
-import type { RequestContext } from '../context.js'
 
 export const FundingKindEnum = builder.enumType('FundingKind', {
   description: 'predicted: the rate the next settlement will use, as it stands now (what tickers carry); settled: a past settlement (docs/methodology.md#funding-kind)',
   values: ['predicted', 'settled'] as const,
 })
 
-export interface ExchangeNote {
-  exchange: string
-  reason: string
-}
-
 export const ExchangeNoteRef = builder.objectRef<ExchangeNote>('ExchangeNote').implement({
   description: 'An exchange left out of a result, and why (not listed, no data in the window, stale feed)',
   fields: (t) => ({ exchange: t.exposeString('exchange'), reason: t.exposeString('reason') }),
 })
-
-/** exchanges listing the market type that contributed nothing, with the reason */
-export function missingExchanges(marketType: MarketType, present: Iterable<ExchangeId | string>, reason: (e: ExchangeId) => string, only?: ExchangeId): ExchangeNote[] {
-  const have = new Set(present)
-  return EXCHANGES.filter((e) => (only ? e.id === only : true))
-    .filter((e) => !have.has(e.id))
-    .map((e) => ({ exchange: e.id, reason: e.marketTypes.includes(marketType) ? reason(e.id) : `${e.name} has no ${marketType} market` }))
-}
-
-export const statFields = {
-  value: (s: Stat) => s.value,
-  reason: (s: Stat) => s.reason,
-  points: (s: Stat) => s.points,
-}
-
-/** missing venues of a per-coin result: stale when the venue has data (only too old), else no data */
-export function missingOrStale(present: readonly { exchange: string; ts: number | null }[], seen: ReadonlySet<string>, what: string, maxAge: string): ExchangeNote[] {
-  const have = present.filter((e) => e.ts !== null).map((e) => e.exchange)
-  return missingExchanges('perp', have, (e) => (seen.has(e) ? `latest ${what} older than ${maxAge} (stale feed)` : `no ${what}`))
-}
 
 export const CoverageStatusEnum = builder.enumType('CoverageStatus', {
   description: 'Why a venue is missing from a figure, or in it only in part (docs/methodology.md#coverage)',
@@ -69,70 +40,3 @@ export const CoverageRef = builder.objectRef<Coverage>('Coverage').implement({
   }),
 })
 
-/**
- * The venues listing the market type that are absent from `present`, each with its status: not listed, the feed
- * down or degraded (what /v1/markets/exchanges reports), else no data (with `noData`'s reason).
- */
-export function venueGaps(market: MarketState, now: number, marketType: MarketType, present: Iterable<string>, noData: (e: ExchangeId) => string, only?: ExchangeId): CoverageGap[] {
-  const have = new Set(present)
-  return EXCHANGES.filter((e) => (only ? e.id === only : true) && !have.has(e.id)).map((e): CoverageGap => {
-    if (!e.marketTypes.includes(marketType)) return { exchange: e.id, status: 'not_listed', reason: `${e.name} has no ${marketType} market` }
-    const status = market.status(e.id, now)
-    if (status === 'down') return { exchange: e.id, status: 'down', reason: market.enabled.has(e.id) ? `the ${e.name} feed is down` : `${e.name} is not collected by this deployment` }
-    if (status === 'degraded') return { exchange: e.id, status: 'degraded', reason: `the ${e.name} feed is degraded; ${noData(e.id)}` }
-    return { exchange: e.id, status: 'no_data', reason: noData(e.id) }
-  })
-}
-
-export interface CoverageSpec {
-  /** default perp */
-  marketType?: MarketType
-  /** venues whose data entered the figure */
-  used: Iterable<ExchangeId>
-  /** venues with data that was left out, or is in only in part, and why */
-  gaps?: readonly CoverageGap[]
-  /** the reason for a listed venue without any data */
-  noData: (e: ExchangeId) => string
-  /** the one venue asked for */
-  only?: ExchangeId
-  /** windowed figures: the window asked for, each used venue's data range in it, and the slack at its ends */
-  requested?: WindowRange | null
-  ranges?: ReadonlyMap<ExchangeId, WindowRange>
-  toleranceMs?: number
-}
-
-/**
- * The coverage of a figure: the venues used; every other venue listing the market with why it is missing (feed
- * down or degraded, or no data); venues used while marked degraded; and, for windowed figures, the span of the data
- * against the window (a running backfill named as the reason).
- */
-export function coverageOf(ctx: Pick<RequestContext, 'services' | 'now'>, spec: CoverageSpec): Coverage {
-  const market = ctx.services.market
-  const used = new Set(spec.used)
-  for (const e of spec.ranges?.keys() ?? []) used.add(e)
-  const gaps = [...(spec.gaps ?? [])]
-  const known = new Set<string>([...used, ...gaps.map((g) => g.exchange)])
-  gaps.push(...venueGaps(market, ctx.now, spec.marketType ?? 'perp', known, spec.noData, spec.only))
-  for (const e of used) {
-    const why = market.degradedReason(e)
-    if (why && !gaps.some((g) => g.exchange === e)) gaps.push({ exchange: e, status: 'degraded', reason: why })
-  }
-  const b = market.backfill
-  return buildCoverage({ used, ranges: spec.ranges, gaps, requested: spec.requested, toleranceMs: spec.toleranceMs, backfill: b && { completeFrom: b.completeFrom, done: b.done } })
-}
-
-/** each venue's data range among rows stamped at bucket opens: its first bucket's open to its last bucket's end */
-export function rangesOf<R extends { exchange: ExchangeId | string; ts: number }>(rows: Iterable<R>, bucketMs: number | ((row: R) => number)): Map<ExchangeId, WindowRange> {
-  const out = new Map<ExchangeId, WindowRange>()
-  for (const r of rows) {
-    const e = r.exchange as ExchangeId
-    const end = r.ts + (typeof bucketMs === 'number' ? bucketMs : bucketMs(r))
-    const cur = out.get(e)
-    if (!cur) out.set(e, { from: r.ts, to: end })
-    else {
-      if (r.ts < cur.from) cur.from = r.ts
-      if (end > cur.to) cur.to = end
-    }
-  }
-  return out
-}

@@ -1,4 +1,3 @@
-import { EXCHANGES } from '../../market/exchanges.js'
 import type { ExchangeId } from '../../market/events.js'
 import { builder } from '../builder.js'
 import type { MarketState } from '../../market/state.js'
@@ -40,13 +39,3 @@ function statusReason(market: MarketState, id: ExchangeId, now: number): string 
   return `no market event for ${Math.round((now - last) / 1000)} s`
 }
 
-const ORDER = new Map(EXCHANGES.map((e, i) => [e.id as string, i]))
-
-builder.queryField('exchanges', (t) =>
-  t.prismaField({
-    type: ['Exchange'],
-    description: 'All five supported exchanges with their type and feed status. Costs 1 credit (GET /v1/markets/exchanges).',
-    // the five rows are static but for freshness, which lives in memory and is re-read from the store every 2 s
-    resolve: (_query, _root, _args, ctx) => [...ctx.services.market.exchangeRows].sort((a, b) => (ORDER.get(a.id) ?? 99) - (ORDER.get(b.id) ?? 99)),
-  }),
-)

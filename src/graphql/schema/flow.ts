@@ -1,11 +1,9 @@
 // /v1/flow/imbalance
-import { buildImbalance, type AggregateBand, type BandDepth, type CoinImbalance, type ExchangeImbalance } from '../../analytics/imbalance.js'
-import { coinsOf, parseRouteArgs, routeArgs } from '../args.js'
+import { type AggregateBand, type BandDepth, type CoinImbalance, type ExchangeImbalance } from '../../analytics/imbalance.js'
+import type { ExchangeNote } from '../../market/read/coverage.js'
 import { builder } from '../builder.js'
-import { loadAll } from '../market-data.js'
-import type { Coverage, CoverageGap } from '../../analytics/coverage.js'
-import type { ExchangeId } from '../../market/events.js'
-import { CoverageRef, coverageOf, ExchangeNoteRef, missingExchanges, type ExchangeNote } from './common.js'
+import type { Coverage } from '../../analytics/coverage.js'
+import { CoverageRef, ExchangeNoteRef } from './common.js'
 
 const BandRef = builder.objectRef<BandDepth>('DepthBand').implement({
   description: 'Depth within ±bandPct of mid on one venue; null numbers when no snapshot of the venue reaches the band (note says why)',
@@ -46,7 +44,7 @@ const ExchangeImbalanceRef = builder.objectRef<ExchangeImbalance>('ExchangeImbal
   }),
 })
 
-type Out = CoinImbalance & { missing: ExchangeNote[]; coverage: Coverage }
+export type ImbalanceOut = CoinImbalance & { missing: ExchangeNote[]; coverage: Coverage }
 
 const AggregateImbalanceRef = builder.objectRef<CoinImbalance['aggregate']>('AggregateImbalance').implement({
   fields: (t) => ({
@@ -56,7 +54,7 @@ const AggregateImbalanceRef = builder.objectRef<CoinImbalance['aggregate']>('Agg
   }),
 })
 
-const CoinImbalanceRef = builder.objectRef<Out>('CoinImbalance').implement({
+export const CoinImbalanceRef = builder.objectRef<ImbalanceOut>('CoinImbalance').implement({
   description: 'Order-book depth within ±0.5/1/2/5 % of mid and bid/ask ratio, only where a venue\'s book reaches the band (docs/methodology.md#imbalance)',
   fields: (t) => ({
     coin: t.exposeString('coin'),
@@ -68,32 +66,3 @@ const CoinImbalanceRef = builder.objectRef<Out>('CoinImbalance').implement({
   }),
 })
 
-builder.queryField('imbalance', (t) =>
-  t.field({
-    type: [CoinImbalanceRef],
-    description: 'Order-book bid/ask depth (USD) and ratio within ±0.5, 1, 2, 5 % of mid, per exchange and aggregated. Costs 5 credits (GET /v1/flow/imbalance).',
-    args: routeArgs(t.arg, 'imbalance'),
-    resolve: async (_r, args, ctx) => {
-      const v = parseRouteArgs('imbalance', args, ctx)
-      const coins = coinsOf(v, ctx)
-      const books = await loadAll(ctx.loaders.books, coins)
-      return coins.map((coin, i) => {
-        const list = v.exchange ? books[i]!.filter((b) => b.exchange === v.exchange) : books[i]!
-        const c = buildImbalance({ coin, books: list, now: ctx.now })
-        const gaps: CoverageGap[] = []
-        for (const e of c.exchanges) {
-          if (e.stale) gaps.push({ exchange: e.exchange, status: 'stale', reason: `${coin} order book older than 60 s` })
-          else if (e.bands === null) gaps.push({ exchange: e.exchange, status: 'no_data', reason: e.reason ?? `no depth bands from the ${coin} order book` })
-          else {
-            const unreached = (c.aggregate.bands ?? []).filter((b) => b.excluded.some((x) => x.exchange === e.exchange)).map((b) => `±${b.bandPct} %`)
-            if (unreached.length) gaps.push({ exchange: e.exchange, status: 'truncated', reason: `the book does not reach ${unreached.join(', ')} (bid side to ${fmtPct(e.bidReachPct)}, ask side to ${fmtPct(e.askReachPct)})` })
-          }
-        }
-        const coverage = coverageOf(ctx, { used: c.aggregate.exchanges, gaps, noData: () => `no ${coin} order book`, only: v.exchange as ExchangeId | undefined })
-        return { ...c, missing: missingExchanges('perp', c.exchanges.map((e) => e.exchange), () => `no ${coin} order book`, v.exchange as never), coverage }
-      })
-    },
-  }),
-)
-
-const fmtPct = (p: number | null) => (p === null ? 'its whole side' : `${Math.round(p * 1000) / 1000} %`)

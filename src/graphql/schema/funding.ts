@@ -1,12 +1,9 @@
 // /v1/funding/weighted
-import { buildWeightedFunding, FUNDING_STATS_WINDOW, type CoinWeightedFunding, type VenueFunding } from '../../analytics/funding.js'
-import { coinsOf, parseRouteArgs, routeArgs } from '../args.js'
+import { FUNDING_STATS_WINDOW, type CoinWeightedFunding, type VenueFunding } from '../../analytics/funding.js'
+import type { ExchangeNote } from '../../market/read/coverage.js'
 import { builder } from '../builder.js'
-import { loadAll } from '../market-data.js'
-import type { Coverage, CoverageGap } from '../../analytics/coverage.js'
-import { HOUR_MS, floorTo } from '../../market/bars.js'
-import type { ExchangeId } from '../../market/events.js'
-import { CoverageRef, coverageOf, ExchangeNoteRef, FundingKindEnum, missingOrStale, rangesOf, type ExchangeNote } from './common.js'
+import type { Coverage } from '../../analytics/coverage.js'
+import { CoverageRef, ExchangeNoteRef, FundingKindEnum } from './common.js'
 
 const VenueFundingRef = builder.objectRef<VenueFunding>('VenueFunding').implement({
   fields: (t) => ({
@@ -23,9 +20,9 @@ const VenueFundingRef = builder.objectRef<VenueFunding>('VenueFunding').implemen
   }),
 })
 
-type Out = CoinWeightedFunding & { missing: ExchangeNote[]; coverage: Coverage }
+export type WeightedFundingOut = CoinWeightedFunding & { missing: ExchangeNote[]; coverage: Coverage }
 
-const WeightedFundingRef = builder.objectRef<Out>('WeightedFunding').implement({
+export const WeightedFundingRef = builder.objectRef<WeightedFundingOut>('WeightedFunding').implement({
   description: 'Open-interest-weighted funding of one coin (docs/methodology.md#weighted-funding)',
   fields: (t) => ({
     coin: t.exposeString('coin'),
@@ -44,31 +41,3 @@ const WeightedFundingRef = builder.objectRef<Out>('WeightedFunding').implement({
   }),
 })
 
-builder.queryField('weightedFunding', (t) =>
-  t.field({
-    type: [WeightedFundingRef],
-    description: 'OI-weighted funding rate per coin with each venue\'s rate, OI and weight, annualized, z-score and percentile. Costs 3 credits (GET /v1/funding/weighted).',
-    args: routeArgs(t.arg, 'weightedFunding'),
-    resolve: async (_r, args, ctx) => {
-      const coins = coinsOf(parseRouteArgs('weightedFunding', args, ctx), ctx)
-      const samples = await loadAll(ctx.loaders.fundingSamples, coins)
-      return coins.map((coin, i) => {
-        const f = buildWeightedFunding({ coin, samples: samples[i]!, now: ctx.now })
-        const seen = new Set(samples[i]!.filter((x) => x.ts <= ctx.now).map((x) => x.exchange as string))
-        // in the weighted rate: a current rate and OI; a venue with a sample but no weight is in only in part
-        const weighted = f.exchanges.filter((e) => e.weight !== null).map((e) => e.exchange)
-        const gaps: CoverageGap[] = f.exchanges
-          .filter((e) => e.weight === null && (e.ts !== null || seen.has(e.exchange)))
-          .map((e) => ({ exchange: e.exchange, status: e.ts === null ? 'stale' : 'no_data', reason: e.ts === null ? `latest ${coin} funding sample older than 5 minutes` : (e.reason ?? 'not weighted') }))
-        const past = samples[i]!.filter((x) => x.ts <= ctx.now && x.fundingRate !== null)
-        const coverage = coverageOf(ctx, {
-          used: weighted, gaps, noData: () => `no ${coin} perp funding sample`,
-          requested: { from: floorTo(ctx.now, HOUR_MS) - FUNDING_STATS_WINDOW.lookbackMs, to: ctx.now },
-          ranges: rangesOf(past.filter((x) => weighted.includes(x.exchange as ExchangeId)).map((x) => ({ exchange: x.exchange, ts: floorTo(x.ts, HOUR_MS) })), HOUR_MS),
-          toleranceMs: HOUR_MS,
-        })
-        return { ...f, missing: missingOrStale(f.exchanges, seen, `${coin} perp funding sample`, '5 minutes'), coverage }
-      })
-    },
-  }),
-)

@@ -1,5 +1,5 @@
-// Importing each domain registers its types and fields on the builder.
-import { builder } from '../builder.js'
+// Importing each domain registers its output types (and the account fields, which are not REST endpoints) on the
+// builder; the endpoints add the analytics root fields, and src/endpoints/index.ts builds the schema.
 import './accounts.js'
 import './exchanges.js'
 import './flow.js'
@@ -9,5 +9,3 @@ import './open-interest.js'
 import './profile.js'
 import './signals.js'
 import './structure.js'
-
-export const schema = builder.toSchema({ sortSchema: true })

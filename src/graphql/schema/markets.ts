@@ -1,19 +1,10 @@
 // /v1/markets/ohlc and /v1/markets/ticker.
-import { buildOhlc, INTERVAL_MS, LOOKBACK_MS, type Candle, type Lookback, type OhlcInterval, type OhlcPayload } from '../../analytics/ohlc.js'
-import { buildTicker, missingTickerRow, TICKER_STALE_MS, type TickerRow } from '../../analytics/ticker.js'
-import { HOUR_MS, MINUTE_MS, type Bar } from '../../market/bars.js'
-import { EXCHANGE_IDS, type ExchangeId, type MarketType } from '../../market/events.js'
-import { routeArgs, parseRouteArgs, coinsOf } from '../args.js'
+import { type Candle, type OhlcPayload } from '../../analytics/ohlc.js'
+import { TICKER_STALE_MS, type TickerRow } from '../../analytics/ticker.js'
+import type { ExchangeNote } from '../../market/read/coverage.js'
 import { builder } from '../builder.js'
-import { loadAll, loadBars, memoByVersion, pureFragment } from '../market-data.js'
-import type { Coverage, WindowRange } from '../../analytics/coverage.js'
-import { CoverageRef, coverageOf, ExchangeNoteRef, FundingKindEnum, missingExchanges, rangesOf, venueGaps, type ExchangeNote } from './common.js'
-
-type OhlcMemo = OhlcPayload & { ranges: Map<ExchangeId, WindowRange> }
-const ohlcMemo = new WeakMap<object, Map<string, { version: number; value: Promise<OhlcMemo> }>>()
-
-/** the data's span may fall short of the window's ends by this much (the minute in progress is not stored yet) */
-export const WINDOW_TOLERANCE_MS = 2 * MINUTE_MS
+import type { Coverage } from '../../analytics/coverage.js'
+import { CoverageRef, ExchangeNoteRef, FundingKindEnum } from './common.js'
 
 const CandleRef = builder.objectRef<Candle>('Candle').implement({
   description: 'One candle; volumes in coin units',
@@ -31,9 +22,9 @@ const CandleRef = builder.objectRef<Candle>('Candle').implement({
   }),
 })
 
-type Ohlc = OhlcPayload & { start: number; end: number; asOf: number; missing: ExchangeNote[]; coverage: Coverage }
+export type Ohlc = OhlcPayload & { start: number; end: number; asOf: number; missing: ExchangeNote[]; coverage: Coverage }
 
-const OhlcRef = builder.objectRef<Ohlc>('Ohlc').implement({
+export const OhlcRef = builder.objectRef<Ohlc>('Ohlc').implement({
   description: 'Candles resampled from stored 1-minute trade aggregates (docs/methodology.md#ohlc)',
   fields: (t) => ({
     coin: t.exposeString('coin'),
@@ -51,46 +42,9 @@ const OhlcRef = builder.objectRef<Ohlc>('Ohlc').implement({
   }),
 })
 
-builder.queryField('ohlc', (t) =>
-  t.field({
-    type: OhlcRef,
-    description: 'OHLC candles for one coin. Costs 2 credits (GET /v1/markets/ohlc).',
-    args: routeArgs(t.arg, 'ohlc'),
-    resolve: async (_r, args, ctx) => {
-      const v = parseRouteArgs('ohlc', args, ctx)
-      const interval = v.interval as OhlcInterval
-      const lookback = v.lookback as Lookback
-      const marketType = v.market_type as MarketType
-      const exchange = v.exchange as ExchangeId | undefined
-      const end = (v.end as number | undefined) ?? ctx.now
-      const start = end - LOOKBACK_MS[lookback]
-      const market = ctx.services.market
-      // bars and bucket opens sit on whole minutes, so the candles depend on the window only through its minutes
-      const key = `${v.coin}|${exchange ?? ''}|${interval}|${lookback}|${marketType}|${Math.ceil(end / MINUTE_MS)}`
-      // the candles are a function of the memo key and the data version: a REST caller that already wrote their
-      // JSON for this version gets it again, and GraphQL execution skips them
-      const known = pureFragment(ctx, 'candles', `${key}|${market.reader.version('candles')}`)
-      const payload = await memoByVersion(market, 'candles', ohlcMemo, key, async () => {
-        const bars = await loadBars(market, { coin: v.coin as string, marketType, start, end, exchange, hourly: INTERVAL_MS[interval] >= HOUR_MS })
-        const byExchange: Partial<Record<ExchangeId, Bar[]>> = {}
-        for (const b of bars) (byExchange[b.exchange] ??= []).push(b)
-        const out = buildOhlc({ coin: v.coin as string, marketType, interval, lookback, end, exchange, minutesByExchange: byExchange })
-        // each venue's span: the candles its trades entered
-        const size = INTERVAL_MS[interval]
-        const ranges = rangesOf(out.candles.flatMap((c) => (c.exchanges ?? [out.exchange]).map((e) => ({ exchange: e, ts: c.ts }))), size)
-        return { ...out, ranges }
-      })
-      const { ranges, ...rest } = payload
-      const missing = missingExchanges(marketType, payload.exchanges, () => 'no trades in the window', exchange)
-      const coverage = coverageOf(ctx, { marketType, used: payload.exchanges as ExchangeId[], noData: () => 'no trades in the window', only: exchange, requested: { from: start, to: end }, ranges, toleranceMs: WINDOW_TOLERANCE_MS })
-      return { ...rest, candles: known ? [] : payload.candles, start, end, asOf: Math.min(end, ctx.now), missing, coverage }
-    },
-  }),
-)
-
 const TickerStatusEnum = builder.enumType('TickerStatus', { values: ['fresh', 'stale', 'no_data', 'down', 'degraded'] as const })
 
-const TickerRef = builder.objectRef<TickerRow>('Ticker').implement({
+export const TickerRef = builder.objectRef<TickerRow>('Ticker').implement({
   description: 'Latest mark, index and funding of one perp market',
   fields: (t) => ({
     coin: t.exposeString('coin'),
@@ -109,26 +63,3 @@ const TickerRef = builder.objectRef<TickerRow>('Ticker').implement({
   }),
 })
 
-builder.queryField('ticker', (t) =>
-  t.field({
-    type: [TickerRef],
-    description: 'Mark price, index price, funding rate and next funding time per coin and exchange (about every 5 s). Costs 1 credit (GET /v1/markets/ticker).',
-    args: routeArgs(t.arg, 'ticker'),
-    resolve: async (_r, args, ctx) => {
-      const v = parseRouteArgs('ticker', args, ctx)
-      const coins = coinsOf(v, ctx)
-      const only = v.exchange as ExchangeId | undefined
-      const rows = (await loadAll(ctx.loaders.tickers, coins)).flat()
-      const live = buildTicker(only ? rows.filter((r) => r.exchange === only) : rows, ctx.now)
-      // one row per coin and venue listing it: a venue without values is a row saying why (its coverage)
-      const out: TickerRow[] = []
-      for (const coin of [...coins].sort()) {
-        const have = live.filter((r) => r.coin === coin)
-        const gaps = venueGaps(ctx.services.market, ctx.now, 'perp', have.map((r) => r.exchange), () => `no ${coin} perp ticker`, only)
-        for (const g of gaps) if (g.status !== 'not_listed') have.push(missingTickerRow(coin, g.exchange, g.status as 'no_data' | 'down' | 'degraded', g.reason))
-        out.push(...have.sort((a, b) => EXCHANGE_IDS.indexOf(a.exchange) - EXCHANGE_IDS.indexOf(b.exchange)))
-      }
-      return out
-    },
-  }),
-)

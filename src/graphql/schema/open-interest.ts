@@ -1,11 +1,9 @@
 // /v1/oi/changes
-import { buildOiChanges, OI_CHANGE_HORIZONS, OI_HORIZON_MS, OI_SAMPLE_TOLERANCE_MS, type AggregateOi, type CoinOiChanges, type ExchangeOi, type OiChange } from '../../analytics/oi-changes.js'
-import { coinsOf, parseRouteArgs, routeArgs } from '../args.js'
+import { OI_CHANGE_HORIZONS, type AggregateOi, type CoinOiChanges, type ExchangeOi, type OiChange } from '../../analytics/oi-changes.js'
+import type { ExchangeNote } from '../../market/read/coverage.js'
 import { builder } from '../builder.js'
-import { loadAll } from '../market-data.js'
-import type { Coverage, CoverageGap } from '../../analytics/coverage.js'
-import type { ExchangeId } from '../../market/events.js'
-import { CoverageRef, coverageOf, ExchangeNoteRef, missingOrStale, rangesOf, type ExchangeNote } from './common.js'
+import type { Coverage } from '../../analytics/coverage.js'
+import { CoverageRef, ExchangeNoteRef } from './common.js'
 
 type Changes = Record<(typeof OI_CHANGE_HORIZONS)[number], OiChange>
 
@@ -46,9 +44,9 @@ const AggregateOiRef = builder.objectRef<AggregateOi>('AggregateOi').implement({
   }),
 })
 
-type Out = CoinOiChanges & { missing: ExchangeNote[]; coverage: Coverage }
+export type OiChangesOut = CoinOiChanges & { missing: ExchangeNote[]; coverage: Coverage }
 
-const CoinOiRef = builder.objectRef<Out>('CoinOiChanges').implement({
+export const CoinOiRef = builder.objectRef<OiChangesOut>('CoinOiChanges').implement({
   description: 'Open interest and its change over 1h, 4h, 24h (docs/methodology.md#oi-changes)',
   fields: (t) => ({
     coin: t.exposeString('coin'),
@@ -60,31 +58,3 @@ const CoinOiRef = builder.objectRef<Out>('CoinOiChanges').implement({
   }),
 })
 
-builder.queryField('oiChanges', (t) =>
-  t.field({
-    type: [CoinOiRef],
-    description: 'Open interest per exchange and aggregated, in coins and USD, with change % over 1h, 4h, 24h. Costs 3 credits (GET /v1/oi/changes).',
-    args: routeArgs(t.arg, 'oiChanges'),
-    resolve: async (_r, args, ctx) => {
-      const coins = coinsOf(parseRouteArgs('oiChanges', args, ctx), ctx)
-      const samples = await loadAll(ctx.loaders.oiSamples, coins)
-      return coins.map((coin, i) => {
-        const o = buildOiChanges({ coin, samples: samples[i]!, now: ctx.now })
-        const seen = new Set(samples[i]!.filter((x) => x.ts <= ctx.now).map((x) => x.exchange as string))
-        const current = o.exchanges.filter((e) => e.oi !== null).map((e) => e.exchange)
-        const gaps: CoverageGap[] = o.exchanges
-          .filter((e) => e.oi === null && seen.has(e.exchange))
-          .map((e) => ({ exchange: e.exchange, status: 'stale', reason: `latest ${coin} open interest older than 5 minutes` }))
-        const withOi = samples[i]!.filter((x) => x.ts <= ctx.now && x.openInterest !== null && current.includes(x.exchange as ExchangeId))
-        const coverage = coverageOf(ctx, {
-          used: current, gaps, noData: () => `no ${coin} perp open interest sample`,
-          requested: { from: ctx.now - OI_HORIZON_MS['24h'], to: ctx.now },
-          // a venue's span: its samples, each good for the tolerance the reference lookup allows
-          ranges: rangesOf(withOi, OI_SAMPLE_TOLERANCE_MS),
-          toleranceMs: OI_SAMPLE_TOLERANCE_MS,
-        })
-        return { ...o, missing: missingOrStale(o.exchanges, seen, `${coin} perp open interest sample`, '5 minutes'), coverage }
-      })
-    },
-  }),
-)

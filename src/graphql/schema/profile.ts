@@ -1,51 +1,11 @@
 // /v1/structure/volume-profile and /v1/signals/liquidation-cascade: both read the coin's volume at price.
-import { simulateCascade, type CascadePhase, type CascadeResult, type ExchangeLiquidation } from '../../analytics/liquidation-cascade.js'
+import { type CascadePhase, type CascadeResult, type ExchangeLiquidation } from '../../analytics/liquidation-cascade.js'
 import type { TierTable } from '../../analytics/leverage-tiers.js'
-import { hvnZones, volumeProfile, type VolumeProfile, type VolumeProfileLevel } from '../../analytics/volume-profile.js'
-import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../../market/bars.js'
-import { EXCHANGE_IDS, type ExchangeId, type MarketType } from '../../market/events.js'
-import { vapMerge, type Vap } from '../../market/volume-at-price.js'
-import { LOOKBACK_MS, type Lookback } from '../../analytics/ohlc.js'
-import { unavailable } from '../../errors.js'
-import type { MarketState } from '../../market/state.js'
-import { parseRouteArgs, routeArgs } from '../args.js'
+import { type VolumeProfile, type VolumeProfileLevel } from '../../analytics/volume-profile.js'
+import type { ExchangeNote } from '../../market/read/coverage.js'
 import { builder } from '../builder.js'
-import { loadAll, loadBars, memoByVersion } from '../market-data.js'
-import { CASCADE_OI_HOURS, venueLiquidationMap } from '../signal-inputs.js'
-import type { Coverage, CoverageGap, WindowRange } from '../../analytics/coverage.js'
-import { CoverageRef, coverageOf, ExchangeNoteRef, missingExchanges, rangesOf, type ExchangeNote } from './common.js'
-import { WINDOW_TOLERANCE_MS } from './markets.js'
-
-interface MergedVap {
-  vap: Vap
-  exchanges: Set<ExchangeId>
-  /** each venue's span in the window (hour rollups for whole hours, minutes at the edges) */
-  ranges: Map<ExchangeId, WindowRange>
-  /** filled on first use by the cascade */
-  hvnZones?: ReturnType<typeof hvnZones>
-}
-const vapMemo = new WeakMap<object, Map<string, { version: number; value: Promise<MergedVap> }>>()
-
-/** merged volume at price of one coin over [start, end) (hourly rollups for whole hours), once per data version and minute */
-function coinVap(market: MarketState, q: { coin: string; marketType: MarketType; start: number; end: number; exchange?: ExchangeId }) {
-  const key = `${q.coin}|${q.marketType}|${q.exchange ?? ''}|${Math.ceil(q.start / MINUTE_MS)}|${Math.ceil(q.end / MINUTE_MS)}`
-  return memoByVersion(market, 'candles', vapMemo, key, () => mergeVap(market, q))
-}
-
-async function mergeVap(market: MarketState, q: { coin: string; marketType: MarketType; start: number; end: number; exchange?: ExchangeId }): Promise<MergedVap> {
-  const bars = await loadBars(market, { ...q, withVap: true, hourly: true })
-  const vap: Vap = new Map()
-  const exchanges = new Set<ExchangeId>()
-  for (const b of bars) {
-    vapMerge(vap, b.vap)
-    if (b.volume > 0) exchanges.add(b.exchange)
-  }
-  // loadBars reads whole hours [h0, h1) as hour rollups and the edges as minutes
-  const h0 = Math.ceil(q.start / HOUR_MS) * HOUR_MS
-  const h1 = floorTo(q.end, HOUR_MS)
-  const ranges = rangesOf(bars, (b) => (b.ts >= h0 && b.ts < h1 && h1 > h0 ? HOUR_MS : MINUTE_MS))
-  return { vap, exchanges, ranges }
-}
+import type { Coverage } from '../../analytics/coverage.js'
+import { CoverageRef, ExchangeNoteRef } from './common.js'
 
 const LevelRef = builder.objectRef<VolumeProfileLevel>('VolumeLevel').implement({
   fields: (t) => ({
@@ -65,9 +25,9 @@ const ValueAreaRef = builder.objectRef<{ low: number; high: number; volumePct: n
   fields: (t) => ({ low: t.exposeFloat('low'), high: t.exposeFloat('high'), volumePct: t.exposeFloat('volumePct', { description: 'share of the total volume inside, %' }) }),
 })
 
-type ProfileOut = VolumeProfile & { coin: string; exchange: string; exchanges: string[]; lookback: string; bins: number; marketType: string; start: number; end: number; asOf: number; missing: ExchangeNote[]; coverage: Coverage }
+export type ProfileOut = VolumeProfile & { coin: string; exchange: string; exchanges: string[]; lookback: string; bins: number; marketType: string; start: number; end: number; asOf: number; missing: ExchangeNote[]; coverage: Coverage }
 
-const VolumeProfileRef = builder.objectRef<ProfileOut>('VolumeProfile').implement({
+export const VolumeProfileRef = builder.objectRef<ProfileOut>('VolumeProfile').implement({
   description: 'Volume per price level from stored per-minute volume at price (docs/methodology.md#volume-profile)',
   fields: (t) => ({
     coin: t.exposeString('coin'),
@@ -87,30 +47,6 @@ const VolumeProfileRef = builder.objectRef<ProfileOut>('VolumeProfile').implemen
     coverage: t.field({ type: CoverageRef, resolve: (p) => p.coverage }),
   }),
 })
-
-builder.queryField('volumeProfile', (t) =>
-  t.field({
-    type: VolumeProfileRef,
-    description: 'Volume profile with HVN/LVN levels, point of control and 70 % value area. Costs 3 credits (GET /v1/structure/volume-profile).',
-    args: routeArgs(t.arg, 'volumeProfile'),
-    resolve: async (_r, args, ctx) => {
-      const v = parseRouteArgs('volumeProfile', args, ctx)
-      const coin = v.coin as string
-      const marketType = v.market_type as MarketType
-      const exchange = v.exchange as ExchangeId | undefined
-      const end = (v.end as number | undefined) ?? ctx.now
-      const start = end - LOOKBACK_MS[v.lookback as Lookback]
-      const { vap, exchanges, ranges } = await coinVap(ctx.services.market, { coin, marketType, start, end, exchange })
-      const profile = volumeProfile(vap, v.bins as number)
-      const present = EXCHANGE_IDS.filter((e) => exchanges.has(e))
-      return {
-        ...profile, coin, exchange: exchange ?? 'all', exchanges: present, marketType, lookback: v.lookback as string, bins: v.bins as number, start, end, asOf: Math.min(end, ctx.now),
-        missing: missingExchanges(marketType, present, () => 'no trades in the window', exchange),
-        coverage: coverageOf(ctx, { marketType, used: present, noData: () => 'no trades in the window', only: exchange, requested: { from: start, to: end }, ranges, toleranceMs: WINDOW_TOLERANCE_MS }),
-      }
-    },
-  }),
-)
 
 // ---- liquidation cascade ----
 
@@ -133,7 +69,7 @@ const ZoneRef = builder.objectRef<{ low: number; high: number }>('PriceZone').im
   fields: (t) => ({ low: t.exposeFloat('low'), high: t.exposeFloat('high') }),
 })
 
-interface CascadeVenue extends ExchangeLiquidation {
+export interface CascadeVenue extends ExchangeLiquidation {
   estimatedLiquidationsUsd: number
   liquidationLevels: number
   tiers: TierTable
@@ -152,9 +88,9 @@ const CascadeVenueRef = builder.objectRef<CascadeVenue>('CascadeVenue').implemen
   }),
 })
 
-type CascadeOut = Omit<CascadeResult, 'byExchange'> & { coin: string; exchanges: string[]; byExchange: CascadeVenue[]; liquidationLevels: number; estimatedLiquidationsUsd: number; asOf: number; missing: ExchangeNote[]; coverage: Coverage }
+export type CascadeOut = Omit<CascadeResult, 'byExchange'> & { coin: string; exchanges: string[]; byExchange: CascadeVenue[]; liquidationLevels: number; estimatedLiquidationsUsd: number; asOf: number; missing: ExchangeNote[]; coverage: Coverage }
 
-const CascadeRef = builder.objectRef<CascadeOut>('LiquidationCascade').implement({
+export const CascadeRef = builder.objectRef<CascadeOut>('LiquidationCascade').implement({
   description: 'Simulated liquidation cascade from the current price to a trigger price, from each venue\'s own liquidation map (docs/methodology.md#liquidation-cascade)',
   fields: (t) => ({
     coin: t.exposeString('coin'),
@@ -176,68 +112,7 @@ const CascadeRef = builder.objectRef<CascadeOut>('LiquidationCascade').implement
   }),
 })
 
-builder.queryField('liquidationCascade', (t) =>
-  t.field({
-    type: CascadeRef,
-    description: 'Liquidation cascade simulation: at most 5 phases, stalling at HVN zones. Costs 5 credits (GET /v1/signals/liquidation-cascade).',
-    args: routeArgs(t.arg, 'liquidationCascade'),
-    resolve: async (_r, args, ctx) => {
-      const v = parseRouteArgs('liquidationCascade', args, ctx)
-      const coin = v.coin as string
-      const exchange = v.exchange as ExchangeId | undefined
-      const market = ctx.services.market
-      const [tickers, books] = await Promise.all([loadAll(ctx.loaders.tickers, [coin]), loadAll(ctx.loaders.books, [coin])])
-      const fresh = (ts: number) => ctx.now - ts <= 60_000
-      const marks = tickers[0]!.filter((r) => (!exchange || r.exchange === exchange) && r.markPrice && fresh(r.ts))
-      const bookList = books[0]!.filter((b) => (!exchange || b.exchange === exchange) && fresh(b.ts))
-      if (!marks.length || !bookList.length)
-        throw unavailable(`No live ${exchange ? `${exchange} ` : ''}market data for ${coin} (a current mark price and order book are needed). Nothing was charged.`)
-      const startPrice = marks.reduce((s, r) => s + r.markPrice!, 0) / marks.length
-      // each venue's positions are liquidated by its own build-up and its own tiers: no netting across venues
-      const venues = EXCHANGE_IDS.filter((e) => !exchange || e === exchange)
-      const maps = venues.map((e) => venueLiquidationMap(market, coin, e, ctx.now))
-      const merged = await coinVap(market, { coin, marketType: 'perp', start: ctx.now - DAY_MS, end: ctx.now, exchange })
-      // the HVN zones depend only on the merged volume at price: computed once per memoized merge
-      const zones = (merged.hvnZones ??= hvnZones(volumeProfile(merged.vap).levels))
-      const result = simulateCascade({
-        currentPrice: startPrice,
-        triggerPrice: v.trigger_price as number,
-        liquidations: maps.flatMap((m) => m.levels),
-        book: { bids: bookList.flatMap((b) => b.bids), asks: bookList.flatMap((b) => b.asks) },
-        hvnZones: zones,
-        exchanges: venues,
-      })
-      const used = bookList.map((b) => b.exchange)
-      const byExchange = maps.map((m) => ({
-        exchange: m.exchange,
-        liquidatedUsd: result.byExchange.find((b) => b.exchange === m.exchange)?.liquidatedUsd ?? 0,
-        estimatedLiquidationsUsd: m.estimatedUsd,
-        liquidationLevels: m.levels.length,
-        tiers: m.tiers,
-      }))
-      return {
-        ...result, coin, exchanges: used, byExchange,
-        liquidationLevels: maps.reduce((s, m) => s + m.levels.length, 0),
-        estimatedLiquidationsUsd: maps.reduce((s, m) => s + m.estimatedUsd, 0),
-        asOf: ctx.now,
-        missing: missingExchanges('perp', used, () => `no fresh ${coin} order book`, exchange),
-        coverage: cascadeCoverage(ctx, coin, used, exchange),
-      }
-    },
-  }),
-)
-
 /**
  * The cascade's venues: those with open-interest history (positions to liquidate) or a fresh book (liquidity to walk).
  * The window is the build-up the maps are estimated from; a venue missing one of the two is in only in part.
  */
-function cascadeCoverage(ctx: Parameters<typeof coverageOf>[0], coin: string, booked: readonly ExchangeId[], only?: ExchangeId): Coverage {
-  const to = floorTo(ctx.now, HOUR_MS) + HOUR_MS
-  const from = to - (CASCADE_OI_HOURS + 1) * HOUR_MS
-  const samples = ctx.services.market.series.hours.perpSamples(coin, from, to).filter((c) => c.oi !== null && (!only || c.exchange === only))
-  const ranges = rangesOf(samples.map((c) => ({ exchange: c.exchange, ts: floorTo(c.ts, HOUR_MS) })), HOUR_MS)
-  const gaps: CoverageGap[] = []
-  for (const e of booked) if (!ranges.has(e)) gaps.push({ exchange: e, status: 'no_data', reason: `no ${coin} open-interest history: none of its positions are modelled` })
-  for (const e of ranges.keys()) if (!booked.includes(e)) gaps.push({ exchange: e, status: 'stale', reason: `no fresh ${coin} order book: its liquidity is not walked` })
-  return coverageOf(ctx, { used: booked, gaps, noData: () => `no ${coin} open-interest history or order book`, only, requested: { from, to }, ranges, toleranceMs: HOUR_MS })
-}

@@ -1,16 +1,10 @@
 // /v1/signals/divergence and /v1/signals/snapshot (cascade and volume profile are in profile.ts).
-import { divergenceLookbackMinutes, type CoinDivergence, type DivergenceLeg, type DivergenceSignal } from '../../analytics/divergence.js'
+import type { CoinDivergence, DivergenceLeg, DivergenceSignal } from '../../analytics/divergence.js'
 import type { Coverage } from '../../analytics/coverage.js'
-import { HOUR_MS, MINUTE_MS, floorTo } from '../../market/bars.js'
-import type { ExchangeId } from '../../market/events.js'
-import type { RequestContext } from '../context.js'
-import { CoverageRef, coverageOf, rangesOf } from './common.js'
-import type { ArbitrageOpportunity, SnapshotCoin, SnapshotDivergence } from '../../analytics/snapshot.js'
+import { CoverageRef } from './common.js'
+import type { ArbitrageOpportunity, Snapshot, SnapshotCoin, SnapshotDivergence } from '../../analytics/snapshot.js'
 import { REGIMES, type Regime } from '../../analytics/regime.js'
-import { coinsOf, parseRouteArgs, routeArgs } from '../args.js'
 import { builder } from '../builder.js'
-import { coinDivergence } from '../signal-inputs.js'
-import { getSnapshot, type SnapshotResult } from '../snapshot.js'
 
 const LegRef = builder.objectRef<DivergenceLeg>('DivergenceLeg').implement({
   fields: (t) => ({
@@ -36,7 +30,7 @@ const SignalRef = builder.objectRef<DivergenceSignal>('DivergenceSignal').implem
   }),
 })
 
-const CoinDivergenceRef = builder.objectRef<CoinDivergence & { coverage: Coverage }>('CoinDivergence').implement({
+export const CoinDivergenceRef = builder.objectRef<CoinDivergence & { coverage: Coverage }>('CoinDivergence').implement({
   description: '4 divergence pairs on 2 timeframes for one coin (docs/methodology.md#divergence)',
   fields: (t) => ({
     coin: t.exposeString('coin'),
@@ -46,19 +40,6 @@ const CoinDivergenceRef = builder.objectRef<CoinDivergence & { coverage: Coverag
     coverage: t.field({ type: CoverageRef, description: 'venues in any leg of the current windows; the window is the history the 4h z-scores need', resolve: (d) => d.coverage }),
   }),
 })
-
-builder.queryField('divergence', (t) =>
-  t.field({
-    type: [CoinDivergenceRef],
-    description: 'OI/price, CVD/price, funding/price and spot/perp CVD divergences on 1h and 4h. Costs 5 credits (GET /v1/signals/divergence).',
-    args: routeArgs(t.arg, 'divergence'),
-    resolve: (_r, args, ctx) =>
-      coinsOf(parseRouteArgs('divergence', args, ctx), ctx).map((coin) => {
-        const d = coinDivergence(ctx.services.market, coin, ctx.now)
-        return { ...d, coverage: divergenceCoverage(ctx, coin, d) }
-      }),
-  }),
-)
 
 const ComponentsRef = builder.objectRef<SnapshotCoin['components']>('ScoreComponents').implement({
   description: 'each component\'s contribution in score points (they sum to the score)',
@@ -116,7 +97,18 @@ const RegimeDistributionRef = builder.objectRef<Record<Regime, number>>('RegimeD
   fields: (t) => Object.fromEntries(REGIMES.map((r) => [r.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase()), t.int({ resolve: (d) => d[r] })])) as never,
 })
 
-const SnapshotRef = builder.objectRef<SnapshotResult>('Snapshot').implement({
+export interface SnapshotResult extends Snapshot {
+  /** the venues the snapshot covers and the history its statistics read */
+  coverage: Coverage
+  /** when this snapshot was computed, Unix ms */
+  computedAt: number
+  /** the newest data it includes */
+  asOf: number
+  /** series version it was computed from */
+  version: number
+}
+
+export const SnapshotRef = builder.objectRef<SnapshotResult>('Snapshot').implement({
   description: 'All coins ranked, active divergences, regime distribution and top arbitrage (docs/methodology.md#snapshot)',
   fields: (t) => ({
     computedAt: t.field({ type: 'Timestamp', description: 'when this snapshot was computed (it is refreshed when the data is)', resolve: (s) => s.computedAt }),
@@ -129,23 +121,4 @@ const SnapshotRef = builder.objectRef<SnapshotResult>('Snapshot').implement({
   }),
 })
 
-builder.queryField('snapshot', (t) =>
-  t.field({
-    type: SnapshotRef,
-    description: 'Full market snapshot. Costs 10 credits (GET /v1/signals/snapshot).',
-    args: routeArgs(t.arg, 'snapshot'),
-    resolve: (_r, args, ctx) => {
-      parseRouteArgs('snapshot', args, ctx)
-      return getSnapshot(ctx.services)
-    },
-  }),
-)
-
 /** the venues of any leg, against the history the 4h z-scores read (each venue's span from its hourly perp closes) */
-function divergenceCoverage(ctx: RequestContext, coin: string, d: CoinDivergence): Coverage {
-  const used = new Set<ExchangeId>(d.pairs.flatMap((p) => p.legs.flatMap((l) => l.exchanges as ExchangeId[])))
-  const from = floorTo(ctx.now, MINUTE_MS) - divergenceLookbackMinutes('4h') * MINUTE_MS
-  const closes = ctx.services.market.series.hours.perpCloses(coin, from, ctx.now).filter((c) => used.has(c.exchange))
-  const ranges = rangesOf(closes.map((c) => ({ exchange: c.exchange, ts: floorTo(c.ts, HOUR_MS) })), HOUR_MS)
-  return coverageOf(ctx, { used, noData: () => `no ${coin} perp data`, requested: { from, to: ctx.now }, ranges, toleranceMs: HOUR_MS })
-}

@@ -1,11 +1,9 @@
 // /v1/structure/spread (volume profile lives in signals.ts with the other signature models).
-import { buildSpread, SPREAD_MAX_PRICE_AGE_MS, SPREAD_Z_WINDOW, type CoinSpread, type ExchangePrice } from '../../analytics/spread.js'
-import { coinsOf, parseRouteArgs, routeArgs } from '../args.js'
+import { SPREAD_MAX_PRICE_AGE_MS, SPREAD_Z_WINDOW, type CoinSpread, type ExchangePrice } from '../../analytics/spread.js'
+import type { ExchangeNote } from '../../market/read/coverage.js'
 import { builder } from '../builder.js'
-import { currentMarks, loadAll, markRows } from '../market-data.js'
-import type { Coverage, CoverageGap } from '../../analytics/coverage.js'
-import { MINUTE_MS } from '../../market/bars.js'
-import { CoverageRef, coverageOf, ExchangeNoteRef, missingExchanges, rangesOf, type ExchangeNote } from './common.js'
+import type { Coverage } from '../../analytics/coverage.js'
+import { CoverageRef, ExchangeNoteRef } from './common.js'
 
 const ExchangePriceRef = builder.objectRef<ExchangePrice>('ExchangePrice').implement({
   fields: (t) => ({
@@ -16,9 +14,9 @@ const ExchangePriceRef = builder.objectRef<ExchangePrice>('ExchangePrice').imple
   }),
 })
 
-type SpreadOut = CoinSpread & { missing: ExchangeNote[]; coverage: Coverage }
+export type SpreadOut = CoinSpread & { missing: ExchangeNote[]; coverage: Coverage }
 
-const SpreadRef = builder.objectRef<SpreadOut>('CoinSpread').implement({
+export const SpreadRef = builder.objectRef<SpreadOut>('CoinSpread').implement({
   description: 'Cross-exchange perp price spread of one coin (docs/methodology.md#spread)',
   fields: (t) => ({
     coin: t.exposeString('coin'),
@@ -38,30 +36,3 @@ const SpreadRef = builder.objectRef<SpreadOut>('CoinSpread').implement({
   }),
 })
 
-builder.queryField('spread', (t) =>
-  t.field({
-    type: [SpreadRef],
-    description: 'Cross-exchange price spread in bps with the cheapest and dearest venue and a z-score. Costs 3 credits (GET /v1/structure/spread).',
-    args: routeArgs(t.arg, 'spread'),
-    resolve: async (_r, args, ctx) => {
-      const coins = coinsOf(parseRouteArgs('spread', args, ctx), ctx)
-      const samples = await loadAll(ctx.loaders.oiSamples, coins)
-      return coins.map((coin, i) => {
-        const s = buildSpread({ coin, current: currentMarks(ctx.services.market, coin, samples[i]!), history: markRows(samples[i]!), now: ctx.now })
-        const missing = missingExchanges('perp', s.prices.filter((p) => p.ts !== null).map((p) => p.exchange), () => `no ${coin} perp data`)
-        const stale = `latest mark older than ${SPREAD_MAX_PRICE_AGE_MS / 60_000} minutes by its own timestamp (stale feed)`
-        for (const p of s.prices) if (p.ts !== null && p.price === null) missing.push({ exchange: p.exchange, reason: stale })
-        const used = s.prices.filter((p) => p.price !== null).map((p) => p.exchange)
-        const gaps: CoverageGap[] = s.prices.filter((p) => p.ts !== null && p.price === null).map((p) => ({ exchange: p.exchange, status: 'stale', reason: stale }))
-        const history = markRows(samples[i]!).filter((r) => r.price !== null && r.ts <= ctx.now && used.includes(r.exchange))
-        const coverage = coverageOf(ctx, {
-          used, gaps, noData: () => `no ${coin} perp mark`,
-          requested: { from: ctx.now - SPREAD_Z_WINDOW.lookbackMs, to: ctx.now },
-          ranges: rangesOf(history, MINUTE_MS),
-          toleranceMs: SPREAD_MAX_PRICE_AGE_MS,
-        })
-        return { ...s, missing, coverage }
-      })
-    },
-  }),
-)

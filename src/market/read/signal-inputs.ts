@@ -1,32 +1,27 @@
 // Inputs of the signature models, built from the hot per-coin series (src/market/series.ts), and results
 // memoized per series version: a model over weeks of history runs once per data refresh, not per request.
-import { chainLink } from '../analytics/chain-link.js'
-import { computeDivergence, divergenceLookbackMinutes, type CoinDivergence, type DivergenceMinute } from '../analytics/divergence.js'
-import { positionClasses, tiersInUsd, type TierTable } from '../analytics/leverage-tiers.js'
-import { estimateLiquidationLevels, type LiquidationLevel, type OiBuildUpPoint } from '../analytics/liquidation-map.js'
-import { classifyRegime, REGIME_HISTORY_HOURS, REGIME_WINDOW_HOURS, type RegimeResult } from '../analytics/regime.js'
-import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../market/bars.js'
-import type { ExchangeId } from '../market/events.js'
-import type { CoinPoint } from '../market/series.js'
-import type { MarketState } from '../market/state.js'
+import { chainLink } from '../../analytics/chain-link.js'
+import { computeDivergence, divergenceLookbackMinutes, type CoinDivergence, type DivergenceMinute } from '../../analytics/divergence.js'
+import { positionClasses, tiersInUsd, type TierTable } from '../../analytics/leverage-tiers.js'
+import { estimateLiquidationLevels, type LiquidationLevel, type OiBuildUpPoint } from '../../analytics/liquidation-map.js'
+import { classifyRegime, REGIME_HISTORY_HOURS, REGIME_WINDOW_HOURS, type RegimeResult } from '../../analytics/regime.js'
+import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../bars.js'
+import type { ExchangeId } from '../events.js'
+import type { CoinPoint } from '../series.js'
+import type { MarketState } from '../state.js'
 import { liveSamples } from './market-data.js'
+import { cacheOf, VersionedCache } from './versioned-cache.js'
 
 /** minutes of the divergence grid taken from minute cells; older windows come from hourly cells */
 export const DIVERGENCE_MINUTE_TAIL_MS = 6 * HOUR_MS
 /** hours of open-interest build-up the liquidation map is estimated from */
 export const CASCADE_OI_HOURS = 7 * 24
 
-const memo = new WeakMap<MarketState, Map<string, { version: number; stamp: number; value: unknown }>>()
+const caches = new WeakMap<object, VersionedCache<unknown>>()
 
 /** one result per key, reused while the series version and the stamp (e.g. the current minute) stay the same */
-export function memoized<T>(market: MarketState, key: string, stamp: number, compute: () => T): T {
-  let m = memo.get(market)
-  if (!m) memo.set(market, (m = new Map()))
-  const hit = m.get(key)
-  if (hit && hit.version === market.series.version && hit.stamp === stamp) return hit.value as T
-  const value = compute()
-  m.set(key, { version: market.series.version, stamp, value })
-  return value
+function memoized<T>(market: MarketState, key: string, stamp: number, compute: () => T): T {
+  return cacheOf(caches, market, { maxEntries: 512 }).get(key, `${market.series.version}|${stamp}`, compute) as T
 }
 
 /**

@@ -8,20 +8,37 @@ import {
   type DefinitionNode, type FragmentDefinitionNode, type GraphQLNamedType, type GraphQLSchema, type InlineFragmentNode,
   type OperationDefinitionNode, type SelectionNode, type SelectionSetNode,
 } from 'graphql'
-import { EXCHANGE_IDS } from '../market/events.js'
-import { ROUTES, type AnalyticsRoute } from '../rest/routes.js'
-import { snakeToCamel, type ParamSpec } from '../rest/params.js'
+import type { z } from 'zod'
+import { snakeToCamel } from '../domain/case.js'
+import { paramInfo } from '../domain/params.js'
+import type { Endpoint } from '../endpoints/define.js'
+import { ENDPOINTS as ROUTES, schema as appSchema } from '../endpoints/index.js'
+import { enumValueName } from '../graphql/enums.js'
 import { operationPath } from '../rest/shim.js'
-import { schema as appSchema } from './schema/index.js'
+
+type AnalyticsRoute = Endpoint
+interface ParamSpec {
+  name: string
+  kind: ReturnType<typeof paramInfo>['kind']
+  required: boolean
+  description: string
+  values?: readonly string[]
+  min?: number
+  max?: number
+  default?: string | number
+}
+/** an endpoint's parameters, in order, as the explorer describes them */
+const paramsOf = (route: Endpoint): ParamSpec[] =>
+  Object.entries(route.params.shape as Record<string, z.ZodType>).map(([name, schema]) => ({ name, ...paramInfo(schema) }))
 
 const credits = (n: number) => `${n} credit${n === 1 ? '' : 's'}`
 
 /** example values for the shared Variables pane (extra variables are ignored by operations that do not declare them) */
 const EXAMPLE_VARIABLES: Record<string, unknown> = {
   coin: 'BTC',
-  interval: '1h',
-  lookback: '24h',
-  marketType: 'perp',
+  interval: 'H1',
+  lookback: 'H24',
+  marketType: 'PERP',
   bins: 50,
 }
 
@@ -45,25 +62,26 @@ function comment(text: string, first = '# ', indent = first): string[] {
 
 function describeParam(p: ParamSpec): string[] {
   const kind =
-    p.kind === 'enum' ? p.values.join(' | ')
+    p.kind === 'enum' || p.kind === 'exchange' ? p.values!.map(enumValueName).join(' | ')
     : p.kind === 'int' ? `Int ${p.min}..${p.max}`
-    : p.kind === 'positive-number' ? 'Float > 0'
+    : p.kind === 'number' ? 'Float > 0'
     : p.kind === 'timestamp' ? 'Unix ms'
-    : p.kind === 'exchange' ? EXCHANGE_IDS.join(' | ')
     : 'String'
-  const dflt = 'default' in p && p.default !== undefined ? `; default ${p.default}` : ''
+  const shown = typeof p.default === 'string' ? enumValueName(p.default) : p.default
+  const dflt = p.default !== undefined ? `; default ${shown}` : ''
   return [`#   $${snakeToCamel(p.name)}${p.required ? ' (required)' : ''}: ${kind}${dflt}`, ...comment(p.description, '#       ')]
 }
 
 function header(route: AnalyticsRoute): string {
   const title = `# ── ${route.path} · ${credits(route.cost)} `
-  const example = route.params.filter((p) => p.required || p.name === 'coin').map((p) => `${p.name}=${p.kind === 'positive-number' ? '…' : 'BTC'}`)
+  const params = paramsOf(route)
+  const example = params.filter((p) => p.required || p.name === 'coin').map((p) => `${p.name}=${p.kind === 'number' ? '…' : 'BTC'}`)
   return [
     title + '─'.repeat(Math.max(3, WIDTH - title.length)),
     ...comment(`${route.summary}.`),
     `# REST: GET ${route.path}${example.length ? `?${example.join('&')}` : ''}`,
-    ...(route.params.length ? ['# Variables:', ...route.params.flatMap(describeParam)] : ['# No variables.']),
-    ...(route.params.some((p) => p.kind === 'positive-number') ? comment('Add "triggerPrice" to the Variables pane first, e.g. a price 3 % below the current one (see Ticker).') : []),
+    ...(params.length ? ['# Variables:', ...params.flatMap(describeParam)] : ['# No variables.']),
+    ...(params.some((p) => p.kind === 'number') ? comment('Add "triggerPrice" to the Variables pane first, e.g. a price 3 % below the current one (see Ticker).') : []),
   ].join('\n')
 }
 

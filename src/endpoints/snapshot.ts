@@ -1,46 +1,49 @@
-// The market snapshot is expensive (every model over every coin), so it is computed once per refresh of the
-// underlying data and served from memory, saying when it was computed. A request after a refresh gets the previous
-// result at once while the new one is computed (stale-while-revalidate), but never one older than a refresh period
-// plus one tick: then it waits for the new one.
-import { buildOiChanges } from '../analytics/oi-changes.js'
-import { buildSnapshot, type Snapshot, type SnapshotCoinInput, type VenueQuote } from '../analytics/snapshot.js'
-import { buildSpread } from '../analytics/spread.js'
-import { buildWeightedFunding } from '../analytics/funding.js'
-import { EXCHANGE_IDS } from '../market/events.js'
-import type { Services } from '../services.js'
-import type { Coverage } from '../analytics/coverage.js'
+// GET /v1/signals/snapshot (10 credits): every model over every coin, ranked. Expensive, so computed once per refresh
+// of the data and served from the cache, saying when it was computed: a request after a refresh gets the previous
+// result at once while the new one is computed (stale-while-revalidate), never one older than a refresh period plus
+// one tick: then it waits for the new one.
+import { z } from 'zod'
 import { divergenceLookbackMinutes } from '../analytics/divergence.js'
+import { buildWeightedFunding } from '../analytics/funding.js'
+import { buildOiChanges } from '../analytics/oi-changes.js'
+import { buildSnapshot, type SnapshotCoinInput, type VenueQuote } from '../analytics/snapshot.js'
+import { buildSpread } from '../analytics/spread.js'
+import { SnapshotRef, type SnapshotResult } from '../graphql/schema/signals.js'
 import { HOUR_MS, MINUTE_MS, floorTo } from '../market/bars.js'
-import { coverageOf, rangesOf } from './schema/common.js'
+import { EXCHANGE_IDS } from '../market/events.js'
+import { coverageOf, rangesOf } from '../market/read/coverage.js'
+import { latestBooks, latestTickers, markRows } from '../market/read/market-data.js'
+import { coinDivergence, coinRegime, priceChange24h, seriesHistory } from '../market/read/signal-inputs.js'
+import { cacheOf, type VersionedCache } from '../market/read/versioned-cache.js'
 import { DATA_TICK_MS } from '../market/state.js'
-import { createMarketLoaders, loadAll, markRows } from './market-data.js'
-import { coinDivergence, coinRegime, priceChange24h, seriesHistory } from './signal-inputs.js'
+import type { Services } from '../services.js'
+import { defineEndpoint } from './define.js'
 
-export interface SnapshotResult extends Snapshot {
-  /** the venues the snapshot covers and the history its statistics read */
-  coverage: Coverage
-  /** when this snapshot was computed, Unix ms */
-  computedAt: number
-  /** the newest data it includes */
-  asOf: number
-  /** series version it was computed from */
-  version: number
-}
+export const snapshot = defineEndpoint({
+  path: '/v1/signals/snapshot',
+  field: 'snapshot',
+  operation: 'snapshot',
+  cost: 10,
+  summary: 'All coins ranked, active divergences, regime distribution and top arbitrage',
+  description: 'Full market snapshot.',
+  params: z.object({}),
+  graphql: (t, f) =>
+    t.field({
+      type: SnapshotRef,
+      description: f.description,
+      args: f.args,
+      resolve: (_r, _args, ctx) => getSnapshot(ctx.services),
+    }),
+})
 
-interface Slot {
-  current: SnapshotResult | null
-  pending: Promise<SnapshotResult> | null
-}
-const slots = new WeakMap<Services, Slot>()
 
 export async function computeSnapshot(services: Services, now: number): Promise<SnapshotResult> {
   const { market } = services
   const version = market.series.version
   const coins = [...market.coins()]
-  const loaders = createMarketLoaders(market, now)
-  // tickers and books come from the live cache; the history comes from the hot series, not the store, so a
+    // tickers and books come from the live cache; the history comes from the hot series, not the store, so a
   // refresh reads nothing from disk and never stalls other requests
-  const [tickers, books] = await Promise.all([loadAll(loaders.tickers, coins), loadAll(loaders.books, coins)])
+  const [tickers, books] = await Promise.all([latestTickers(market, coins, now), latestBooks(market, coins)])
   const inputs: SnapshotCoinInput[] = coins.map((coin, i) => {
     const h = seriesHistory(market, coin, now)
     const spread = buildSpread({ coin, current: markRows(tickers[i]!), history: markRows(h.oiSamples), now })
@@ -86,23 +89,15 @@ export const SNAPSHOT_REFRESH_MS = DATA_TICK_MS
 /** a cached snapshot is served only while no older than one refresh period plus one tick */
 export const SNAPSHOT_MAX_AGE_MS = SNAPSHOT_REFRESH_MS + DATA_TICK_MS
 
+const snapshots = new WeakMap<object, VersionedCache<Promise<SnapshotResult>>>()
+
+/** the cached snapshot: recomputed when the series moved or after a refresh period; meanwhile the previous one is served */
 export function getSnapshot(services: Services): Promise<SnapshotResult> {
-  let slot = slots.get(services)
-  if (!slot) slots.set(services, (slot = { current: null, pending: null }))
-  const s = slot
-  const cur = s.current
-  const age = cur ? services.clock() - cur.computedAt : Infinity
-  const upToDate = cur !== null && cur.version === services.market.series.version && age <= SNAPSHOT_REFRESH_MS
-  if (!upToDate && !s.pending) {
-    s.pending = computeSnapshot(services, services.clock()).then(
-      (r) => ((s.current = r), (s.pending = null), r),
-      (e: unknown) => {
-        s.pending = null
-        throw e
-      },
-    )
+  const cache = cacheOf(snapshots, services, { maxEntries: 1, refreshMs: SNAPSHOT_REFRESH_MS, serveStaleMs: SNAPSHOT_MAX_AGE_MS, clock: services.clock })
+  return cache.get('snapshot', services.market.series.version, () => {
+    const computing = computeSnapshot(services, services.clock())
     // keep the rejection of a background refresh from going unhandled
-    s.pending.catch((err: unknown) => services.logger.warn({ err }, 'snapshot refresh failed'))
-  }
-  return cur && age <= SNAPSHOT_MAX_AGE_MS ? Promise.resolve(cur) : s.pending!
+    computing.catch((err: unknown) => services.logger.warn({ err }, 'snapshot refresh failed'))
+    return computing
+  })
 }

@@ -1,0 +1,20 @@
+// Candle intervals and lookback windows: the names callers use and their lengths.
+import { z } from 'zod'
+
+const MINUTE = 60_000
+const HOUR = 60 * MINUTE
+const DAY = 24 * HOUR
+
+export const INTERVALS = ['1m', '5m', '15m', '1h', '4h', '1d'] as const
+export const Interval = z.enum(INTERVALS)
+export type Interval = z.infer<typeof Interval>
+
+export const LOOKBACKS = ['1h', '4h', '24h', '7d', '30d'] as const
+export const Lookback = z.enum(LOOKBACKS)
+export type Lookback = z.infer<typeof Lookback>
+
+export const INTERVAL_MS: Readonly<Record<Interval, number>> = { '1m': MINUTE, '5m': 5 * MINUTE, '15m': 15 * MINUTE, '1h': HOUR, '4h': 4 * HOUR, '1d': DAY }
+export const LOOKBACK_MS: Readonly<Record<Lookback, number>> = { '1h': HOUR, '4h': 4 * HOUR, '24h': DAY, '7d': 7 * DAY, '30d': 30 * DAY }
+
+/** an interval longer than the lookback is an invalid parameter (docs/contract.md) */
+export const intervalFitsLookback = (interval: Interval, lookback: Lookback): boolean => INTERVAL_MS[interval] <= LOOKBACK_MS[lookback]

@@ -1,0 +1,63 @@
+// What an endpoint is: its REST path and credit cost, its parameters as one zod object (REST names), and the GraphQL
+// root field built from the same schema, whose resolver is the use case (load → pure analytics). The registry
+// (./index.ts) lists the endpoints; REST, OpenAPI, metering and the schema are all derived from it.
+import type { z } from 'zod'
+import { argsOf, paramsOf } from '../graphql/args.js'
+import { builder } from '../graphql/builder.js'
+import type { RequestContext } from '../graphql/context.js'
+
+type QueryFieldBuilder = Parameters<Parameters<typeof builder.queryField>[1]>[0]
+type FieldRef = ReturnType<Parameters<typeof builder.queryField>[1]>
+
+export interface FieldParts<S extends z.ZodObject> {
+  /** the GraphQL arguments generated from the parameters */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  args: Record<string, any>
+  /** the field's description, with its cost and REST path */
+  description: string
+  /** the parameters of a call, parsed once (by the REST shim, else from the GraphQL arguments) */
+  params: (args: Record<string, unknown>, ctx: RequestContext) => z.output<S>
+}
+
+export interface Endpoint<S extends z.ZodObject = z.ZodObject> {
+  /** REST: GET <path> */
+  path: string
+  /** GraphQL root field */
+  field: string
+  /** stored operation the REST shim runs: schema/operations/v1/<operation>.graphql */
+  operation: string
+  /** credits per successful call */
+  cost: number
+  summary: string
+  params: S
+  /** adds the GraphQL root field to the schema */
+  register(): void
+}
+
+export function defineEndpoint<S extends z.ZodObject>(e: {
+  path: string
+  field: string
+  operation: string
+  cost: number
+  summary: string
+  description: string
+  params: S
+  graphql: (t: QueryFieldBuilder, parts: FieldParts<S>) => FieldRef
+}): Endpoint<S> {
+  const { graphql, description, ...rest } = e
+  return {
+    ...rest,
+    register() {
+      builder.queryField(e.field, (t) =>
+        graphql(t, {
+          args: argsOf(t.arg, e.params),
+          description: `${description} Costs ${e.cost} credit${e.cost > 1 ? 's' : ''} (GET ${e.path}).`,
+          params: (args, ctx) => paramsOf(e.field, e.params, args, ctx),
+        }),
+      )
+    },
+  }
+}
+
+/** the coins a per-coin endpoint covers: the one asked for, or all of them */
+export const coinsOf = (v: { coin?: string }, ctx: RequestContext): string[] => (v.coin ? [v.coin] : [...ctx.services.market.coins()])

@@ -1,0 +1,40 @@
+// GET /v1/signals/divergence (5 credits): OI/price, CVD/price, funding/price and spot/perp CVD divergences, 1h and 4h.
+import { z } from 'zod'
+import type { Coverage } from '../analytics/coverage.js'
+import { divergenceLookbackMinutes, type CoinDivergence } from '../analytics/divergence.js'
+import { coinParam } from '../domain/params.js'
+import { CoinDivergenceRef } from '../graphql/schema/signals.js'
+import { HOUR_MS, MINUTE_MS, floorTo } from '../market/bars.js'
+import type { ExchangeId } from '../market/events.js'
+import { coverageOf, rangesOf, type CoverageContext } from '../market/read/coverage.js'
+import { coinDivergence } from '../market/read/signal-inputs.js'
+import { coinsOf, defineEndpoint } from './define.js'
+
+export const divergence = defineEndpoint({
+  path: '/v1/signals/divergence',
+  field: 'divergence',
+  operation: 'divergence',
+  cost: 5,
+  summary: 'OI/price, CVD/price, funding/price and spot/perp CVD divergences on 1h and 4h',
+  description: 'OI/price, CVD/price, funding/price and spot/perp CVD divergences on 1h and 4h.',
+  params: z.object({ coin: coinParam(false) }),
+  graphql: (t, f) =>
+    t.field({
+      type: [CoinDivergenceRef],
+      description: f.description,
+      args: f.args,
+      resolve: (_r, args, ctx) =>
+        coinsOf(f.params(args, ctx), ctx).map((coin) => {
+          const d = coinDivergence(ctx.services.market, coin, ctx.now)
+          return { ...d, coverage: divergenceCoverage(ctx, coin, d) }
+        }),
+    }),
+})
+
+function divergenceCoverage(ctx: CoverageContext, coin: string, d: CoinDivergence): Coverage {
+  const used = new Set<ExchangeId>(d.pairs.flatMap((p) => p.legs.flatMap((l) => l.exchanges as ExchangeId[])))
+  const from = floorTo(ctx.now, MINUTE_MS) - divergenceLookbackMinutes('4h') * MINUTE_MS
+  const closes = ctx.services.market.series.hours.perpCloses(coin, from, ctx.now).filter((c) => used.has(c.exchange))
+  const ranges = rangesOf(closes.map((c) => ({ exchange: c.exchange, ts: floorTo(c.ts, HOUR_MS) })), HOUR_MS)
+  return coverageOf(ctx, { used, noData: () => `no ${coin} perp data`, requested: { from, to: ctx.now }, ranges, toleranceMs: HOUR_MS })
+}

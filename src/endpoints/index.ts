@@ -1,0 +1,41 @@
+// The registry: every analytics endpoint, once. The GraphQL schema, the REST routes, the credit costs and the
+// OpenAPI document are all derived from this list; nothing else lists endpoints.
+import '../graphql/schema/index.js'
+import { builder } from '../graphql/builder.js'
+import type { CostTable } from '../graphql/metering.js'
+import type { Endpoint } from './define.js'
+import { divergence } from './divergence.js'
+import { exchanges } from './exchanges.js'
+import { imbalance } from './imbalance.js'
+import { liquidationCascade } from './liquidation-cascade.js'
+import { ohlc } from './ohlc.js'
+import { oiChanges } from './oi-changes.js'
+import { snapshot } from './snapshot.js'
+import { spread } from './spread.js'
+import { ticker } from './ticker.js'
+import { volumeProfileEndpoint } from './volume-profile.js'
+import { weightedFunding } from './weighted-funding.js'
+
+export const ENDPOINTS: readonly Endpoint[] = [
+  ohlc,
+  volumeProfileEndpoint,
+  liquidationCascade,
+  exchanges,
+  snapshot,
+  divergence,
+  spread,
+  weightedFunding,
+  imbalance,
+  ticker,
+  oiChanges,
+]
+
+for (const e of ENDPOINTS) e.register()
+
+export const schema = builder.toSchema({ sortSchema: true })
+
+/** what each root field costs, and the REST path its ledger entries are labelled with */
+export const COST_TABLE: CostTable = {
+  cost: new Map(ENDPOINTS.map((e) => [e.field, e.cost])),
+  label: new Map(ENDPOINTS.map((e) => [e.field, e.path])),
+}

@@ -1,0 +1,81 @@
+// GET /v1/signals/liquidation-cascade (5 credits): a simulated cascade from the current price to a trigger price,
+// each venue liquidating its own positions (its own build-up and tiers) into the books, stalling at HVN zones.
+import { z } from 'zod'
+import type { Coverage, CoverageGap } from '../analytics/coverage.js'
+import { simulateCascade } from '../analytics/liquidation-cascade.js'
+import { coinParam, exchangeParam, positiveParam } from '../domain/params.js'
+import { unavailable } from '../errors.js'
+import { CascadeRef } from '../graphql/schema/profile.js'
+import { DAY_MS, HOUR_MS, floorTo } from '../market/bars.js'
+import { EXCHANGE_IDS, type ExchangeId } from '../market/events.js'
+import { coverageOf, missingExchanges, rangesOf, type CoverageContext } from '../market/read/coverage.js'
+import { latestBooks, latestTickers } from '../market/read/market-data.js'
+import { CASCADE_OI_HOURS, venueLiquidationMap } from '../market/read/signal-inputs.js'
+import { coinHvnZones } from '../market/read/volume-at-price.js'
+import { defineEndpoint } from './define.js'
+
+export const liquidationCascade = defineEndpoint({
+  path: '/v1/signals/liquidation-cascade',
+  field: 'liquidationCascade',
+  operation: 'liquidation-cascade',
+  cost: 5,
+  summary: 'Simulated liquidation cascade from the current price to a trigger price (at most 5 phases; stalls at HVN zones)',
+  description: 'Liquidation cascade simulation: at most 5 phases, stalling at HVN zones.',
+  params: z.object({ coin: coinParam(true), trigger_price: positiveParam('price that starts the cascade (> 0)'), exchange: exchangeParam() }),
+  graphql: (t, f) =>
+    t.field({
+      type: CascadeRef,
+      description: f.description,
+      args: f.args,
+      resolve: async (_r, args, ctx) => {
+        const { coin, exchange, trigger_price: triggerPrice } = f.params(args, ctx)
+        const market = ctx.services.market
+        const [tickers, books] = await Promise.all([latestTickers(market, [coin], ctx.now), latestBooks(market, [coin])])
+        const fresh = (ts: number) => ctx.now - ts <= 60_000
+        const marks = tickers[0]!.filter((r) => (!exchange || r.exchange === exchange) && r.markPrice && fresh(r.ts))
+        const bookList = books[0]!.filter((b) => (!exchange || b.exchange === exchange) && fresh(b.ts))
+        if (!marks.length || !bookList.length)
+          throw unavailable(`No live ${exchange ? `${exchange} ` : ''}market data for ${coin} (a current mark price and order book are needed). Nothing was charged.`)
+        const startPrice = marks.reduce((s, r) => s + r.markPrice!, 0) / marks.length
+        // each venue's positions are liquidated by its own build-up and its own tiers: no netting across venues
+        const venues = EXCHANGE_IDS.filter((e) => !exchange || e === exchange)
+        const maps = venues.map((e) => venueLiquidationMap(market, coin, e, ctx.now))
+        const zones = await coinHvnZones(market, { coin, marketType: 'perp', start: ctx.now - DAY_MS, end: ctx.now, exchange })
+        const result = simulateCascade({
+          currentPrice: startPrice,
+          triggerPrice,
+          liquidations: maps.flatMap((m) => m.levels),
+          book: { bids: bookList.flatMap((b) => b.bids), asks: bookList.flatMap((b) => b.asks) },
+          hvnZones: zones,
+          exchanges: venues,
+        })
+        const used = bookList.map((b) => b.exchange)
+        const byExchange = maps.map((m) => ({
+          exchange: m.exchange,
+          liquidatedUsd: result.byExchange.find((b) => b.exchange === m.exchange)?.liquidatedUsd ?? 0,
+          estimatedLiquidationsUsd: m.estimatedUsd,
+          liquidationLevels: m.levels.length,
+          tiers: m.tiers,
+        }))
+        return {
+          ...result, coin, exchanges: used, byExchange,
+          liquidationLevels: maps.reduce((s, m) => s + m.levels.length, 0),
+          estimatedLiquidationsUsd: maps.reduce((s, m) => s + m.estimatedUsd, 0),
+          asOf: ctx.now,
+          missing: missingExchanges('perp', used, () => `no fresh ${coin} order book`, exchange),
+          coverage: cascadeCoverage(ctx, coin, used, exchange),
+        }
+      },
+    }),
+})
+
+function cascadeCoverage(ctx: CoverageContext, coin: string, booked: readonly ExchangeId[], only?: ExchangeId): Coverage {
+  const to = floorTo(ctx.now, HOUR_MS) + HOUR_MS
+  const from = to - (CASCADE_OI_HOURS + 1) * HOUR_MS
+  const samples = ctx.services.market.series.hours.perpSamples(coin, from, to).filter((c) => c.oi !== null && (!only || c.exchange === only))
+  const ranges = rangesOf(samples.map((c) => ({ exchange: c.exchange, ts: floorTo(c.ts, HOUR_MS) })), HOUR_MS)
+  const gaps: CoverageGap[] = []
+  for (const e of booked) if (!ranges.has(e)) gaps.push({ exchange: e, status: 'no_data', reason: `no ${coin} open-interest history: none of its positions are modelled` })
+  for (const e of ranges.keys()) if (!booked.includes(e)) gaps.push({ exchange: e, status: 'stale', reason: `no fresh ${coin} order book: its liquidity is not walked` })
+  return coverageOf(ctx, { used: booked, gaps, noData: () => `no ${coin} open-interest history or order book`, only, requested: { from, to }, ranges, toleranceMs: HOUR_MS })
+}

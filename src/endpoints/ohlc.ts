@@ -1,0 +1,71 @@
+// GET /v1/markets/ohlc (2 credits): candles resampled from 1-minute trade aggregates, for one venue or as a composite.
+import { z } from 'zod'
+import { buildOhlc } from '../analytics/ohlc.js'
+import type { Bar } from '../market/bars.js'
+import { HOUR_MS, MINUTE_MS } from '../market/bars.js'
+import { coinParam, endParam, enumParam, exchangeParam, lookbackParam, marketTypeParam } from '../domain/params.js'
+import { Interval, INTERVAL_MS, LOOKBACK_MS } from '../domain/windows.js'
+import { OhlcRef } from '../graphql/schema/markets.js'
+import type { ExchangeId } from '../market/events.js'
+import { coverageOf, missingExchanges, rangesOf } from '../market/read/coverage.js'
+import { loadBars } from '../market/read/market-data.js'
+import { cacheOf, type VersionedCache } from '../market/read/versioned-cache.js'
+import { defineEndpoint } from './define.js'
+import { intervalWithinLookback, spotNeedsCex } from './rules.js'
+
+/** the data's span may fall short of the window's ends by this much (the minute in progress is not stored yet) */
+export const WINDOW_TOLERANCE_MS = 2 * MINUTE_MS
+
+const params = z
+  .object({
+    coin: coinParam(true),
+    exchange: exchangeParam('one exchange; omitted = a composite series across every exchange listing the market (volumes summed, prices volume-weighted)'),
+    interval: enumParam(Interval, { description: 'candle size', default: '1h' }),
+    lookback: lookbackParam(),
+    market_type: marketTypeParam(),
+    end: endParam(),
+  })
+  .superRefine(intervalWithinLookback)
+  .superRefine(spotNeedsCex)
+
+type Payload = ReturnType<typeof buildOhlc> & { ranges: ReturnType<typeof rangesOf> }
+const candles = new WeakMap<object, VersionedCache<Promise<Payload>>>()
+
+export const ohlc = defineEndpoint({
+  path: '/v1/markets/ohlc',
+  field: 'ohlc',
+  operation: 'ohlc',
+  cost: 2,
+  summary: 'OHLC candles resampled from 1-minute trade aggregates; one exchange, or a composite across all when exchange is omitted',
+  description: 'OHLC candles for one coin.',
+  params,
+  graphql: (t, f) =>
+    t.field({
+      type: OhlcRef,
+      description: f.description,
+      args: f.args,
+      resolve: async (_r, args, ctx) => {
+        const v = f.params(args, ctx)
+        const { coin, interval, lookback, market_type: marketType, exchange } = v
+        const end = v.end ?? ctx.now
+        const start = end - LOOKBACK_MS[lookback]
+        const market = ctx.services.market
+        // bars and bucket opens sit on whole minutes, so the candles depend on the window only through its minutes
+        const key = `${coin}|${exchange ?? ''}|${interval}|${lookback}|${marketType}|${Math.ceil(end / MINUTE_MS)}`
+        const payload = await cacheOf(candles, market).get(key, market.reader.version('candles'), async () => {
+          const bars = await loadBars(market, { coin, marketType, start, end, exchange, hourly: INTERVAL_MS[interval] >= HOUR_MS })
+          const byExchange: Partial<Record<ExchangeId, Bar[]>> = {}
+          for (const b of bars) (byExchange[b.exchange] ??= []).push(b)
+          const out = buildOhlc({ coin, marketType, interval, lookback, end, exchange, minutesByExchange: byExchange })
+          // each venue's span: the candles its trades entered
+          const size = INTERVAL_MS[interval]
+          const ranges = rangesOf(out.candles.flatMap((c) => (c.exchanges ?? [out.exchange]).map((e) => ({ exchange: e, ts: c.ts }))), size)
+          return { ...out, ranges }
+        })
+        const { ranges, ...rest } = payload
+        const missing = missingExchanges(marketType, payload.exchanges, () => 'no trades in the window', exchange)
+        const coverage = coverageOf(ctx, { marketType, used: payload.exchanges as ExchangeId[], noData: () => 'no trades in the window', only: exchange, requested: { from: start, to: end }, ranges, toleranceMs: WINDOW_TOLERANCE_MS })
+        return { ...rest, start, end, asOf: Math.min(end, ctx.now), missing, coverage }
+      },
+    }),
+})

@@ -1,0 +1,46 @@
+// GET /v1/structure/spread (3 credits): cross-venue perp mark spread in bps, the cheapest and dearest venue, z-score.
+import { z } from 'zod'
+import type { CoverageGap } from '../analytics/coverage.js'
+import { buildSpread, SPREAD_MAX_PRICE_AGE_MS, SPREAD_Z_WINDOW } from '../analytics/spread.js'
+import { coinParam } from '../domain/params.js'
+import { SpreadRef } from '../graphql/schema/structure.js'
+import { MINUTE_MS } from '../market/bars.js'
+import { coverageOf, missingExchanges, rangesOf } from '../market/read/coverage.js'
+import { currentMarks, markRows, oiSamples } from '../market/read/market-data.js'
+import { coinsOf, defineEndpoint } from './define.js'
+
+export const spread = defineEndpoint({
+  path: '/v1/structure/spread',
+  field: 'spread',
+  operation: 'spread',
+  cost: 3,
+  summary: 'Cross-exchange price spread in bps with cheapest/dearest venue and z-score',
+  description: 'Cross-exchange price spread in bps with the cheapest and dearest venue and a z-score.',
+  params: z.object({ coin: coinParam(false) }),
+  graphql: (t, f) =>
+    t.field({
+      type: [SpreadRef],
+      description: f.description,
+      args: f.args,
+      resolve: async (_r, args, ctx) => {
+        const coins = coinsOf(f.params(args, ctx), ctx)
+        const samples = await oiSamples(ctx.services.market, coins, ctx.now)
+        return coins.map((coin, i) => {
+          const s = buildSpread({ coin, current: currentMarks(ctx.services.market, coin, samples[i]!), history: markRows(samples[i]!), now: ctx.now })
+          const missing = missingExchanges('perp', s.prices.filter((p) => p.ts !== null).map((p) => p.exchange), () => `no ${coin} perp data`)
+          const stale = `latest mark older than ${SPREAD_MAX_PRICE_AGE_MS / 60_000} minutes by its own timestamp (stale feed)`
+          for (const p of s.prices) if (p.ts !== null && p.price === null) missing.push({ exchange: p.exchange, reason: stale })
+          const used = s.prices.filter((p) => p.price !== null).map((p) => p.exchange)
+          const gaps: CoverageGap[] = s.prices.filter((p) => p.ts !== null && p.price === null).map((p) => ({ exchange: p.exchange, status: 'stale', reason: stale }))
+          const history = markRows(samples[i]!).filter((r) => r.price !== null && r.ts <= ctx.now && used.includes(r.exchange))
+          const coverage = coverageOf(ctx, {
+            used, gaps, noData: () => `no ${coin} perp mark`,
+            requested: { from: ctx.now - SPREAD_Z_WINDOW.lookbackMs, to: ctx.now },
+            ranges: rangesOf(history, MINUTE_MS),
+            toleranceMs: SPREAD_MAX_PRICE_AGE_MS,
+          })
+          return { ...s, missing, coverage }
+        })
+      },
+    }),
+})

@@ -1,0 +1,50 @@
+// GET /v1/structure/volume-profile (3 credits): volume per price level with HVN/LVN, point of control, value area.
+import { z } from 'zod'
+import { volumeProfile } from '../analytics/volume-profile.js'
+import { coinParam, endParam, exchangeParam, intParam, lookbackParam, marketTypeParam } from '../domain/params.js'
+import { LOOKBACK_MS } from '../domain/windows.js'
+import { VolumeProfileRef } from '../graphql/schema/profile.js'
+import { EXCHANGE_IDS } from '../market/events.js'
+import { coverageOf, missingExchanges } from '../market/read/coverage.js'
+import { coinVap } from '../market/read/volume-at-price.js'
+import { defineEndpoint } from './define.js'
+import { WINDOW_TOLERANCE_MS } from './ohlc.js'
+import { spotNeedsCex } from './rules.js'
+
+export const volumeProfileEndpoint = defineEndpoint({
+  path: '/v1/structure/volume-profile',
+  field: 'volumeProfile',
+  operation: 'volume-profile',
+  cost: 3,
+  summary: 'Volume per price level with HVN/LVN classification, point of control and 70 % value area',
+  description: 'Volume profile with HVN/LVN levels, point of control and 70 % value area.',
+  params: z
+    .object({
+      coin: coinParam(true),
+      lookback: lookbackParam(),
+      bins: intParam({ min: 1, max: 200, default: 50, description: 'number of equal-width price levels (1..200)' }),
+      exchange: exchangeParam(),
+      market_type: marketTypeParam(),
+      end: endParam(),
+    })
+    .superRefine(spotNeedsCex),
+  graphql: (t, f) =>
+    t.field({
+      type: VolumeProfileRef,
+      description: f.description,
+      args: f.args,
+      resolve: async (_r, args, ctx) => {
+        const { coin, market_type: marketType, exchange, lookback, bins, ...v } = f.params(args, ctx)
+        const end = v.end ?? ctx.now
+        const start = end - LOOKBACK_MS[lookback]
+        const { vap, exchanges, ranges } = await coinVap(ctx.services.market, { coin, marketType, start, end, exchange })
+        const profile = volumeProfile(vap, bins)
+        const present = EXCHANGE_IDS.filter((e) => exchanges.has(e))
+        return {
+          ...profile, coin, exchange: exchange ?? 'all', exchanges: present, marketType, lookback, bins, start, end, asOf: Math.min(end, ctx.now),
+          missing: missingExchanges(marketType, present, () => 'no trades in the window', exchange),
+          coverage: coverageOf(ctx, { marketType, used: present, noData: () => 'no trades in the window', only: exchange, requested: { from: start, to: end }, ranges, toleranceMs: WINDOW_TOLERANCE_MS }),
+        }
+      },
+    }),
+})

@@ -1,0 +1,107 @@
+// What the analytics read, loaded for a set of coins at once: ONE reader call per table (and window) for all the
+// coins asked, so "all coins" is one query, not twelve; results come back per coin, in the order asked.
+import type { FundingSample } from '../../analytics/funding.js'
+import type { BookInput } from '../../analytics/imbalance.js'
+import type { OiSample } from '../../analytics/oi-changes.js'
+import type { PriceRow } from '../../analytics/spread.js'
+import type { TickerInput } from '../../analytics/ticker.js'
+import { DAY_MS, HOUR_MS, MINUTE_MS, type MinuteBar } from '../bars.js'
+import { EXCHANGE_IDS, type ExchangeId, type MarketType } from '../events.js'
+import type { MarketState } from '../state.js'
+import type { MarketSample } from '../store/samples.js'
+
+const groupBy = <T extends { coin: string }>(coins: readonly string[], rows: readonly T[]): T[][] => {
+  const by = new Map<string, T[]>(coins.map((c) => [c, []]))
+  for (const r of rows) by.get(r.coin)?.push(r)
+  return coins.map((c) => by.get(c)!)
+}
+
+/** the live cache as sample rows (the newest values, fresher than anything stored) */
+export function liveSamples(market: MarketState, coins: ReadonlySet<string>): MarketSample[] {
+  const out: MarketSample[] = []
+  for (const t of market.live.tickers.values()) {
+    if (t.marketType !== 'perp' || !coins.has(t.coin)) continue
+    const oi = market.live.openInterest.get(`${t.exchange}:${t.coin}:perp`)
+    out.push({
+      exchange: t.exchange, coin: t.coin, marketType: 'perp', ts: t.ts,
+      markPrice: t.markPrice, indexPrice: t.indexPrice, lastPrice: t.lastPrice,
+      fundingRate: t.fundingRate, fundingIntervalHours: t.fundingIntervalHours, nextFundingTime: t.nextFundingTime,
+      openInterest: oi?.openInterest ?? null,
+    })
+  }
+  return out
+}
+
+/** perp samples of the funding statistics window (7 days) plus the live values */
+export async function fundingSamples(market: MarketState, coins: readonly string[], now: number): Promise<FundingSample[][]> {
+  const stored = await market.reader.samples(coins, 'perp', now - 7 * DAY_MS - HOUR_MS, now)
+  return groupBy(coins, [...stored, ...liveSamples(market, new Set(coins))])
+}
+
+/** perp samples of the last 24 h (+ tolerance) plus the live values (OI changes; the spread's per-minute marks) */
+export async function oiSamples(market: MarketState, coins: readonly string[], now: number): Promise<OiSample[][]> {
+  const stored = await market.reader.samples(coins, 'perp', now - DAY_MS - 10 * MINUTE_MS, now)
+  return groupBy(coins, [...stored, ...liveSamples(market, new Set(coins))])
+}
+
+/** the latest book per exchange: the live cache, else the stored snapshot */
+export async function latestBooks(market: MarketState, coins: readonly string[]): Promise<(BookInput & { coin: string })[][]> {
+  const set = new Set(coins)
+  const live = market.live.bookList().filter((b) => b.marketType === 'perp' && set.has(b.coin))
+  const have = new Set(live.map((b) => `${b.exchange}:${b.coin}`))
+  const missing = coins.filter((c) => EXCHANGE_IDS.some((e) => !have.has(`${e}:${c}`)))
+  const stored = missing.length ? (await market.reader.books(missing, 'perp')).filter((b) => !have.has(`${b.exchange}:${b.coin}`)) : []
+  return groupBy(coins, [...live, ...stored])
+}
+
+/** the latest ticker per exchange: the live cache, else the newest stored sample of the last 10 minutes */
+export async function latestTickers(market: MarketState, coins: readonly string[], now: number): Promise<TickerInput[][]> {
+  const set = new Set(coins)
+  const live: TickerInput[] = market.live.tickerList().filter((t) => t.marketType === 'perp' && set.has(t.coin))
+  const have = new Set(live.map((t) => `${t.exchange}:${t.coin}`))
+  // the store only for coins some exchange has no live ticker for (another process ingests, or a feed is off)
+  const lacking = coins.filter((c) => EXCHANGE_IDS.some((e) => !have.has(`${e}:${c}`)))
+  const stored = lacking.length ? (await market.reader.samples(lacking, 'perp', now - 10 * MINUTE_MS, now)).filter((s) => !have.has(`${s.exchange}:${s.coin}`)) : []
+  return groupBy(coins, [...live, ...stored])
+}
+
+/**
+ * candles of one coin over [start, end): hourly rollups for whole hours, minutes for the edges. Without volume at
+ * price, every part the in-memory series mirrors (hours of the retention window, minutes of the last day) is
+ * taken from there, and only what it does not hold (e.g. the first partial hour of a 30-day window) is read.
+ */
+export async function loadBars(
+  market: MarketState,
+  q: { coin: string; marketType: MarketType; start: number; end: number; exchange?: ExchangeId; withVap?: boolean; hourly: boolean },
+): Promise<MinuteBar[]> {
+  const { reader, series } = market
+  const filter = (bars: MinuteBar[]) => (q.exchange ? bars.filter((b) => b.exchange === q.exchange) : bars)
+  const minutes = async (from: number, to: number): Promise<MinuteBar[]> => {
+    if (to <= from) return []
+    if (!q.withVap && series.minutes.covers(from, to)) return series.minutes.marketBars(q.coin, q.marketType, from, to, q.exchange)
+    return filter(await reader.candles('candle_1m', [q.coin], q.marketType, from, to, q.withVap))
+  }
+  const h0 = Math.ceil(q.start / HOUR_MS) * HOUR_MS
+  const h1 = Math.floor(q.end / HOUR_MS) * HOUR_MS
+  if (!q.hourly || h1 <= h0) return minutes(q.start, q.end)
+  const hours = async (): Promise<MinuteBar[]> => {
+    if (!q.withVap && series.hours.covers(h0, h1)) return series.hours.marketBars(q.coin, q.marketType, h0, h1, q.exchange)
+    return filter(await reader.candles('candle_1h', [q.coin], q.marketType, h0, h1, q.withVap))
+  }
+  const [head, mid, tail] = await Promise.all([minutes(q.start, h0), hours(), minutes(h1, q.end)])
+  return [...head, ...mid, ...tail]
+}
+
+/** mark prices of ticker rows or samples as spread price rows (ts: the venue's time for the mark, or the sample's minute) */
+export const markRows = (rows: readonly { exchange: ExchangeId; ts: number; markPrice: number | null }[]): PriceRow[] =>
+  rows.map((r) => ({ exchange: r.exchange, ts: r.ts, price: r.markPrice }))
+
+/**
+ * The current mark per exchange for the spread: the live ticker where there is one (the venue's time for it), else the
+ * newest of the exchange's stored samples given (another process ingests, or this one has no feed for it).
+ */
+export function currentMarks(market: MarketState, coin: string, samples: readonly { exchange: ExchangeId; ts: number; markPrice: number | null }[]): PriceRow[] {
+  const live = market.live.tickerList().filter((t) => t.marketType === 'perp' && t.coin === coin)
+  const withLive = new Set(live.map((t) => t.exchange))
+  return [...markRows(live), ...markRows(samples.filter((s) => !withLive.has(s.exchange)))]
+}

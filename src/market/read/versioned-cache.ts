@@ -1,0 +1,82 @@
+// The one cache of computed results: an entry holds while the version of the data it was computed from is unchanged.
+// Every endpoint that caches uses it (candles, volume at price, signal models, liquidation maps, the snapshot).
+// A promise is stored as it is, so concurrent callers share one computation; a rejected one is dropped.
+
+export interface CacheOptions {
+  /** entries kept; the oldest (or any of an older version) go first */
+  maxEntries?: number
+  /** an entry older than this counts as outdated even at the same version (then it is recomputed) */
+  refreshMs?: number
+  /**
+   * an outdated entry younger than this is still served while one recomputation runs in the background
+   * (stale-while-revalidate); older, the caller waits for the new value
+   */
+  serveStaleMs?: number
+  /** the clock for refreshMs and serveStaleMs */
+  clock?: () => number
+}
+
+interface Entry<T> {
+  version: string | number
+  at: number
+  value: T
+}
+
+export class VersionedCache<T> {
+  private readonly entries = new Map<string, Entry<T>>()
+  private readonly refreshing = new Map<string, T>()
+
+  constructor(private readonly opts: CacheOptions = {}) {}
+
+  /** the value for `key` at data version `version`, computed by `compute` when there is none */
+  get(key: string, version: string | number, compute: () => T): T {
+    const now = this.opts.clock?.() ?? 0
+    const hit = this.entries.get(key)
+    const upToDate = hit !== undefined && hit.version === version && (this.opts.refreshMs === undefined || now - hit.at <= this.opts.refreshMs)
+    if (upToDate) return hit.value
+    if (hit && this.opts.serveStaleMs !== undefined && now - hit.at <= this.opts.serveStaleMs) {
+      if (!this.refreshing.has(key)) this.refreshing.set(key, this.compute(key, version, now, compute, true))
+      return hit.value
+    }
+    return this.refreshing.get(key) ?? this.compute(key, version, now, compute, false)
+  }
+
+  private compute(key: string, version: string | number, now: number, compute: () => T, background: boolean): T {
+    const value = compute()
+    if (!(value instanceof Promise)) {
+      this.put(key, { version, at: now, value })
+      return value
+    }
+    if (!background) this.put(key, { version, at: now, value })
+    this.refreshing.set(key, value)
+    value.then(
+      () => {
+        this.refreshing.delete(key)
+        // a background result replaces the entry once it is there; the clock then says when it was computed
+        if (background) this.put(key, { version, at: this.opts.clock?.() ?? now, value })
+      },
+      () => {
+        this.refreshing.delete(key)
+        if (this.entries.get(key)?.value === value) this.entries.delete(key)
+      },
+    )
+    return value
+  }
+
+  private put(key: string, entry: Entry<T>) {
+    const max = this.opts.maxEntries ?? 64
+    this.entries.delete(key)
+    if (this.entries.size >= max) {
+      for (const [k, e] of this.entries) if (e.version !== entry.version) this.entries.delete(k)
+      while (this.entries.size >= max) this.entries.delete(this.entries.keys().next().value!)
+    }
+    this.entries.set(key, entry)
+  }
+}
+
+/** one cache per owner (e.g. per MarketState) and name, created on first use */
+export function cacheOf<T>(registry: WeakMap<object, VersionedCache<T>>, owner: object, opts?: CacheOptions): VersionedCache<T> {
+  let cache = registry.get(owner)
+  if (!cache) registry.set(owner, (cache = new VersionedCache<T>(opts)))
+  return cache
+}
