@@ -3,7 +3,7 @@
 // stored operation, and with the Authorization header set a query runs and is charged its REST cost.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page, Response } from 'playwright-core'
-import { ROUTES } from '../../src/rest/routes.js'
+import { ENDPOINTS as ROUTES } from '../../src/endpoints/index.js'
 import { TEST_NOW, seedMarket } from '../helpers/market.js'
 import { startTestService, type TestService } from '../helpers/service.js'
 import { HAS_CHROMIUM, SKIP_MESSAGE, openBrowser, type TestBrowser } from './browser.js'

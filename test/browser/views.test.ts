@@ -5,7 +5,7 @@
 // auto-refresh says its hourly cost before it is on, refreshes on the clock, and pauses in a hidden tab.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { ROUTES } from '../../src/rest/routes.js'
+import { ENDPOINTS as ROUTES } from '../../src/endpoints/index.js'
 import { TEST_NOW, seedMarket } from '../helpers/market.js'
 import { startTestService, type TestService } from '../helpers/service.js'
 import { HAS_CHROMIUM, SKIP_MESSAGE, openBrowser, type TestBrowser } from './browser.js'

@@ -5,7 +5,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { ROUTES } from '../../src/rest/routes.js'
+import { ENDPOINTS as ROUTES } from '../../src/endpoints/index.js'
 
 const VIEWS_DIR = fileURLToPath(new URL('../../src/dashboard/public/views/', import.meta.url))
 const DOC = fs.readFileSync(fileURLToPath(new URL('../../docs/dashboard.md', import.meta.url)), 'utf8')

@@ -10,7 +10,7 @@ import { CoinSeries } from '../../src/market/series.js'
 import type { MarketState } from '../../src/market/state.js'
 import type { MarketSample } from '../../src/market/store/samples.js'
 import { TierBook } from '../../src/market/tiers/book.js'
-import { coinDivergence, coinRegime, venueLiquidationMap } from '../../src/graphql/signal-inputs.js'
+import { coinDivergence, coinRegime, venueLiquidationMap } from '../../src/market/read/signal-inputs.js'
 
 const NOW = Date.UTC(2026, 2, 2, 12, 0, 30)
 const END = floorTo(NOW, MINUTE_MS)

@@ -2,7 +2,7 @@
 // A fragment-built body must be byte-for-byte JSON-equivalent to the plain one, and a new key (new data
 // version) must never serve the old JSON — checked end to end on /v1/markets/ohlc after the data changes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { FragmentCache, dataJson, snakeKeys } from '../../src/rest/envelope.js'
+import { snakeKeys } from '../../src/rest/envelope.js'
 import { TEST_NOW, seedMarket } from '../helpers/market.js'
 import { startTestService, type TestService } from '../helpers/service.js'
 import { removeExchangeData, type Json } from './markets/helpers.js'
@@ -18,50 +18,6 @@ const payload = () => ({
   missing: [],
 })
 
-describe('dataJson with pure fragments', () => {
-  it('gives the same JSON value as serializing the whole payload', () => {
-    const cache = new FragmentCache()
-    const plain = JSON.parse(JSON.stringify(snakeKeys(payload())))
-    const viaFragments = JSON.parse(dataJson(payload(), { entries: new Map([['candles', { key: 'k1' }]]), cache }))
-    expect(viaFragments).toEqual(plain)
-    expect(viaFragments.candles[0]).toEqual({ ts: 1, open: 1.5, buy_volume: 2, exchanges: ['okx'] })
-  })
-
-  it('reuses the JSON written for a key, and writes new JSON for a new key', () => {
-    const cache = new FragmentCache()
-    const first = payload()
-    dataJson(first, { entries: new Map([['candles', { key: 'k1' }]]), cache })
-    const changed = payload()
-    changed.candles[0]!.open = 7
-    // same key: the fragment is what was written for the key (the key promises the value is the same)
-    expect(JSON.parse(dataJson(changed, { entries: new Map([['candles', { key: 'k1' }]]), cache })).candles[0].open).toBe(1.5)
-    // a new key: the new value
-    expect(JSON.parse(dataJson(changed, { entries: new Map([['candles', { key: 'k2' }]]), cache })).candles[0].open).toBe(7)
-  })
-
-  it('puts JSON already held in place of a placeholder value', () => {
-    const cache = new FragmentCache()
-    const held = JSON.stringify([{ ts: 1 }])
-    expect(JSON.parse(dataJson({ candles: [], a: 1 }, { entries: new Map([['candles', { key: 'h', json: held }]]), cache }))).toEqual({ a: 1, candles: [{ ts: 1 }] })
-  })
-
-  it('handles a payload that is only the fragment, null fragments and non-object data', () => {
-    const cache = new FragmentCache()
-    expect(JSON.parse(dataJson({ candles: [1, 2] }, { entries: new Map([['candles', { key: 'only' }]]), cache }))).toEqual({ candles: [1, 2] })
-    expect(JSON.parse(dataJson({ candles: null, a: 1 }, { entries: new Map([['candles', { key: 'nul' }]]), cache }))).toEqual({ candles: null, a: 1 })
-    expect(JSON.parse(dataJson([{ aB: 1 }], { entries: new Map([['x', { key: 'arr' }]]), cache }))).toEqual([{ a_b: 1 }])
-  })
-
-  it('keeps at most maxEntries fragments, dropping the least recently used', () => {
-    const cache = new FragmentCache(2)
-    cache.json('a', [1])
-    cache.json('b', [2])
-    cache.json('a', ['ignored: cached']) // a is now the most recently used
-    cache.json('c', [3]) // evicts b
-    expect(cache.json('a', ['new'])).toBe('[1]')
-    expect(cache.json('b', ['new'])).toBe('["new"]')
-  })
-})
 
 describe('ohlc through the fragment cache', () => {
   let t: TestService

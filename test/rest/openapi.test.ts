@@ -7,7 +7,8 @@ import { Validator } from '@seriousme/openapi-schema-validator'
 // re-export it, so the response bodies are checked with the same Ajv build through its 2020-12 entry point.
 import * as ajv2020 from 'ajv/dist/2020.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ROUTES, type AnalyticsRoute } from '../../src/rest/routes.js'
+import { ENDPOINTS as ROUTES } from '../../src/endpoints/index.js'
+import type { Endpoint as AnalyticsRoute } from '../../src/endpoints/define.js'
 import { TEST_NOW, seedMarket } from '../helpers/market.js'
 import { expectProblem, startTestService, type TestService } from '../helpers/service.js'
 
@@ -111,7 +112,7 @@ describe('/openapi.json', () => {
     for (const r of ROUTES) {
       expect(op(r.path)['x-credits'], r.path).toBe(r.cost)
       expect(op(r.path).security).toEqual([{ bearerAuth: [] }])
-      expect(params(r.path).map((p) => p.name)).toEqual(r.params.map((p) => p.name))
+      expect(params(r.path).map((p) => p.name)).toEqual(Object.keys(r.params.shape))
     }
     for (const [path, item] of Object.entries(doc.paths as Record<string, Json>))
       for (const [method, o] of Object.entries(item)) if (!ROUTES.some((r) => r.path === path)) expect(o['x-credits'], `${method} ${path}`).toBe(0)

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { ROUTES } from '../../src/rest/routes.js'
+import { paramInfo } from '../../src/domain/params.js'
+import { ENDPOINTS as ROUTES } from '../../src/endpoints/index.js'
 
 describe('route table', () => {
   it('pins the credit cost of all 11 analytics paths (interface.md)', () => {
@@ -19,7 +20,7 @@ describe('route table', () => {
   })
 
   it('pins each endpoint\'s parameters (decisions.md)', () => {
-    const params = Object.fromEntries(ROUTES.map((r) => [r.path, r.params.map((p) => `${p.name}${p.required ? '!' : ''}`)]))
+    const params = Object.fromEntries(ROUTES.map((r) => [r.path, Object.entries(r.params.shape).map(([name, schema]) => `${name}${paramInfo(schema as never).required ? '!' : ''}`)]))
     expect(params).toEqual({
       '/v1/markets/ohlc': ['coin!', 'exchange', 'interval', 'lookback', 'market_type', 'end'],
       '/v1/structure/volume-profile': ['coin!', 'lookback', 'bins', 'exchange', 'market_type', 'end'],

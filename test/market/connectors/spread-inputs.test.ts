@@ -3,7 +3,7 @@
 import ccxt from 'ccxt'
 import { afterEach, describe, expect, it } from 'vitest'
 import { buildSpread } from '../../../src/analytics/spread.js'
-import { markRows } from '../../../src/graphql/market-data.js'
+import { markRows } from '../../../src/market/read/market-data.js'
 import { BinanceConnector } from '../../../src/market/connectors/binance.js'
 import { BybitConnector } from '../../../src/market/connectors/bybit.js'
 import type { ExchangeConnector } from '../../../src/market/connectors/connector.js'

@@ -2,7 +2,7 @@
 // endpoint answers, and figures derived here by hand from the raw payloads come out of the REST API.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readFileSync } from 'node:fs'
-import { ROUTES } from '../../../src/rest/routes.js'
+import { ENDPOINTS as ROUTES } from '../../../src/endpoints/index.js'
 import { bookAfter, bybitBookFrames, bybitTrades, candlesOf, MINUTE } from './expected.js'
 import { FIXTURES_RECORDING, fixture, startReplayService, type ReplayService } from './helpers.js'
 
