@@ -8,7 +8,7 @@
 // not aggTrades (an aggTrade covers last_trade_id - first_trade_id + 1 raw trades).
 import { ImportFileError } from './errors.js'
 import { readSourceText } from './source.js'
-import { toMillis } from './trades.js'
+import { toMillis } from './fields.js'
 
 export interface Kline {
   /** open time, Unix ms */
