@@ -36,6 +36,31 @@ export interface BarSink {
   emitBar(bar: MinuteBar): void
 }
 
+/** a minute's bar before any trade: zero prices and volumes, an empty volume at price */
+export const emptyMinuteBar = (k: MarketKey, minute: number): MinuteBar => ({
+  exchange: k.exchange,
+  coin: k.coin,
+  marketType: k.marketType,
+  ts: minute,
+  open: 0,
+  high: 0,
+  low: 0,
+  close: 0,
+  volume: 0,
+  buyVolume: 0,
+  sellVolume: 0,
+  quoteVolume: 0,
+  trades: 0,
+  vap: new Map(),
+})
+
+/** a quiet minute: flat at the previous close, zero volume, as the venues' own klines show it */
+export function flatMinuteBar(k: MarketKey, minute: number, close: number): MinuteBar {
+  const b = emptyMinuteBar(k, minute)
+  b.open = b.high = b.low = b.close = close
+  return b
+}
+
 export const MINUTE_MS = 60_000
 export const HOUR_MS = 3_600_000
 export const DAY_MS = 86_400_000
