@@ -21,11 +21,6 @@ export function coinFromConcatSymbol(symbol: string): string | null {
   return null
 }
 
-export function normalizeCoin(coin: string): string | null {
-  const c = coin.trim().toUpperCase()
-  return COIN_RE.test(c) ? c : null
-}
-
 // ---------------------------------------------------------------------------------------------------------------
 // Binance public data archive (data.binance.vision)
 
