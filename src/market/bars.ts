@@ -20,6 +20,27 @@ export interface Bar {
   trades: number
 }
 
+/**
+ * A venue's own candle (kline) as its REST API, websocket or data dump reports it: what our bars are reconciled
+ * against. A field the venue does not report is absent.
+ */
+export interface Kline {
+  /** bucket open time, Unix ms */
+  ts: number
+  open: number
+  high: number
+  low: number
+  close: number
+  /** base volume, coin units */
+  volume: number
+  /** taker-buy base volume (Binance) */
+  buyVolume?: number
+  /** quote volume */
+  quoteVolume?: number
+  /** number of raw trades (not aggTrades) */
+  trades?: number
+}
+
 export interface MarketKey {
   exchange: ExchangeId
   coin: string

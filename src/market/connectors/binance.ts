@@ -2,7 +2,8 @@
 import ccxt, { type Exchange } from 'ccxt'
 import type { FundingEvent, MarketType, OpenInterestEvent, TickerEvent } from '../events.js'
 import { ExchangeConnector, type ConnectorOptions, type KlineQuery } from './connector.js'
-import { binanceKline, type Kline } from './klines.js'
+import type { Kline } from '../bars.js'
+import { binanceKline } from './klines.js'
 import { parseIntervalHours, partsFromFundingRate, tickerEvent, type MarketRef } from './mapping.js'
 import { callRaw, setOption, skipCurrencies } from './ccxt-access.js'
 

@@ -15,7 +15,8 @@ import {
   type PollIntervals,
   type StreamName,
 } from './connector-options.js'
-import { klineFromOhlcv, type Kline } from './klines.js'
+import type { Kline } from '../bars.js'
+import { klineFromOhlcv } from './klines.js'
 import { bookEvent, fundingEvents, marketRef, mergeParts, openInterestEvent, partsFromTicker, tickerEvent, tradeEvent, type BookDepth, type MarketRef } from './mapping.js'
 import { fetchWideBooks, type WideBookSource } from './wide-books.js'
 import { Supervisor } from './supervisor.js'
@@ -82,7 +83,6 @@ export abstract class ExchangeConnector {
 
   /** the CCXT instance serving a market type, undefined when the venue has none */
   protected abstract exchangeFor(marketType: MarketType): Exchange | undefined
-  /** the venue market for a coin (after loadMarkets), undefined when not listed */
   /** the coin's market on this venue; default: the USDT-settled linear perp and the USDT spot pair (the CEXes) */
   protected findMarket(ex: Exchange, coin: string, marketType: MarketType): MarketInterface | undefined {
     return marketType === 'perp'

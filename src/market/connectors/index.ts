@@ -12,7 +12,6 @@ export type { ConnectorHealth, ConnectorLogger, ConnectorOptions, KlineQuery, Po
 export { DEFAULT_POLL_INTERVALS, ExchangeConnector } from './connector.js'
 export { feedStatus, FEED_STATUS_DEFAULTS, type FeedStatus, type FeedStatusOptions } from './feed-status.js'
 export { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js'
-export type { Kline } from './klines.js'
 export { BinanceConnector, BybitConnector, DydxConnector, HyperliquidConnector, OkxConnector }
 
 export { MarketSourceError, parseMarketSource, type MarketSource } from './source.js'

@@ -5,7 +5,7 @@ export { describeFile, type FileDescription } from './describe.js'
 export { toMillis } from './fields.js'
 export type { ImportOverrides } from './overrides.js'
 export { readTradeBatches, readTradeFile, validateTradeFile, type ReadHooks, type ValidationResult } from './trades.js'
-export { parseBinanceKlineCsv, readBinanceKlineFile, type Kline } from './klines.js'
+export { parseBinanceKlineCsv, readBinanceKlineFile } from './klines.js'
 export {
   OKX_SWAP_CONTRACT_SIZES,
   TARDIS_VENUES,
