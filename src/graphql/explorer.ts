@@ -8,7 +8,7 @@ import {
   type DefinitionNode, type FragmentDefinitionNode, type GraphQLNamedType, type GraphQLSchema, type InlineFragmentNode,
   type OperationDefinitionNode, type SelectionNode, type SelectionSetNode,
 } from 'graphql'
-import { EXCHANGE_IDS } from '../market/events.js'
+import { EXCHANGE_IDS } from '../domain/exchanges.js'
 import { ROUTES, type AnalyticsRoute } from '../rest/routes.js'
 import { snakeToCamel, type ParamSpec } from '../rest/params.js'
 import { operationPath } from '../rest/shim.js'

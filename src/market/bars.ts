@@ -1,24 +1,6 @@
-import type { ExchangeId, MarketType } from './events.js'
-import type { Vap } from './volume-at-price.js'
-
-/** OHLCV of one time bucket for one market: what candles, composites and rollups are made of. */
-export interface Bar {
-  /** bucket open time, Unix ms, aligned to the bucket size in UTC */
-  ts: number
-  open: number
-  high: number
-  low: number
-  close: number
-  /** base volume, coin units */
-  volume: number
-  /** taker-buy base volume */
-  buyVolume: number
-  /** taker-sell base volume */
-  sellVolume: number
-  /** sum of price * size, USD: VWAP = quoteVolume / volume */
-  quoteVolume: number
-  trades: number
-}
+import type { Bar } from '../domain/bars.js'
+import type { ExchangeId, MarketType } from '../domain/exchanges.js'
+import type { Vap } from '../domain/volume-at-price.js'
 
 /**
  * A venue's own candle (kline) as its REST API, websocket or data dump reports it: what our bars are reconciled
@@ -82,9 +64,4 @@ export function flatMinuteBar(k: MarketKey, minute: number, close: number): Minu
   return b
 }
 
-export const MINUTE_MS = 60_000
-export const HOUR_MS = 3_600_000
-export const DAY_MS = 86_400_000
-
-export const floorTo = (ts: number, bucketMs: number) => Math.floor(ts / bucketMs) * bucketMs
 export const marketKeyString = (k: MarketKey) => `${k.exchange}:${k.coin}:${k.marketType}`

@@ -1,7 +1,7 @@
 // Declarative parameter rules: one spec per query parameter drives REST validation, the GraphQL
 // resolvers' validation (same errors), and the OpenAPI document.
 import { z } from 'zod'
-import { EXCHANGE_IDS } from '../market/events.js'
+import { EXCHANGE_IDS } from '../domain/exchanges.js'
 import { invalidParameter } from '../errors.js'
 
 export interface ParamEnv {

@@ -1,8 +1,7 @@
 // The REST shim's single source of truth: one row per /v1 analytics GET path — its credit cost, its
 // parameter rules, and the stored GraphQL operation it runs. Express routes, validation, credit
 // charging, GraphQL field costs and the OpenAPI document are all derived from this table.
-import { hasMarket } from '../market/exchanges.js'
-import type { ExchangeId, MarketType } from '../market/events.js'
+import { type ExchangeId, hasMarket, type MarketType } from '../domain/exchanges.js'
 import { invalidParameter } from '../errors.js'
 import type { ParamSpec, ParamValues } from './params.js'
 

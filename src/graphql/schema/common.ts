@@ -2,8 +2,7 @@
 import { buildCoverage, COVERAGE_STATUSES, type Coverage, type CoverageGap, type WindowRange } from '../../analytics/coverage.js'
 import type { Stat } from '../../analytics/stats.js'
 import type { MarketState } from '../../market/state.js'
-import { EXCHANGES } from '../../market/exchanges.js'
-import type { ExchangeId, MarketType } from '../../market/events.js'
+import { type ExchangeId, EXCHANGES, type MarketType } from '../../domain/exchanges.js'
 import { builder } from '../builder.js'
 import type { RequestContext } from '../context.js'
 

@@ -1,5 +1,4 @@
-import { EXCHANGES } from '../../market/exchanges.js'
-import type { ExchangeId } from '../../market/events.js'
+import { type ExchangeId, EXCHANGES } from '../../domain/exchanges.js'
 import { builder } from '../builder.js'
 import type { MarketState } from '../../market/state.js'
 

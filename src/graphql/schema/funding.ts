@@ -4,8 +4,8 @@ import { coinsOf, parseRouteArgs, routeArgs } from '../args.js'
 import { builder } from '../builder.js'
 import { loadAll } from '../market-data.js'
 import type { Coverage, CoverageGap } from '../../analytics/coverage.js'
-import { HOUR_MS, floorTo } from '../../market/bars.js'
-import type { ExchangeId } from '../../market/events.js'
+import { HOUR_MS, floorTo } from '../../domain/time.js'
+import type { ExchangeId } from '../../domain/exchanges.js'
 import { CoverageRef, coverageOf, ExchangeNoteRef, FundingKindEnum, missingOrStale, rangesOf, type ExchangeNote } from './common.js'
 
 const VenueFundingRef = builder.objectRef<VenueFunding>('VenueFunding').implement({

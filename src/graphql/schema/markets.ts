@@ -1,8 +1,9 @@
 // /v1/markets/ohlc and /v1/markets/ticker.
 import { buildOhlc, INTERVAL_MS, LOOKBACK_MS, type Candle, type Lookback, type OhlcInterval, type OhlcPayload } from '../../analytics/ohlc.js'
 import { buildTicker, missingTickerRow, TICKER_STALE_MS, type TickerRow } from '../../analytics/ticker.js'
-import { HOUR_MS, MINUTE_MS, type Bar } from '../../market/bars.js'
-import { EXCHANGE_IDS, type ExchangeId, type MarketType } from '../../market/events.js'
+import { HOUR_MS, MINUTE_MS } from '../../domain/time.js'
+import { type Bar } from '../../domain/bars.js'
+import { EXCHANGE_IDS, type ExchangeId, type MarketType } from '../../domain/exchanges.js'
 import { routeArgs, parseRouteArgs, coinsOf } from '../args.js'
 import { builder } from '../builder.js'
 import { loadAll, loadBars, memoByVersion, pureFragment } from '../market-data.js'

@@ -4,7 +4,7 @@ import { coinsOf, parseRouteArgs, routeArgs } from '../args.js'
 import { builder } from '../builder.js'
 import { loadAll } from '../market-data.js'
 import type { Coverage, CoverageGap } from '../../analytics/coverage.js'
-import type { ExchangeId } from '../../market/events.js'
+import type { ExchangeId } from '../../domain/exchanges.js'
 import { CoverageRef, coverageOf, ExchangeNoteRef, missingOrStale, rangesOf, type ExchangeNote } from './common.js'
 
 type Changes = Record<(typeof OI_CHANGE_HORIZONS)[number], OiChange>

@@ -1,8 +1,8 @@
 // /v1/signals/divergence and /v1/signals/snapshot (cascade and volume profile are in profile.ts).
 import { divergenceLookbackMinutes, type CoinDivergence, type DivergenceLeg, type DivergenceSignal } from '../../analytics/divergence.js'
 import type { Coverage } from '../../analytics/coverage.js'
-import { HOUR_MS, MINUTE_MS, floorTo } from '../../market/bars.js'
-import type { ExchangeId } from '../../market/events.js'
+import { HOUR_MS, MINUTE_MS, floorTo } from '../../domain/time.js'
+import type { ExchangeId } from '../../domain/exchanges.js'
 import type { RequestContext } from '../context.js'
 import { CoverageRef, coverageOf, rangesOf } from './common.js'
 import type { ArbitrageOpportunity, SnapshotCoin, SnapshotDivergence } from '../../analytics/snapshot.js'

@@ -4,7 +4,7 @@ import { coinsOf, parseRouteArgs, routeArgs } from '../args.js'
 import { builder } from '../builder.js'
 import { currentMarks, loadAll, markRows } from '../market-data.js'
 import type { Coverage, CoverageGap } from '../../analytics/coverage.js'
-import { MINUTE_MS } from '../../market/bars.js'
+import { MINUTE_MS } from '../../domain/time.js'
 import { CoverageRef, coverageOf, ExchangeNoteRef, missingExchanges, rangesOf, type ExchangeNote } from './common.js'
 
 const ExchangePriceRef = builder.objectRef<ExchangePrice>('ExchangePrice').implement({

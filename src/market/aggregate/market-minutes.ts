@@ -10,7 +10,8 @@
 //      of q would have arrived (a source's events arrive in order);
 //   3. minute q − 1 was finalized with a bar (traded or flat) — the previous close is known and is the close just
 //      before q, never one from before a gap.
-import { MINUTE_MS, flatMinuteBar, type MarketKey, type MinuteBar } from '../bars.js'
+import { flatMinuteBar, type MarketKey, type MinuteBar } from '../bars.js'
+import { MINUTE_MS } from '../../domain/time.js'
 
 export interface MinuteState {
   bar: MinuteBar

@@ -21,8 +21,10 @@
 // heard (a feed gap) produces no bar. observe() is how the feed is heard; trades count too.
 // Sources of whole bars (the simulator's history) hand them in with emitBar(): they close like any minute.
 
-import type { MarketType, TradeEvent, MarketEvent, EventSink } from '../events.js'
-import { MINUTE_MS, emptyMinuteBar, type BarSink, type MarketKey, type MinuteBar } from '../bars.js'
+import type { TradeEvent, MarketEvent, EventSink } from '../events.js'
+import type { MarketType } from '../../domain/exchanges.js'
+import { emptyMinuteBar, type BarSink, type MarketKey, type MinuteBar } from '../bars.js'
+import { MINUTE_MS } from '../../domain/time.js'
 import { addTrade, isWholeBar } from './fold.js'
 import { BAR_ID, MarketMinutes as MarketState, type MinuteState } from './market-minutes.js'
 import { emptyCounters, type AggregatorStats, type FoldResult } from './stats.js'

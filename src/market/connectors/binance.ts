@@ -1,6 +1,7 @@
 // Binance: USD-M perpetuals through CCXT `binanceusdm`, spot through CCXT `binance` (two classes, two instances).
 import ccxt, { type Exchange } from 'ccxt'
-import type { FundingEvent, MarketType, OpenInterestEvent, TickerEvent } from '../events.js'
+import type { FundingEvent, OpenInterestEvent, TickerEvent } from '../events.js'
+import type { MarketType } from '../../domain/exchanges.js'
 import { ExchangeConnector } from './connector.js'
 import type { ConnectorOptions, KlineQuery } from './connector-options.js'
 import type { Kline } from '../bars.js'

@@ -3,8 +3,9 @@
 // Venue classes only say which CCXT instance/symbols/endpoints to use and how to read their payloads.
 import type { Exchange, FundingRateHistory, MarketInterface, Trade } from 'ccxt'
 import { findByBase } from './ccxt-access.js'
-import type { BookSnapshotEvent, EventSink, ExchangeId, FundingEvent, MarketEvent, MarketType, OpenInterestEvent, TickerEvent, WideBook } from '../events.js'
-import { exchangeById } from '../exchanges.js'
+import type { BookSnapshotEvent, EventSink, FundingEvent, MarketEvent, OpenInterestEvent, TickerEvent } from '../events.js'
+import { exchangeById, type ExchangeId, type MarketType } from '../../domain/exchanges.js'
+import type { WideBook } from '../../domain/books.js'
 import { sleep, type BackoffOptions } from './backoff.js'
 import {
   DEFAULT_POLL_INTERVALS,

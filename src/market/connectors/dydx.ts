@@ -1,7 +1,8 @@
 // dYdX v4 perps through CCXT `dydx` (indexer REST + indexer websocket). CCXT has no ticker, funding-rate or
 // open-interest method for dYdX, so those come from the raw GET /v4/perpetualMarkets, parsed here.
 import ccxt, { type Exchange, type MarketInterface } from 'ccxt'
-import type { MarketType, OpenInterestEvent, TickerEvent } from '../events.js'
+import type { OpenInterestEvent, TickerEvent } from '../events.js'
+import type { MarketType } from '../../domain/exchanges.js'
 import { callRaw, skipCurrencies } from './ccxt-access.js'
 import { findByBase } from './ccxt-access.js'
 import { ExchangeConnector } from './connector.js'

@@ -1,6 +1,7 @@
 // Hyperliquid perps (the main USDC dex; HIP-3 dexes are not loaded) through CCXT `hyperliquid` (POST /info + ws).
 import ccxt, { type Exchange, type MarketInterface, type Trade } from 'ccxt'
-import type { MarketType, OpenInterestEvent, TickerEvent } from '../events.js'
+import type { OpenInterestEvent, TickerEvent } from '../events.js'
+import type { MarketType } from '../../domain/exchanges.js'
 import { callRaw, setOption, skipCurrencies } from './ccxt-access.js'
 import { findByBase } from './ccxt-access.js'
 import { ExchangeConnector } from './connector.js'

@@ -1,6 +1,6 @@
 // Entry point: which connectors MARKET_SOURCE asks for, and a factory per exchange id. Importing this module
 // creates nothing and opens nothing; a connector touches the network only after start().
-import type { ExchangeId } from '../events.js'
+import type { ExchangeId } from '../../domain/exchanges.js'
 import { BinanceConnector } from './binance.js'
 import { BybitConnector } from './bybit.js'
 import type { ExchangeConnector } from './connector.js'

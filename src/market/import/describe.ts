@@ -1,7 +1,6 @@
 // What a trade file is and which market its trades belong to: format, exchange, coin, market type, contract size.
 import { basename } from 'node:path'
-import type { ExchangeId, MarketType } from '../events.js'
-import { hasMarket } from '../exchanges.js'
+import { type ExchangeId, hasMarket, type MarketType } from '../../domain/exchanges.js'
 import { detectFormat, type DetectedFormat, type TradeFormat } from './detect.js'
 import { ImportFileError } from './errors.js'
 import { splitCsvLine } from './fields.js'

@@ -17,7 +17,7 @@
 //   timestamps in microseconds, side = taker side buy|sell|unknown, amount as the venue reports it
 //   (contracts for okex-swap -> multiplied by the contract size).
 import { basename } from 'node:path'
-import type { MarketType } from '../events.js'
+import type { MarketType } from '../../domain/exchanges.js'
 import { ImportFileError } from './errors.js'
 import { isDigitStart } from './fields.js'
 import { TARDIS_VENUES, parseBinanceFileName, parseTardisFileName, type BinanceKind } from './symbols.js'

@@ -1,6 +1,6 @@
 // Flags a caller can force on an import (exchange, coin, market type, contract size, unknown sides), checked once.
 import { z } from 'zod'
-import { EXCHANGE_IDS, type ExchangeId, type MarketType } from '../events.js'
+import { EXCHANGE_IDS, MARKET_TYPES, type ExchangeId, type MarketType } from '../../domain/exchanges.js'
 import { OKX_SWAP_CONTRACT_SIZES } from './symbols.js'
 
 export interface ImportOverrides {
@@ -20,7 +20,7 @@ const OverridesSchema = z.object({
     .transform((c) => c.trim().toUpperCase())
     .pipe(z.string().regex(/^[A-Z0-9]+$/, 'coin must be letters/digits like BTC'))
     .optional(),
-  marketType: z.enum(['perp', 'spot']).optional(),
+  marketType: z.enum(MARKET_TYPES).optional(),
   contractSize: z
     .union([z.number().positive().finite(), z.record(z.string(), z.number().positive().finite())])
     .optional(),

@@ -1,6 +1,6 @@
 // One row of a trade dump -> a TradeEvent, an error message, or null to skip it (hot path: plain split + Number).
-import type { ExchangeId, MarketType, TakerSide, TradeEvent } from '../events.js'
-import { hasMarket } from '../exchanges.js'
+import type { TakerSide, TradeEvent } from '../events.js'
+import { type ExchangeId, hasMarket, type MarketType } from '../../domain/exchanges.js'
 import type { FileDescription } from './describe.js'
 import { isDigitStart, num, parseBool, splitCsvLine, toMillis } from './fields.js'
 import { contractSizeFor, type ImportOverrides } from './overrides.js'

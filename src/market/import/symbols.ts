@@ -1,5 +1,5 @@
 // Symbol / file-name / venue-name conventions of the import sources. Pure functions, no I/O.
-import type { ExchangeId, MarketType } from '../events.js'
+import type { ExchangeId, MarketType } from '../../domain/exchanges.js'
 
 /**
  * USD-like quote assets stripped from concatenated symbols (BTCUSDT -> BTC). Order matters: longer quotes that end

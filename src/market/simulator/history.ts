@@ -1,7 +1,8 @@
 // Simulated history: every minute of a range as its events — funding settlements, book snapshots, the 1-minute bar
 // (minute-bar.ts: aggregates with the statistics of the minute's trades, not the trades themselves), then the
 // ticker and open interest at the minute's last millisecond. A minute is a function of (seed, market, minute) only.
-import { MINUTE_MS, flatMinuteBar, type BarSink, type MinuteBar } from '../bars.js'
+import { flatMinuteBar, type BarSink, type MinuteBar } from '../bars.js'
+import { MINUTE_MS } from '../../domain/time.js'
 import type { EventSink, TradeEvent } from '../events.js'
 import { Rng } from './rng.js'
 import { bookSnapshot } from './book.js'

@@ -7,10 +7,11 @@
 //   (Broadie, Glasserman and Kou 1997), since n trades see more of the path than K points do. One typical trade
 //   each sits at the open, close, high and low, so the volume at price spans the bar's range.
 // - A minute without trades is flat at the previous close with zero volume, as the venues' own klines show it.
-import { MINUTE_MS, emptyMinuteBar, type MinuteBar } from '../bars.js'
+import { emptyMinuteBar, type MinuteBar } from '../bars.js'
+import { MINUTE_MS } from '../../domain/time.js'
 import { addTrade } from '../aggregate/fold.js'
 import type { TradeEvent } from '../events.js'
-import { VAP_STEP, vapLevel } from '../volume-at-price.js'
+import { VAP_STEP, vapLevel } from '../../domain/volume-at-price.js'
 import { Rng, hash2 } from './rng.js'
 import { binomial, sumSizes } from './trade-size.js'
 import type { MinutePlan } from './minute-plan.js'

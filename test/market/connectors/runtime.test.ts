@@ -7,7 +7,8 @@ import { BybitConnector } from '../../../src/market/connectors/bybit.js'
 import { findByBase } from '../../../src/market/connectors/ccxt-access.js'
 import { ExchangeConnector } from '../../../src/market/connectors/connector.js'
 import type { ConnectorOptions } from '../../../src/market/connectors/connector-options.js'
-import type { MarketType, OpenInterestEvent, TickerEvent } from '../../../src/market/events.js'
+import type { OpenInterestEvent, TickerEvent } from '../../../src/market/events.js'
+import type { MarketType } from '../../../src/domain/exchanges.js'
 import { fixture, fixtureText, offlineHttp, offlineWs, RecordingSink, waitFor } from './offline.js'
 
 describe('backoffDelay', () => {

@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { MINUTE_MS, floorTo } from '../../../src/market/bars.js'
+import { MINUTE_MS, floorTo } from '../../../src/domain/time.js'
 import { ImportFileError, describeFile, readTradeBatches, validateTradeFile } from '../../../src/market/import/index.js'
 import { FIXTURES, FUT_AGG_HEADER, FUT_TRADES_HEADER, collect, futAggRows, futTradeRows, makeZip, spotAggRows, spotTradeRows, tempDir, thrown } from './helpers.js'
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { MINUTE_MS, floorTo } from '../../../src/market/bars.js'
+import { MINUTE_MS, floorTo } from '../../../src/domain/time.js'
 import { splitCsvLine, toMillis } from '../../../src/market/import/fields.js'
 
 describe('timestamps', () => {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { afterAll, describe, expect, it } from 'vitest'
-import { MINUTE_MS, floorTo, type Kline } from '../../../src/market/bars.js'
+import { type Kline } from '../../../src/market/bars.js'
+import { MINUTE_MS, floorTo } from '../../../src/domain/time.js'
 import type { TradeEvent } from '../../../src/market/events.js'
 import { ImportFileError, parseBinanceKlineCsv, readBinanceKlineFile } from '../../../src/market/import/index.js'
 import { collect, makeZip, tempDir } from './helpers.js'

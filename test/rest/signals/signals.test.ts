@@ -10,7 +10,7 @@
 //   ETH 3 h   -> 1h history too short, no 4h window at all; no regime
 //   the 9 other coins: no data at all
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { EXCHANGES as EXCHANGE_INFO } from '../../../src/market/exchanges.js'
+import { EXCHANGES as EXCHANGE_INFO } from '../../../src/domain/exchanges.js'
 import { Ingest } from '../../../src/market/ingest.js'
 import { TEST_NOW, seedMarket } from '../../helpers/market.js'
 import { startTestService, type TestService } from '../../helpers/service.js'
