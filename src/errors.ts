@@ -1,4 +1,4 @@
-// Errors as data: every failure a caller can cause maps to one stable code and HTTP status (decisions.md).
+// Errors as data: every failure a caller can cause maps to one stable code and HTTP status (docs/contract.md#errors).
 // REST renders them as RFC 9457 problem+json; GraphQL puts the same fields in the error's extensions.
 
 export type ErrorCode =

@@ -33,7 +33,7 @@ export const DEFAULT_OHLC_LOOKBACK: Lookback = '24h'
 export const isOhlcInterval = (s: string): s is OhlcInterval => (OHLC_INTERVALS as readonly string[]).includes(s)
 export const isLookback = (s: string): s is Lookback => (LOOKBACKS as readonly string[]).includes(s)
 
-/** decisions.md: an interval longer than the lookback is an invalid parameter */
+/** an interval longer than the lookback is an invalid parameter (docs/contract.md#parameters) */
 export const intervalFitsLookback = (interval: OhlcInterval, lookback: Lookback): boolean =>
   INTERVAL_MS[interval] <= LOOKBACK_MS[lookback]
 

@@ -18,7 +18,7 @@ describe('route table', () => {
     })
   })
 
-  it('pins each endpoint\'s parameters (decisions.md)', () => {
+  it('pins each endpoint\'s parameters (docs/contract.md#parameters-per-endpoint)', () => {
     const params = Object.fromEntries(ROUTES.map((r) => [r.path, r.params.map((p) => `${p.name}${p.required ? '!' : ''}`)]))
     expect(params).toEqual({
       '/v1/markets/ohlc': ['coin!', 'exchange', 'interval', 'lookback', 'market_type', 'end'],

@@ -1,5 +1,5 @@
 // REST contract of /v1/signals/divergence (5 credits) and /v1/signals/snapshot (10 credits): field by field against
-// decisions.md and the stored operations, values checked independently (raw SQL over candle_1m / candle_1h /
+// docs/contract.md#payloads and the stored operations, values checked independently (raw SQL over candle_1m / candle_1h /
 // market_sample, the live maps, the documented formulas of docs/methodology.md re-implemented here, and the other
 // endpoints the snapshot summarizes), failures that charge nothing, the snapshot cache, and GraphQL = REST.
 //
