@@ -2,7 +2,7 @@
 // loop over the same trades. Part of `npm run bench`; alone: npx tsx bench/aggregate-fold.ts [trades] [perMinute]
 import { MinuteAggregator } from '../src/market/aggregate/minute-aggregator.js'
 import { DEFAULT_COINS } from '../src/market/coins.js'
-import { EXCHANGES } from '../src/market/exchanges.js'
+import { EXCHANGES } from '../src/domain/exchanges.js'
 import type { TradeEvent } from '../src/market/events.js'
 
 const direct = import.meta.url === `file://${process.argv[1]}`

@@ -4,7 +4,7 @@ import { pino } from 'pino'
 import { createServices } from '../src/bootstrap.js'
 import { loadConfig } from '../src/config.js'
 import { runBackfill } from '../src/market/backfill.js'
-import { DAY_MS, MINUTE_MS } from '../src/market/bars.js'
+import { DAY_MS, MINUTE_MS } from '../src/domain/time.js'
 import { DEFAULT_COINS } from '../src/market/coins.js'
 import { MarketSimulator } from '../src/market/simulator/index.js'
 

@@ -3,7 +3,7 @@
 // (or a venue joining) then changes nothing, where a plain sum over whatever is present would jump.
 // Methodology: docs/methodology.md#inputs (same-venue aggregates).
 
-import { EXCHANGE_IDS, type ExchangeId } from '../market/events.js'
+import { EXCHANGE_IDS, type ExchangeId } from '../domain/exchanges.js'
 
 /** one bucket's per-venue values (absent venues are missing keys) */
 export interface VenueValues {

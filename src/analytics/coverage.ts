@@ -1,7 +1,7 @@
 // What a figure covers: which venues entered it, which did not and why, and which part of the requested window the
 // data spans. Every analytics payload carries one (docs/methodology.md#coverage), so a figure computed on part of
 // what was asked (a venue down, a book too shallow, a window still backfilling) says so.
-import { EXCHANGE_IDS, type ExchangeId } from '../market/events.js'
+import { EXCHANGE_IDS, type ExchangeId } from '../domain/exchanges.js'
 
 export const COVERAGE_STATUSES = ['not_listed', 'no_data', 'stale', 'down', 'degraded', 'truncated', 'backfilling'] as const
 export type CoverageStatus = (typeof COVERAGE_STATUSES)[number]

@@ -1,7 +1,7 @@
 // Divergence signals: price against OI, CVD and funding, and spot CVD against perp CVD, on 1 h and 4 h windows.
 // Methodology and limits: docs/methodology.md#divergence.
 
-import { EXCHANGE_IDS, type ExchangeId } from '../market/events.js'
+import { EXCHANGE_IDS, type ExchangeId } from '../domain/exchanges.js'
 import { mean, stdev, zScore } from './stats.js'
 
 export const DIVERGENCE_PAIRS = ['oi_price', 'cvd_price', 'funding_price', 'spot_perp_cvd'] as const

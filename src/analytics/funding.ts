@@ -1,7 +1,7 @@
 // Funding for /v1/funding/weighted: rates normalized to a common 8 h interval, weighted by OI in USD,
 // annualized (simple), and ranked against their own hourly history.
-import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../market/bars.js'
-import { EXCHANGE_IDS, type ExchangeId } from '../market/events.js'
+import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../domain/time.js'
+import { EXCHANGE_IDS, type ExchangeId } from '../domain/exchanges.js'
 import { SAMPLE_FUNDING_KIND, type FundingKind } from './funding-kind.js'
 import { percentileRank, zScore, type Stat } from './stats.js'
 import { latestPerExchange } from './ticker.js'

@@ -1,7 +1,8 @@
 // Order-book imbalance for /v1/flow/imbalance: USD depth within ±band of the mid on each side, and bid/ask ratio,
 // per exchange and aggregated by summing depths before taking the ratio. A band is a number only where the venue's
 // snapshot reaches its edge on both sides; otherwise it is null with the reason, never a sum that looks complete.
-import type { BookLevel, BookReach, ExchangeId, WideBook } from '../market/events.js'
+import type { BookLevel, BookReach, WideBook } from '../domain/books.js'
+import type { ExchangeId } from '../domain/exchanges.js'
 import { latestPerExchange } from './ticker.js'
 
 /** band half-widths, percent of mid */

@@ -2,7 +2,7 @@
 // kept per venue. The liquidation map it consumes is estimated in liquidation-map.ts.
 // Methodology and limits: docs/methodology.md#liquidation-cascade.
 
-import type { BookLevel } from '../market/events.js'
+import type { BookLevel } from '../domain/books.js'
 import type { LiquidationLevel, LiquidationSide } from './liquidation-map.js'
 import type { HvnZone } from './volume-profile.js'
 

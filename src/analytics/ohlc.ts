@@ -1,7 +1,8 @@
 // Candles for /v1/markets/ohlc: stored 1-minute trade aggregates resampled into UTC-aligned buckets,
 // for one exchange or as one volume-weighted composite across exchanges. Plain arrays in, plain objects out.
-import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo, type Bar } from '../market/bars.js'
-import { EXCHANGE_IDS, type ExchangeId, type MarketType } from '../market/events.js'
+import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../domain/time.js'
+import { type Bar } from '../domain/bars.js'
+import { EXCHANGE_IDS, type ExchangeId, type MarketType } from '../domain/exchanges.js'
 
 export const OHLC_INTERVALS = ['1m', '5m', '15m', '1h', '4h', '1d'] as const
 export type OhlcInterval = (typeof OHLC_INTERVALS)[number]
@@ -32,7 +33,7 @@ export const DEFAULT_OHLC_LOOKBACK: Lookback = '24h'
 export const isOhlcInterval = (s: string): s is OhlcInterval => (OHLC_INTERVALS as readonly string[]).includes(s)
 export const isLookback = (s: string): s is Lookback => (LOOKBACKS as readonly string[]).includes(s)
 
-/** decisions.md: an interval longer than the lookback is an invalid parameter */
+/** an interval longer than the lookback is an invalid parameter (docs/contract.md#parameters) */
 export const intervalFitsLookback = (interval: OhlcInterval, lookback: Lookback): boolean =>
   INTERVAL_MS[interval] <= LOOKBACK_MS[lookback]
 

@@ -1,7 +1,7 @@
 // Open-interest changes for /v1/oi/changes: current OI in coins and USD, and % change over 1h/4h/24h
 // measured in coins so price moves do not leak in.
-import { DAY_MS, HOUR_MS, MINUTE_MS } from '../market/bars.js'
-import { EXCHANGE_IDS, type ExchangeId } from '../market/events.js'
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../domain/time.js'
+import { EXCHANGE_IDS, type ExchangeId } from '../domain/exchanges.js'
 import { latestPerExchange } from './ticker.js'
 
 export const OI_CHANGE_HORIZONS = ['1h', '4h', '24h'] as const

@@ -1,7 +1,7 @@
 // Market regime of a coin over the last 24 h: trend efficiency, realized volatility against its own month, OI build-up.
 // Methodology and limits: docs/methodology.md#regime.
 
-import { EXCHANGE_IDS, type ExchangeId } from '../market/events.js'
+import { EXCHANGE_IDS, type ExchangeId } from '../domain/exchanges.js'
 import { percentileRank, stdev } from './stats.js'
 
 export const REGIMES = ['trending_up', 'trending_down', 'ranging', 'high_volatility', 'squeeze'] as const

@@ -1,8 +1,7 @@
 // Market snapshot: coins ranked by a composite opportunity/risk score, active divergences, regimes, arbitrage.
 // Methodology and limits: docs/methodology.md#snapshot.
 
-import type { ExchangeId } from '../market/events.js'
-import { exchangeById } from '../market/exchanges.js'
+import { exchangeById, type ExchangeId } from '../domain/exchanges.js'
 import type { CoinDivergence, DivergenceDirection, DivergencePair, DivergenceTimeframe } from './divergence.js'
 import { REGIMES, type Regime } from './regime.js'
 

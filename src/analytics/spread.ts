@@ -1,8 +1,7 @@
 // Cross-exchange price spread for /v1/structure/spread: (max - min) in bps of the min/max mid, cheapest and dearest
 // venue, each price's quote currency, and a z-score of the current spread against its own 1-minute history.
-import { DAY_MS, MINUTE_MS, floorTo } from '../market/bars.js'
-import { EXCHANGE_IDS, type ExchangeId } from '../market/events.js'
-import { exchangeById, type QuoteCurrency } from '../market/exchanges.js'
+import { DAY_MS, MINUTE_MS, floorTo } from '../domain/time.js'
+import { EXCHANGE_IDS, exchangeById, type ExchangeId, type QuoteCurrency } from '../domain/exchanges.js'
 import { zScore, type Stat } from './stats.js'
 import { latestPerExchange } from './ticker.js'
 

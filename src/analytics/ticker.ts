@@ -1,5 +1,5 @@
 // Latest values per exchange for /v1/markets/ticker, and the latest-row picker the other market metrics share.
-import { EXCHANGE_IDS, type ExchangeId } from '../market/events.js'
+import { EXCHANGE_IDS, type ExchangeId } from '../domain/exchanges.js'
 import { SAMPLE_FUNDING_KIND, type FundingKind } from './funding-kind.js'
 
 /** a ticker row older than this is flagged stale (the feed refreshes about every TICKER_REFRESH_MS) */

@@ -1,7 +1,7 @@
 // Volume profile: traded volume binned by price from the volume-at-price grid, with POC, value area and HVN/LVN nodes.
 // Methodology and limits: docs/methodology.md#volume-profile.
 
-import { vapLevelHigh, vapLevelLow, vapLevelMid, type Vap } from '../market/volume-at-price.js'
+import { vapLevelHigh, vapLevelLow, vapLevelMid, type Vap } from '../domain/volume-at-price.js'
 
 export const MIN_BINS = 1
 export const MAX_BINS = 200

@@ -3,7 +3,7 @@
 // (a log file, CI, a pipe), so a long run is never silent.
 import { Presets, SingleBar } from 'cli-progress'
 import type { BackfillChunk, BackfillProgress } from '../market/backfill.js'
-import { DAY_MS } from '../market/bars.js'
+import { DAY_MS } from '../domain/time.js'
 
 const days = (ms: number) => {
   const d = ms / DAY_MS

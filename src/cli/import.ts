@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util'
 import { pino } from 'pino'
 import { createServices } from '../bootstrap.js'
 import { loadConfig } from '../config.js'
-import { EXCHANGE_IDS, type ExchangeId, type MarketType } from '../market/events.js'
+import { EXCHANGE_IDS, type ExchangeId, type MarketType } from '../domain/exchanges.js'
 import { importFile, ImportValidationError, validateFiles } from '../market/import/importer.js'
 import type { ImportOverrides } from '../market/import/index.js'
 

@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util'
 import { Presets, SingleBar } from 'cli-progress'
 import { pino } from 'pino'
 import { DEFAULT_COINS } from '../market/coins.js'
-import { EXCHANGE_IDS, type ExchangeId } from '../market/events.js'
+import { EXCHANGE_IDS, type ExchangeId } from '../domain/exchanges.js'
 import type { RecordProgress } from '../market/replay/record-session.js'
 
 export interface RecordArgs {

@@ -1,8 +1,7 @@
-// Venues and market types, as callers name them.
+// Venues and market types as zod enums, for parameters (GraphQL and OpenAPI enums are generated from these).
 import { z } from 'zod'
-import { EXCHANGE_IDS } from '../market/events.js'
+import { EXCHANGE_IDS, MARKET_TYPES } from './exchanges.js'
 
-export const MARKET_TYPES = ['perp', 'spot'] as const
 export const MarketTypeName = z.enum(MARKET_TYPES)
 
 export const ExchangeName = z.enum(EXCHANGE_IDS)

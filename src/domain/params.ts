@@ -3,7 +3,7 @@
 // string becomes a value (case-folding, numbers) and the wording of its invalid_parameter error.
 import { z } from 'zod'
 import { invalidParameter, type ApiError } from '../errors.js'
-import { EXCHANGE_IDS } from '../market/events.js'
+import { EXCHANGE_IDS } from './exchanges.js'
 import { ExchangeName, MarketTypeName } from './markets.js'
 import { Lookback } from './windows.js'
 

@@ -1,7 +1,7 @@
 // GET /v1/markets/exchanges (1 credit): the five venues, their type and the status of their feeds.
 import { z } from 'zod'
 import '../graphql/schema/exchanges.js'
-import { EXCHANGES } from '../market/exchanges.js'
+import { EXCHANGES } from '../domain/exchanges.js'
 import { defineEndpoint } from './define.js'
 
 const ORDER = new Map(EXCHANGES.map((e, i) => [e.id as string, i]))

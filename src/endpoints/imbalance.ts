@@ -5,7 +5,7 @@ import { buildImbalance } from '../analytics/imbalance.js'
 import { coinParam, exchangeParam } from '../domain/params.js'
 import { CoinImbalanceRef } from '../graphql/schema/flow.js'
 import { coverageOf, missingExchanges } from '../market/read/coverage.js'
-import { latestBooks } from '../market/read/market-data.js'
+import { loadAll, requestLoaders } from '../market/read/request-loaders.js'
 import { coinsOf, defineEndpoint } from './define.js'
 
 const fmtPct = (p: number | null) => (p === null ? 'its whole side' : `${Math.round(p * 1000) / 1000} %`)
@@ -26,7 +26,7 @@ export const imbalance = defineEndpoint({
       resolve: async (_r, args, ctx) => {
         const v = f.params(args, ctx)
         const coins = coinsOf(v, ctx)
-        const books = await latestBooks(ctx.services.market, coins)
+        const books = await loadAll(requestLoaders(ctx).books, coins)
         return coins.map((coin, i) => {
           const list = v.exchange ? books[i]!.filter((b) => b.exchange === v.exchange) : books[i]!
           const c = buildImbalance({ coin, books: list, now: ctx.now })

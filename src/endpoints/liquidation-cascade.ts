@@ -6,12 +6,12 @@ import { simulateCascade } from '../analytics/liquidation-cascade.js'
 import { coinParam, exchangeParam, positiveParam } from '../domain/params.js'
 import { unavailable } from '../errors.js'
 import { CascadeRef } from '../graphql/schema/profile.js'
-import { DAY_MS, HOUR_MS, floorTo } from '../market/bars.js'
-import { EXCHANGE_IDS, type ExchangeId } from '../market/events.js'
+import { DAY_MS, HOUR_MS, floorTo } from '../domain/time.js'
+import { EXCHANGE_IDS, type ExchangeId } from '../domain/exchanges.js'
 import { coverageOf, missingExchanges, rangesOf, type CoverageContext } from '../market/read/coverage.js'
-import { latestBooks, latestTickers } from '../market/read/market-data.js'
 import { CASCADE_OI_HOURS, venueLiquidationMap } from '../market/read/signal-inputs.js'
 import { coinHvnZones } from '../market/read/volume-at-price.js'
+import { loadAll, requestLoaders } from '../market/read/request-loaders.js'
 import { defineEndpoint } from './define.js'
 
 export const liquidationCascade = defineEndpoint({
@@ -30,7 +30,7 @@ export const liquidationCascade = defineEndpoint({
       resolve: async (_r, args, ctx) => {
         const { coin, exchange, trigger_price: triggerPrice } = f.params(args, ctx)
         const market = ctx.services.market
-        const [tickers, books] = await Promise.all([latestTickers(market, [coin], ctx.now), latestBooks(market, [coin])])
+        const [tickers, books] = await Promise.all([loadAll(requestLoaders(ctx).tickers, [coin]), loadAll(requestLoaders(ctx).books, [coin])])
         const fresh = (ts: number) => ctx.now - ts <= 60_000
         const marks = tickers[0]!.filter((r) => (!exchange || r.exchange === exchange) && r.markPrice && fresh(r.ts))
         const bookList = books[0]!.filter((b) => (!exchange || b.exchange === exchange) && fresh(b.ts))

@@ -4,9 +4,9 @@ import type { CoverageGap } from '../analytics/coverage.js'
 import { buildOiChanges, OI_HORIZON_MS, OI_SAMPLE_TOLERANCE_MS } from '../analytics/oi-changes.js'
 import { coinParam } from '../domain/params.js'
 import { CoinOiRef } from '../graphql/schema/open-interest.js'
-import type { ExchangeId } from '../market/events.js'
+import type { ExchangeId } from '../domain/exchanges.js'
 import { coverageOf, missingOrStale, rangesOf } from '../market/read/coverage.js'
-import { oiSamples } from '../market/read/market-data.js'
+import { loadAll, requestLoaders } from '../market/read/request-loaders.js'
 import { coinsOf, defineEndpoint } from './define.js'
 
 export const oiChanges = defineEndpoint({
@@ -24,7 +24,7 @@ export const oiChanges = defineEndpoint({
       args: f.args,
       resolve: async (_r, args, ctx) => {
         const coins = coinsOf(f.params(args, ctx), ctx)
-        const samples = await oiSamples(ctx.services.market, coins, ctx.now)
+        const samples = await loadAll(requestLoaders(ctx).oiSamples, coins)
         return coins.map((coin, i) => {
           const o = buildOiChanges({ coin, samples: samples[i]!, now: ctx.now })
           const seen = new Set(samples[i]!.filter((x) => x.ts <= ctx.now).map((x) => x.exchange as string))

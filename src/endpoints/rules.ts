@@ -2,8 +2,8 @@
 import type { z } from 'zod'
 import { ruleIssue } from '../domain/params.js'
 import { INTERVALS, intervalFitsLookback, type Interval, type Lookback } from '../domain/windows.js'
-import type { ExchangeId } from '../market/events.js'
-import { hasMarket } from '../market/exchanges.js'
+import type { ExchangeId } from '../domain/exchanges.js'
+import { hasMarket } from '../domain/exchanges.js'
 
 type Check = z.core.$RefinementCtx
 

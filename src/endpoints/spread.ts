@@ -4,9 +4,10 @@ import type { CoverageGap } from '../analytics/coverage.js'
 import { buildSpread, SPREAD_MAX_PRICE_AGE_MS, SPREAD_Z_WINDOW } from '../analytics/spread.js'
 import { coinParam } from '../domain/params.js'
 import { SpreadRef } from '../graphql/schema/structure.js'
-import { MINUTE_MS } from '../market/bars.js'
+import { MINUTE_MS } from '../domain/time.js'
 import { coverageOf, missingExchanges, rangesOf } from '../market/read/coverage.js'
-import { currentMarks, markRows, oiSamples } from '../market/read/market-data.js'
+import { currentMarks, markRows } from '../market/read/market-data.js'
+import { loadAll, requestLoaders } from '../market/read/request-loaders.js'
 import { coinsOf, defineEndpoint } from './define.js'
 
 export const spread = defineEndpoint({
@@ -24,7 +25,7 @@ export const spread = defineEndpoint({
       args: f.args,
       resolve: async (_r, args, ctx) => {
         const coins = coinsOf(f.params(args, ctx), ctx)
-        const samples = await oiSamples(ctx.services.market, coins, ctx.now)
+        const samples = await loadAll(requestLoaders(ctx).oiSamples, coins)
         return coins.map((coin, i) => {
           const s = buildSpread({ coin, current: currentMarks(ctx.services.market, coin, samples[i]!), history: markRows(samples[i]!), now: ctx.now })
           const missing = missingExchanges('perp', s.prices.filter((p) => p.ts !== null).map((p) => p.exchange), () => `no ${coin} perp data`)

@@ -4,9 +4,9 @@ import { z } from 'zod'
 import { buildTicker, missingTickerRow, type TickerRow } from '../analytics/ticker.js'
 import { coinParam, exchangeParam } from '../domain/params.js'
 import { TickerRef } from '../graphql/schema/markets.js'
-import { EXCHANGE_IDS } from '../market/events.js'
+import { EXCHANGE_IDS } from '../domain/exchanges.js'
 import { venueGaps } from '../market/read/coverage.js'
-import { latestTickers } from '../market/read/market-data.js'
+import { loadAll, requestLoaders } from '../market/read/request-loaders.js'
 import { coinsOf, defineEndpoint } from './define.js'
 
 export const ticker = defineEndpoint({
@@ -26,7 +26,7 @@ export const ticker = defineEndpoint({
         const v = f.params(args, ctx)
         const coins = coinsOf(v, ctx)
         const only = v.exchange
-        const rows = (await latestTickers(ctx.services.market, coins, ctx.now)).flat()
+        const rows = (await loadAll(requestLoaders(ctx).tickers, coins)).flat()
         const live = buildTicker(only ? rows.filter((r) => r.exchange === only) : rows, ctx.now)
         // one row per coin and venue listing it: a venue without values is a row saying why (its coverage)
         const out: TickerRow[] = []

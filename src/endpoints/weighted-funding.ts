@@ -4,10 +4,10 @@ import type { CoverageGap } from '../analytics/coverage.js'
 import { buildWeightedFunding, FUNDING_STATS_WINDOW } from '../analytics/funding.js'
 import { coinParam } from '../domain/params.js'
 import { WeightedFundingRef } from '../graphql/schema/funding.js'
-import { HOUR_MS, floorTo } from '../market/bars.js'
-import type { ExchangeId } from '../market/events.js'
+import { HOUR_MS, floorTo } from '../domain/time.js'
+import type { ExchangeId } from '../domain/exchanges.js'
 import { coverageOf, missingOrStale, rangesOf } from '../market/read/coverage.js'
-import { fundingSamples } from '../market/read/market-data.js'
+import { loadAll, requestLoaders } from '../market/read/request-loaders.js'
 import { coinsOf, defineEndpoint } from './define.js'
 
 export const weightedFunding = defineEndpoint({
@@ -25,7 +25,7 @@ export const weightedFunding = defineEndpoint({
       args: f.args,
       resolve: async (_r, args, ctx) => {
         const coins = coinsOf(f.params(args, ctx), ctx)
-        const samples = await fundingSamples(ctx.services.market, coins, ctx.now)
+        const samples = await loadAll(requestLoaders(ctx).fundingSamples, coins)
         return coins.map((coin, i) => {
           const f = buildWeightedFunding({ coin, samples: samples[i]!, now: ctx.now })
           const seen = new Set(samples[i]!.filter((x) => x.ts <= ctx.now).map((x) => x.exchange as string))

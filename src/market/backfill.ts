@@ -4,7 +4,8 @@
 // backfill_day once written through to the day's end, so a restart only fills what is missing.
 import type { Logger } from 'pino'
 import type { Database } from '../store/database.js'
-import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo, type BarSink } from './bars.js'
+import { type BarSink } from './bars.js'
+import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../domain/time.js'
 import type { EventSink } from './events.js'
 import { Ingest } from './ingest.js'
 import { storedMinuteRanges } from './store/candles.js'

@@ -1,9 +1,13 @@
-import type { ExchangeId, MarketType } from './events.js'
-import type { Vap } from './volume-at-price.js'
+import type { Bar } from '../domain/bars.js'
+import type { ExchangeId, MarketType } from '../domain/exchanges.js'
+import type { Vap } from '../domain/volume-at-price.js'
 
-/** OHLCV of one time bucket for one market: what candles, composites and rollups are made of. */
-export interface Bar {
-  /** bucket open time, Unix ms, aligned to the bucket size in UTC */
+/**
+ * A venue's own candle (kline) as its REST API, websocket or data dump reports it: what our bars are reconciled
+ * against. A field the venue does not report is absent.
+ */
+export interface Kline {
+  /** bucket open time, Unix ms */
   ts: number
   open: number
   high: number
@@ -11,13 +15,12 @@ export interface Bar {
   close: number
   /** base volume, coin units */
   volume: number
-  /** taker-buy base volume */
-  buyVolume: number
-  /** taker-sell base volume */
-  sellVolume: number
-  /** sum of price * size, USD: VWAP = quoteVolume / volume */
-  quoteVolume: number
-  trades: number
+  /** taker-buy base volume (Binance) */
+  buyVolume?: number
+  /** quote volume */
+  quoteVolume?: number
+  /** number of raw trades (not aggTrades) */
+  trades?: number
 }
 
 export interface MarketKey {
@@ -36,9 +39,29 @@ export interface BarSink {
   emitBar(bar: MinuteBar): void
 }
 
-export const MINUTE_MS = 60_000
-export const HOUR_MS = 3_600_000
-export const DAY_MS = 86_400_000
+/** a minute's bar before any trade: zero prices and volumes, an empty volume at price */
+export const emptyMinuteBar = (k: MarketKey, minute: number): MinuteBar => ({
+  exchange: k.exchange,
+  coin: k.coin,
+  marketType: k.marketType,
+  ts: minute,
+  open: 0,
+  high: 0,
+  low: 0,
+  close: 0,
+  volume: 0,
+  buyVolume: 0,
+  sellVolume: 0,
+  quoteVolume: 0,
+  trades: 0,
+  vap: new Map(),
+})
 
-export const floorTo = (ts: number, bucketMs: number) => Math.floor(ts / bucketMs) * bucketMs
+/** a quiet minute: flat at the previous close, zero volume, as the venues' own klines show it */
+export function flatMinuteBar(k: MarketKey, minute: number, close: number): MinuteBar {
+  const b = emptyMinuteBar(k, minute)
+  b.open = b.high = b.low = b.close = close
+  return b
+}
+
 export const marketKeyString = (k: MarketKey) => `${k.exchange}:${k.coin}:${k.marketType}`

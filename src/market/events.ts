@@ -1,9 +1,9 @@
 // Normalized market events: every source (live connector, simulator, historical import) emits exactly these,
 // so nothing downstream knows where data came from (after tardis-node's normalized types).
 
-export const EXCHANGE_IDS = ['binance', 'bybit', 'okx', 'hyperliquid', 'dydx'] as const
-export type ExchangeId = (typeof EXCHANGE_IDS)[number]
-export type MarketType = 'perp' | 'spot'
+import type { BookLevel, BookReach, WideBook } from '../domain/books.js'
+import type { ExchangeId, MarketType } from '../domain/exchanges.js'
+
 export type TakerSide = 'buy' | 'sell'
 
 interface EventBase {
@@ -23,34 +23,6 @@ export interface TradeEvent extends EventBase {
   /** size in coin units (contracts already converted) */
   size: number
   side: TakerSide
-}
-
-export interface BookLevel {
-  price: number
-  /** size in coin units */
-  size: number
-}
-
-/** How far a snapshot goes on each side, so a depth band is only a number where the book reaches its edge. */
-export interface BookReach {
-  /**
-   * price of the deepest bid the venue sent (before any trimming on our side); null when it sent its whole bid side
-   * (fewer levels than asked for, or a venue that always sends its whole book)
-   */
-  bidEnd: number | null
-  /** price of the deepest ask the venue sent; null when it sent its whole ask side */
-  askEnd: number | null
-}
-
-/** A coarser (aggregated) or deeper snapshot of the same market, for the bands the main snapshot does not reach. */
-export interface WideBook extends BookReach {
-  /** what it is, e.g. "nSigFigs=3" (Hyperliquid price aggregation) or "books-full" (OKX, 5 000 levels) */
-  source: string
-  ts: number
-  bids: BookLevel[]
-  asks: BookLevel[]
-  /** width of its price buckets, in price units (0 for exact prices): a level stands for orders up to one bucket away */
-  granularity: number
 }
 
 export interface BookSnapshotEvent extends EventBase, BookReach {

@@ -2,9 +2,11 @@
 // aggregates, ticker/OI samples, funding history and latest books → the store, in batches.
 import type { Logger } from 'pino'
 import type { Database } from '../store/database.js'
-import { MINUTE_MS, type BarSink, type MinuteBar } from './bars.js'
+import { type BarSink, type MinuteBar } from './bars.js'
+import { MINUTE_MS } from '../domain/time.js'
 import { MinuteAggregator } from './aggregate/index.js'
-import type { EventSink, ExchangeId, MarketEvent, MarketType, OpenInterestEvent, TickerEvent } from './events.js'
+import type { EventSink, MarketEvent, OpenInterestEvent, TickerEvent } from './events.js'
+import type { ExchangeId, MarketType } from '../domain/exchanges.js'
 import { LiveMarket, marketId } from './live.js'
 import type { MarketState } from './state.js'
 import { storedMinuteRanges, writeMinuteBars, type HourCache } from './store/candles.js'

@@ -1,6 +1,7 @@
 // The latest state of every market, in memory: ticker, open interest and order book as last received.
 // The ticker endpoint and the order-book analytics read this; the store keeps the history.
-import type { BookSnapshotEvent, ExchangeId, MarketType, OpenInterestEvent, TickerEvent } from './events.js'
+import type { BookSnapshotEvent, OpenInterestEvent, TickerEvent } from './events.js'
+import type { ExchangeId, MarketType } from '../domain/exchanges.js'
 
 export const marketId = (exchange: ExchangeId, coin: string, marketType: MarketType) => `${exchange}:${coin}:${marketType}`
 

@@ -2,8 +2,8 @@
 // store's market data changes (every write bumps `version`), so repeated calls between flushes cost nothing.
 // Windows are widened to whole minutes first: stored rows sit on minute boundaries, so the rows are the same.
 import type { Database } from '../store/database.js'
-import { MINUTE_MS } from './bars.js'
-import type { MarketType } from './events.js'
+import { MINUTE_MS } from '../domain/time.js'
+import type { MarketType } from '../domain/exchanges.js'
 import type { MinuteBar } from './bars.js'
 import { readCandles, type CandleTable } from './store/candles.js'
 import { readBooks, readFunding, readSamples, type FundingRow, type MarketSample, type StoredBook } from './store/samples.js'

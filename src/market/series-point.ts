@@ -2,7 +2,7 @@
 // sums, and the per-venue values behind them so a change can be measured over the same venues at both ends
 // (src/analytics/chain-link.ts).
 import type { VenueValues } from '../analytics/chain-link.js'
-import { EXCHANGE_IDS, type ExchangeId } from './events.js'
+import { EXCHANGE_IDS, type ExchangeId } from '../domain/exchanges.js'
 import { BUY, CLOSE, HIGH, LOW, QUOTE, SELL, VOLUME, type BarTrack, type SampleCell } from './series-ring.js'
 
 /** one bucket of a coin, all exchanges merged */

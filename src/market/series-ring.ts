@@ -1,5 +1,5 @@
 // The typed-array rings behind the hot series (series.ts): one per market's bars and per exchange's samples.
-import type { ExchangeId, MarketType } from './events.js'
+import type { ExchangeId, MarketType } from '../domain/exchanges.js'
 
 /** a perp sample as the series keeps it: the latest of its bucket */
 export interface SampleCell {

@@ -3,8 +3,10 @@
 // replaces the cells with the rows it just wrote (hour rollups included) — so models that scan weeks of
 // history (divergence, regime, cascade, snapshot) never pull weeks of rows from the store per request.
 import type { Database } from '../store/database.js'
-import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo, type Bar, type MarketKey, type MinuteBar } from './bars.js'
-import type { ExchangeId, MarketType } from './events.js'
+import { type MarketKey, type MinuteBar } from './bars.js'
+import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../domain/time.js'
+import { type Bar } from '../domain/bars.js'
+import type { ExchangeId, MarketType } from '../domain/exchanges.js'
 import { rowToBarValues, type CandleRow } from './store/candles.js'
 import type { MarketSample } from './store/samples.js'
 import { mergePoint, type CoinPoint } from './series-point.js'

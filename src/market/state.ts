@@ -1,8 +1,7 @@
 // What the running service knows about its markets right now: the coin universe and each feed's freshness.
 import type { Database } from '../store/database.js'
 import type { Exchange } from '../generated/prisma/client.js'
-import { EXCHANGES } from './exchanges.js'
-import type { ExchangeId } from './events.js'
+import { type ExchangeId, EXCHANGES } from '../domain/exchanges.js'
 import { DEFAULT_COINS } from './coins.js'
 import { feedStatus, type FeedStatus } from './connectors/feed-status.js'
 import { LiveMarket } from './live.js'

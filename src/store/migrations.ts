@@ -83,13 +83,3 @@ export async function applyMigrations(factory: SqlMigrationAwareDriverAdapterFac
     await engine.close()
   }
 }
-
-/** Drop everything in the database (tests and `db:migrate reset` only). */
-export async function resetDatabase(factory: SqlMigrationAwareDriverAdapterFactory): Promise<void> {
-  const engine = await openSchemaEngine(factory)
-  try {
-    await engine.reset({ filter: NO_FILTERS })
-  } finally {
-    await engine.close()
-  }
-}

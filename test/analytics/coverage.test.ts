@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { buildCoverage } from '../../src/analytics/coverage.js'
-import type { ExchangeId } from '../../src/market/events.js'
+import type { ExchangeId } from '../../src/domain/exchanges.js'
 
 const H = 3_600_000
 const T = Date.UTC(2026, 5, 1)

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../src/market/bars.js'
-import { EXCHANGE_IDS, type ExchangeId } from '../../src/market/events.js'
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../src/domain/time.js'
+import { EXCHANGE_IDS, type ExchangeId } from '../../src/domain/exchanges.js'
 import {
   FUNDING_MAX_SAMPLE_AGE_MS,
   FUNDING_STATS_WINDOW,

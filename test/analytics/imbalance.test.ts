@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import type { BookLevel } from '../../src/market/events.js'
+import type { BookLevel } from '../../src/domain/books.js'
 import { IMBALANCE_BANDS_PCT, IMBALANCE_MAX_BOOK_AGE_MS, aggregateBands, bookImbalance, buildImbalance, type BandDepth } from '../../src/analytics/imbalance.js'
 
 const T0 = Date.UTC(2025, 0, 5)

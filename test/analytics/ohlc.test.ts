@@ -1,7 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { DAY_MS, HOUR_MS, MINUTE_MS, type Bar } from '../../src/market/bars.js'
-import type { ExchangeId } from '../../src/market/events.js'
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../src/domain/time.js'
+import { type Bar } from '../../src/domain/bars.js'
+import type { ExchangeId } from '../../src/domain/exchanges.js'
 import {
   INTERVAL_MS,
   LOOKBACK_MS,

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../src/market/bars.js'
-import { EXCHANGE_IDS, type ExchangeId } from '../../src/market/events.js'
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../src/domain/time.js'
+import { EXCHANGE_IDS, type ExchangeId } from '../../src/domain/exchanges.js'
 import { OI_HORIZON_MS, OI_SAMPLE_TOLERANCE_MS, buildOiChanges, oiChangePct, type OiSample } from '../../src/analytics/oi-changes.js'
 
 const NOW = Date.UTC(2025, 0, 20, 12)

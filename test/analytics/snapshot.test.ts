@@ -10,8 +10,7 @@ import {
   type SnapshotCoinInput,
   type VenueQuote,
 } from '../../src/analytics/snapshot.js'
-import { EXCHANGE_IDS, type ExchangeId } from '../../src/market/events.js'
-import { exchangeById } from '../../src/market/exchanges.js'
+import { EXCHANGE_IDS, exchangeById, type ExchangeId } from '../../src/domain/exchanges.js'
 
 const fee = (e: ExchangeId) => exchangeById.get(e)!.takerFee
 

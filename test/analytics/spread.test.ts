@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { DAY_MS, MINUTE_MS } from '../../src/market/bars.js'
-import { EXCHANGE_IDS } from '../../src/market/events.js'
+import { DAY_MS, MINUTE_MS } from '../../src/domain/time.js'
+import { EXCHANGE_IDS } from '../../src/domain/exchanges.js'
 import {
   SPREAD_MAX_PRICE_AGE_MS,
   SPREAD_Z_WINDOW,

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { EXCHANGE_IDS, type ExchangeId } from '../../src/market/events.js'
+import { EXCHANGE_IDS, type ExchangeId } from '../../src/domain/exchanges.js'
 import { TICKER_REFRESH_MS, TICKER_STALE_MS, buildTicker, isStale, latestPerExchange, type TickerInput } from '../../src/analytics/ticker.js'
 
 const NOW = Date.UTC(2025, 0, 7, 9)

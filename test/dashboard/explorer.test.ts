@@ -53,10 +53,10 @@ describe('GraphiQL default document', () => {
 
   it('offers example variables that every operation can share', () => {
     const vars = JSON.parse(graphiqlDefaultVariables()) as Record<string, unknown>
-    expect(vars).toEqual({ coin: 'BTC', interval: '1h', lookback: '24h', marketType: 'perp', bins: 50 })
+    expect(vars).toEqual({ coin: 'BTC', interval: 'H1', lookback: 'H24', marketType: 'PERP', bins: 50 })
     // each variable is declared by some operation, with the type it has there
     const declared = new Map(operations.flatMap((o) => (o.variableDefinitions ?? []).map((v) => [v.variable.name.value, print(v.type).replace('!', '')] as const)))
-    for (const [name, value] of Object.entries(vars)) expect(declared.get(name), name).toBe(typeof value === 'number' ? 'Int' : 'String')
+    for (const [name, value] of Object.entries(vars)) expect(declared.get(name), name).toBe(typeof value === 'number' ? 'Int' : ({ interval: 'Interval', lookback: 'Lookback', marketType: 'MarketType' } as Record<string, string>)[name] ?? 'String')
   })
 
   describe('run as GraphiQL sends it', () => {

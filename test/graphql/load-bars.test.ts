@@ -1,7 +1,8 @@
 // loadBars takes whatever the in-memory series mirrors (hours of the retention, minutes of the last day) from
 // memory and reads only the rest: for every window shape the bars must equal what the store alone returns.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { HOUR_MS, MINUTE_MS, type MinuteBar } from '../../src/market/bars.js'
+import { HOUR_MS, MINUTE_MS } from '../../src/domain/time.js'
+import type { MinuteBar } from '../../src/market/bars.js'
 import { loadBars } from '../../src/market/read/market-data.js'
 import { TEST_NOW, seedMarket } from '../helpers/market.js'
 import { startTestService, type TestService } from '../helpers/service.js'

@@ -4,8 +4,9 @@
 // ago" falls inside the gap) and the last 30 minutes (inside the current 1 h divergence window). The same market
 // without the gaps is the reference. Read through the models' real inputs (src/graphql/signal-inputs.ts).
 import { describe, expect, it } from 'vitest'
-import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo, type MinuteBar } from '../../src/market/bars.js'
-import type { ExchangeId } from '../../src/market/events.js'
+import { type MinuteBar } from '../../src/market/bars.js'
+import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../../src/domain/time.js'
+import type { ExchangeId } from '../../src/domain/exchanges.js'
 import { CoinSeries } from '../../src/market/series.js'
 import type { MarketState } from '../../src/market/state.js'
 import type { MarketSample } from '../../src/market/store/samples.js'

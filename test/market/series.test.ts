@@ -2,8 +2,9 @@
 // rings must answer exactly what a map of "last write per market and bucket" answers, drop what is older than
 // they hold, and forget what was pruned.
 import { describe, expect, it } from 'vitest'
-import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo, type MinuteBar } from '../../src/market/bars.js'
-import type { ExchangeId, MarketType } from '../../src/market/events.js'
+import { type MinuteBar } from '../../src/market/bars.js'
+import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../../src/domain/time.js'
+import type { ExchangeId, MarketType } from '../../src/domain/exchanges.js'
 import { CoinSeries } from '../../src/market/series.js'
 import type { MarketSample } from '../../src/market/store/samples.js'
 

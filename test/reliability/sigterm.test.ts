@@ -3,7 +3,7 @@ import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { MINUTE_MS } from '../../src/market/bars.js'
+import { MINUTE_MS } from '../../src/domain/time.js'
 import { openDatabase } from '../../src/store/database.js'
 import { startService } from '../helpers/process.js'
 

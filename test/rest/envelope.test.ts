@@ -2,7 +2,6 @@
 // A fragment-built body must be byte-for-byte JSON-equivalent to the plain one, and a new key (new data
 // version) must never serve the old JSON — checked end to end on /v1/markets/ohlc after the data changes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { snakeKeys } from '../../src/rest/envelope.js'
 import { TEST_NOW, seedMarket } from '../helpers/market.js'
 import { startTestService, type TestService } from '../helpers/service.js'
 import { removeExchangeData, type Json } from './markets/helpers.js'
@@ -34,14 +33,14 @@ describe('ohlc through the fragment cache', () => {
     const res = await fetch(`${t.url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-      body: JSON.stringify({ query: '{ ohlc(coin: "BTC", interval: "15m", lookback: "4h") { exchanges candles { ts close volume exchanges } } }' }),
+      body: JSON.stringify({ query: '{ ohlc(coin: "BTC", interval: M15, lookback: H4) { exchanges candles { ts close volume exchanges } } }' }),
     })
     return ((await res.json()) as { data: { ohlc: Json } }).data.ohlc
   }
 
   it('serves the new candles once the data changed, equal to GraphQL before and after', async () => {
     const before = await rest()
-    expect(await rest()).toEqual(before) // served from the fragment cache
+    expect(await rest()).toEqual(before) // served from the version-keyed cache
     expect(before.exchanges).toContain('okx')
     const g0 = await gql()
     expect(before.candles.map((c: Json) => [c.ts, c.close, c.volume])).toEqual(g0.candles.map((c: Json) => [c.ts, c.close, c.volume]))

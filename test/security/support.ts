@@ -49,7 +49,7 @@ const header = (h: RawResponse['headers'] | Headers, name: string): string | nul
   return Array.isArray(v) ? v.join(', ') : (v ?? null)
 }
 
-/** RFC 9457 shape of decisions.md: type, title, status (= HTTP status), detail, code; problem+json content type */
+/** RFC 9457 shape of docs/contract.md#errors: type, title, status (= HTTP status), detail, code; problem+json content type */
 export function assertProblemShape(status: number, headers: RawResponse['headers'] | Headers, body: string, context: string): Record<string, unknown> {
   const ct = header(headers, 'content-type') ?? ''
   expect(ct.startsWith('application/problem+json'), `${context}: non-2xx (${status}) is not application/problem+json but "${ct}"; body ${body.slice(0, 300)}`).toBe(true)

@@ -1,4 +1,4 @@
-import type { ExchangeId } from '../../market/events.js'
+import type { ExchangeId } from '../../domain/exchanges.js'
 import { builder } from '../builder.js'
 import type { MarketState } from '../../market/state.js'
 

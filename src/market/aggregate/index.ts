@@ -1,2 +1,3 @@
-export { MinuteAggregator, type AggregatorOptions, type AggregatorStats, type FoldResult } from './minute-aggregator.js'
+export { MinuteAggregator, type AggregatorOptions } from './minute-aggregator.js'
+export type { AggregatorStats, FoldResult } from './stats.js'
 export { foldBars, rollup, rollupHour } from './rollup.js'

@@ -10,7 +10,8 @@
 //      of q would have arrived (a source's events arrive in order);
 //   3. minute q − 1 was finalized with a bar (traded or flat) — the previous close is known and is the close just
 //      before q, never one from before a gap.
-import { MINUTE_MS, type MarketKey, type MinuteBar } from '../bars.js'
+import { flatMinuteBar, type MarketKey, type MinuteBar } from '../bars.js'
+import { MINUTE_MS } from '../../domain/time.js'
 
 export interface MinuteState {
   bar: MinuteBar
@@ -29,23 +30,6 @@ export interface RetainedIds {
 
 /** the id a source's whole-minute bar is kept under for dedupe */
 export const BAR_ID = '\u0000bar'
-
-export const newBar = (k: MarketKey, minute: number): MinuteBar => ({
-  exchange: k.exchange,
-  coin: k.coin,
-  marketType: k.marketType,
-  ts: minute,
-  open: 0,
-  high: 0,
-  low: 0,
-  close: 0,
-  volume: 0,
-  buyVolume: 0,
-  sellVolume: 0,
-  quoteVolume: 0,
-  trades: 0,
-  vap: new Map(),
-})
 
 export class MarketMinutes {
   readonly key: MarketKey
@@ -107,9 +91,7 @@ export class MarketMinutes {
       if (hm < om) {
         s++
         if (this.lastCloseMinute === hm - MINUTE_MS && this.lastEventTs >= hm + MINUTE_MS) {
-          const bar = newBar(this.key, hm)
-          bar.open = bar.high = bar.low = bar.close = this.lastClose
-          bars.push(bar)
+          bars.push(flatMinuteBar(this.key, hm, this.lastClose))
           flat++
           this.lastCloseMinute = hm
         }

@@ -21,10 +21,13 @@
 // heard (a feed gap) produces no bar. observe() is how the feed is heard; trades count too.
 // Sources of whole bars (the simulator's history) hand them in with emitBar(): they close like any minute.
 
-import type { MarketType, TradeEvent, MarketEvent, EventSink } from '../events.js'
-import { MINUTE_MS, type BarSink, type MarketKey, type MinuteBar } from '../bars.js'
-import { vapAdd } from '../volume-at-price.js'
-import { BAR_ID, MarketMinutes as MarketState, newBar, type MinuteState } from './market-minutes.js'
+import type { TradeEvent, MarketEvent, EventSink } from '../events.js'
+import type { MarketType } from '../../domain/exchanges.js'
+import { emptyMinuteBar, type BarSink, type MarketKey, type MinuteBar } from '../bars.js'
+import { MINUTE_MS } from '../../domain/time.js'
+import { addTrade, isWholeBar } from './fold.js'
+import { BAR_ID, MarketMinutes as MarketState, type MinuteState } from './market-minutes.js'
+import { emptyCounters, type AggregatorStats, type FoldResult } from './stats.js'
 
 export interface AggregatorOptions {
   /** how long after a minute's end trades for it are still accepted, ms (default 2000) */
@@ -35,48 +38,8 @@ export interface AggregatorOptions {
   onLateDrop?: (trade: TradeEvent) => void
 }
 
-/** what happened to one trade */
-export type FoldResult = 'accepted' | 'duplicate' | 'late_dropped' | 'resume_skipped' | 'invalid'
-
-export interface AggregatorStats {
-  /** trades folded into a bar */
-  accepted: number
-  /** trades ignored because their id was already folded */
-  duplicates: number
-  /** trades whose minute was already finalized (closed) and that were not known duplicates */
-  lateDropped: number
-  /** trades at or before a market's resume cursor (their minute is already in the store) */
-  resumeSkipped: number
-  /** trades with a non-finite or non-positive price or size, or a non-finite ts */
-  invalid: number
-  /** whole-minute bars accepted from a source (addBar) */
-  sourceBars: number
-  /** bars finalized so far (drained or waiting in the outbox), flat ones included */
-  closedBars: number
-  /** of which flat bars for quiet minutes */
-  flatBars: number
-  /** bars currently open (still accepting trades) */
-  openBars: number
-  /** closed bars waiting for drainClosed() */
-  pendingBars: number
-  markets: number
-}
-
-const isPrice = (x: number) => x > 0 && x < Infinity
-const isAmount = (x: number) => x >= 0 && x < Infinity
 /** the ids of every source bar's minute: one shared set, never added to (trades into a sealed minute are refused) */
 const SEALED = new Set([BAR_ID])
-
-const emptyStats = (): Omit<AggregatorStats, 'openBars' | 'pendingBars' | 'markets'> => ({
-  accepted: 0,
-  duplicates: 0,
-  lateDropped: 0,
-  resumeSkipped: 0,
-  invalid: 0,
-  sourceBars: 0,
-  closedBars: 0,
-  flatBars: 0,
-})
 
 export class MinuteAggregator implements EventSink, BarSink {
   readonly graceMs: number
@@ -88,7 +51,7 @@ export class MinuteAggregator implements EventSink, BarSink {
   private readonly all: MarketState[] = []
   private last: MarketState | null = null
   private outbox: MinuteBar[] = []
-  private counters = emptyStats()
+  private counters = emptyCounters()
   private openCount = 0
 
   constructor(options: AggregatorOptions = {}) {
@@ -119,8 +82,7 @@ export class MinuteAggregator implements EventSink, BarSink {
    * already has a bar or trades.
    */
   emitBar(b: MinuteBar): FoldResult {
-    const valid = isPrice(b.open) && isPrice(b.high) && isPrice(b.low) && isPrice(b.close) && Number.isFinite(b.ts) && Number.isInteger(b.trades) && b.trades >= 0
-    if (!valid || !isAmount(b.volume) || !isAmount(b.buyVolume) || !isAmount(b.sellVolume) || !isAmount(b.quoteVolume)) {
+    if (!isWholeBar(b)) {
       this.counters.invalid++
       return 'invalid'
     }
@@ -204,15 +166,8 @@ export class MinuteAggregator implements EventSink, BarSink {
         ms.closeTs = ts
         bar.close = price
       }
-      if (price > bar.high) bar.high = price
-      if (price < bar.low) bar.low = price
     }
-    bar.volume += size
-    if (t.side === 'buy') bar.buyVolume += size
-    else bar.sellVolume += size
-    bar.quoteVolume += price * size
-    bar.trades++
-    vapAdd(bar.vap, price, size, t.side)
+    addTrade(bar, t)
     this.counters.accepted++
     if (ts > st.lastEventTs) st.lastEventTs = ts
 
@@ -357,7 +312,7 @@ export class MinuteAggregator implements EventSink, BarSink {
     // search from the newest: live trades almost always go to the last minute
     while (i > 0 && open[i - 1]!.bar.ts > minute) i--
     if (i > 0 && open[i - 1]!.bar.ts === minute) return open[i - 1]!
-    const ms: MinuteState = { bar: newBar(st.key, minute), openTs: 0, closeTs: 0, ids: new Set(), sealed: false }
+    const ms: MinuteState = { bar: emptyMinuteBar(st.key, minute), openTs: 0, closeTs: 0, ids: new Set(), sealed: false }
     open.splice(i, 0, ms)
     this.openCount++
     return ms

@@ -1,7 +1,8 @@
 // Rollups: fold minute bars (or any finer bars) into coarser aligned buckets with merged volume at price,
 // e.g. candle_1m -> candle_1h. Pure; inputs are never mutated.
 
-import { HOUR_MS, floorTo, type MinuteBar } from '../bars.js'
+import { type MinuteBar } from '../bars.js'
+import { HOUR_MS, floorTo } from '../../domain/time.js'
 import { vapMerge } from '../volume-at-price.js'
 
 /**

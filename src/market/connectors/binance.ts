@@ -1,8 +1,11 @@
 // Binance: USD-M perpetuals through CCXT `binanceusdm`, spot through CCXT `binance` (two classes, two instances).
 import ccxt, { type Exchange } from 'ccxt'
-import type { FundingEvent, MarketType, OpenInterestEvent, TickerEvent } from '../events.js'
-import { ExchangeConnector, type ConnectorOptions, type KlineQuery } from './connector.js'
-import { binanceKline, type Kline } from './klines.js'
+import type { FundingEvent, OpenInterestEvent, TickerEvent } from '../events.js'
+import type { MarketType } from '../../domain/exchanges.js'
+import { ExchangeConnector } from './connector.js'
+import type { ConnectorOptions, KlineQuery } from './connector-options.js'
+import type { Kline } from '../bars.js'
+import { binanceKline } from './klines.js'
 import { parseIntervalHours, partsFromFundingRate, tickerEvent, type MarketRef } from './mapping.js'
 import { callRaw, setOption, skipCurrencies } from './ccxt-access.js'
 

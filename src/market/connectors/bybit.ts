@@ -2,7 +2,8 @@
 import ccxt, { type Exchange, type FundingRate } from 'ccxt'
 import type { OpenInterestEvent, TickerEvent } from '../events.js'
 import { callRaw, setOption, skipCurrencies } from './ccxt-access.js'
-import { ExchangeConnector, type ConnectorOptions } from './connector.js'
+import { ExchangeConnector } from './connector.js'
+import type { ConnectorOptions } from './connector-options.js'
 import { coinSize, num, partsFromFundingRate, tickerEvent, type BookDepth, type MarketRef } from './mapping.js'
 import { parseBybitRiskLimit, type FetchedTiers } from './tiers.js'
 
@@ -34,6 +35,19 @@ export interface BybitOiRow {
  */
 export function bybitOneSidedOi(row: BybitOiRow | undefined): number | null {
   return num(row?.singleOpenInterest) ?? num(row?.openInterest)
+}
+
+/**
+ * Open interest from GET /v5/market/tickers?category=linear (real time) rather than /v5/market/open-interest, whose
+ * newest value is a 5-minute bucket stamped at its start. ts = the response's `time`.
+ */
+function openInterestOfRows(refs: MarketRef[], rates: Record<string, FundingRate>, now: number): OpenInterestEvent[] {
+  return refs
+    .map((ref) => {
+      const fr = rates[ref.symbol]
+      return fr ? bybitOpenInterestEvent(ref, fr.info as BybitOiRow, num(fr.timestamp) ?? now) : null
+    })
+    .filter((e): e is OpenInterestEvent => e !== null)
 }
 
 /** A ticker row -> OpenInterestEvent (one-sided, coins); ts = the venue's time for the row. */
@@ -98,16 +112,18 @@ export class BybitConnector extends ExchangeConnector {
     return REST_BOOK_LIMIT[ref.marketType]
   }
 
+  protected override readonly openInterestInTickers = true
+
   /**
    * Perps: GET /v5/market/tickers?category=linear (one call) via fetchFundingRates: markPrice, indexPrice, fundingRate,
    * nextFundingTime, and the interval from the instrument's fundingInterval (minutes). The same raw row carries
-   * lastPrice, read from `info`. Spot: fetchTickers on category=spot.
+   * lastPrice and the open interest, read from `info`. Spot: fetchTickers on category=spot.
    */
-  protected async pollTickers(refs: MarketRef[]): Promise<TickerEvent[]> {
+  protected async pollTickers(refs: MarketRef[], withOpenInterest: MarketRef[] = []): Promise<Array<TickerEvent | OpenInterestEvent>> {
     const now = this.now()
     const perps = refs.filter((r) => r.marketType === 'perp')
     const spots = refs.filter((r) => r.marketType === 'spot')
-    const out: TickerEvent[] = []
+    const out: Array<TickerEvent | OpenInterestEvent> = []
     await this.settleAll([
       (async () => {
         if (perps.length === 0) return
@@ -118,6 +134,7 @@ export class BybitConnector extends ExchangeConnector {
           const e = bybitPerpTicker(ref, fr, now, (h) => this.intervalHoursFor(ref, h))
           out.push(e.lastPrice === null ? { ...e, lastPrice: this.lastTradePrice.get(ref.symbol) ?? null } : e)
         }
+        out.push(...openInterestOfRows(withOpenInterest, rates, now))
       })(),
       (async () => {
         out.push(...(await this.spotTickerEvents(this.ex, spots, now)))
@@ -126,19 +143,9 @@ export class BybitConnector extends ExchangeConnector {
     return out
   }
 
-  /**
-   * GET /v5/market/tickers?category=linear (one call for all perps, real time) rather than /v5/market/open-interest,
-   * whose newest value is a 5-minute bucket stamped at its start. ts = the response's `time`.
-   */
+  /** Only when the ticker poll is off: the same tickers call, for its open interest. */
   protected async pollOpenInterest(refs: MarketRef[]): Promise<OpenInterestEvent[]> {
-    const now = this.now()
-    const rates = await this.ex.fetchFundingRates(refs.map((r) => r.symbol))
-    return refs
-      .map((ref) => {
-        const fr = rates[ref.symbol]
-        return fr ? bybitOpenInterestEvent(ref, fr.info as BybitOiRow, num(fr.timestamp) ?? now) : null
-      })
-      .filter((e): e is OpenInterestEvent => e !== null)
+    return openInterestOfRows(refs, await this.ex.fetchFundingRates(refs.map((r) => r.symbol)), this.now())
   }
 
   /** GET /v5/market/risk-limit (category=linear) per followed perp (one call each): tiers by USDT position value. */

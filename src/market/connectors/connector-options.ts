@@ -1,6 +1,7 @@
 // What a connector is configured with and reports: the public types of the connector API.
 import type { Exchange } from 'ccxt'
-import type { EventSink, ExchangeId, MarketType } from '../events.js'
+import type { EventSink } from '../events.js'
+import type { ExchangeId, MarketType } from '../../domain/exchanges.js'
 import type { BackoffOptions } from './backoff.js'
 
 /** pino-compatible subset. */

@@ -3,8 +3,9 @@
 // Venue classes only say which CCXT instance/symbols/endpoints to use and how to read their payloads.
 import type { Exchange, FundingRateHistory, MarketInterface, Trade } from 'ccxt'
 import { findByBase } from './ccxt-access.js'
-import type { BookSnapshotEvent, EventSink, ExchangeId, FundingEvent, MarketEvent, MarketType, OpenInterestEvent, TickerEvent, WideBook } from '../events.js'
-import { exchangeById } from '../exchanges.js'
+import type { BookSnapshotEvent, EventSink, FundingEvent, MarketEvent, OpenInterestEvent, TickerEvent } from '../events.js'
+import { exchangeById, type ExchangeId, type MarketType } from '../../domain/exchanges.js'
+import type { WideBook } from '../../domain/books.js'
 import { sleep, type BackoffOptions } from './backoff.js'
 import {
   DEFAULT_POLL_INTERVALS,
@@ -15,14 +16,11 @@ import {
   type PollIntervals,
   type StreamName,
 } from './connector-options.js'
-import { klineFromOhlcv, type Kline } from './klines.js'
+import type { Kline } from '../bars.js'
+import { klineFromOhlcv } from './klines.js'
 import { bookEvent, fundingEvents, marketRef, mergeParts, openInterestEvent, partsFromTicker, tickerEvent, tradeEvent, type BookDepth, type MarketRef } from './mapping.js'
 import { fetchWideBooks, type WideBookSource } from './wide-books.js'
 import { Supervisor } from './supervisor.js'
-
-export type { ConnectorHealth, ConnectorLogger, ConnectorOptions, KlineQuery, PollIntervals, StreamName } from './connector-options.js'
-export { DEFAULT_POLL_INTERVALS } from './connector-options.js'
-export { findByBase } from './ccxt-access.js'
 
 const noop = () => {}
 const SILENT: ConnectorLogger = { debug: noop, info: noop, warn: noop, error: noop }
@@ -82,15 +80,17 @@ export abstract class ExchangeConnector {
 
   /** the CCXT instance serving a market type, undefined when the venue has none */
   protected abstract exchangeFor(marketType: MarketType): Exchange | undefined
-  /** the venue market for a coin (after loadMarkets), undefined when not listed */
   /** the coin's market on this venue; default: the USDT-settled linear perp and the USDT spot pair (the CEXes) */
   protected findMarket(ex: Exchange, coin: string, marketType: MarketType): MarketInterface | undefined {
     return marketType === 'perp'
       ? findByBase(ex, coin, (m) => m.swap === true && m.linear === true && m.settle === 'USDT')
       : findByBase(ex, coin, (m) => m.spot === true && m.quote === 'USDT')
   }
-  protected abstract pollTickers(refs: MarketRef[]): Promise<TickerEvent[]>
+  /** tickers of the markets; where openInterestInTickers, also the open interest of `withOpenInterest` from the same call */
+  protected abstract pollTickers(refs: MarketRef[], withOpenInterest: MarketRef[]): Promise<Array<TickerEvent | OpenInterestEvent>>
   protected abstract pollOpenInterest(refs: MarketRef[]): Promise<OpenInterestEvent[]>
+  /** the venue's ticker call carries open interest too: one poll reads both (on the ticker schedule), no second call */
+  protected readonly openInterestInTickers: boolean = false
 
   /** book depth requested from the venue (REST snapshot limit / ws channel depth) */
   protected bookLimit(_ref: MarketRef): number | undefined {
@@ -262,8 +262,9 @@ export abstract class ExchangeConnector {
       }
     }
     const perps = this.refs.filter((r) => r.marketType === 'perp')
-    if (this.refs.length > 0 && on('tickers')) poll('tickers', () => this.pollTickers(this.refs), this.intervals.tickerMs)
-    if (perps.length > 0 && on('openInterest')) poll('open-interest', () => this.pollOpenInterest(perps), this.intervals.openInterestMs)
+    const oiInTickers = this.openInterestInTickers && on('tickers')
+    if (this.refs.length > 0 && on('tickers')) poll('tickers', () => this.pollTickers(this.refs, oiInTickers && on('openInterest') ? perps : []), this.intervals.tickerMs)
+    if (perps.length > 0 && on('openInterest') && !oiInTickers) poll('open-interest', () => this.pollOpenInterest(perps), this.intervals.openInterestMs)
     if (perps.length > 0 && on('funding')) poll('funding', () => this.pollFunding(perps), this.intervals.fundingMs)
   }
 
@@ -309,8 +310,7 @@ export abstract class ExchangeConnector {
     return e && wide && wide.length > 0 ? { ...e, wide } : e
   }
 
-  // REST fallbacks for an injected instance without ccxt.pro watchers
-
+  /** REST fallback for an injected instance without ccxt.pro watchers (books too) */
   private async pollTradesOnce(run: Supervisor, ex: Exchange, ref: MarketRef): Promise<void> {
     const trades = await run.abortable(this.fetchRecentTrades(ex, ref))
     const mark = this.tradeWatermark.get(ref.symbol) ?? { ts: -Infinity, ids: new Set<string>() }

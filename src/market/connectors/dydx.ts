@@ -1,9 +1,12 @@
 // dYdX v4 perps through CCXT `dydx` (indexer REST + indexer websocket). CCXT has no ticker, funding-rate or
 // open-interest method for dYdX, so those come from the raw GET /v4/perpetualMarkets, parsed here.
 import ccxt, { type Exchange, type MarketInterface } from 'ccxt'
-import type { MarketType, OpenInterestEvent, TickerEvent } from '../events.js'
+import type { OpenInterestEvent, TickerEvent } from '../events.js'
+import type { MarketType } from '../../domain/exchanges.js'
 import { callRaw, skipCurrencies } from './ccxt-access.js'
-import { ExchangeConnector, findByBase, type ConnectorOptions } from './connector.js'
+import { findByBase } from './ccxt-access.js'
+import { ExchangeConnector } from './connector.js'
+import type { ConnectorOptions } from './connector-options.js'
 import { nextFundingOnGrid, num, tickerEvent, type BookDepth, type MarketRef, type TickerParts } from './mapping.js'
 
 /** levels per side of the indexer's book snapshot (comlink config API_ORDERBOOK_LEVELS_PER_SIDE_LIMIT, default 100) */
@@ -89,6 +92,14 @@ interface DydxWsMessage {
   contents?: unknown
 }
 
+/** perpetualMarkets `openInterest`: one-sided, in coins; ts = poll time (the body has none) */
+function openInterestOf(refs: MarketRef[], updates: Map<string, DydxMarketUpdate>, now: number): OpenInterestEvent[] {
+  return refs.flatMap((ref) => {
+    const oi = updates.get(ref.symbol)?.openInterest
+    return oi === undefined ? [] : [{ type: 'open_interest' as const, exchange: 'dydx' as const, coin: ref.coin, marketType: 'perp' as const, ts: now, openInterest: oi }]
+  })
+}
+
 /**
  * Two fixes around CCXT's dydx ws handler, installed on the instance:
  * - `channel_batch_data` frames (contents = array of updates; sent when subscribing with batched: true) are unrolled
@@ -153,27 +164,22 @@ export class DydxConnector extends ExchangeConnector {
     return new Map(refs.flatMap((r) => (byTicker.has(r.id) ? [[r.symbol, byTicker.get(r.id)!] as const] : [])))
   }
 
-  /** GET /v4/perpetualMarkets (all markets, one call): oraclePrice, nextFundingRate. Last price: the trade stream. */
-  protected async pollTickers(refs: MarketRef[]): Promise<TickerEvent[]> {
+  protected override readonly openInterestInTickers = true
+
+  /** GET /v4/perpetualMarkets (all markets, one call): oraclePrice, nextFundingRate, and openInterest. Last price: the trade stream. */
+  protected async pollTickers(refs: MarketRef[], withOpenInterest: MarketRef[] = []): Promise<Array<TickerEvent | OpenInterestEvent>> {
     const now = this.now()
     const updates = await this.marketUpdates(refs)
-    return refs.flatMap((ref) => {
+    const tickers = refs.flatMap((ref) => {
       const u = updates.get(ref.symbol)
       return u ? [tickerEvent(ref, { ...dydxTickerParts(u, now), lastPrice: this.lastTradePrice.get(ref.symbol) }, now)] : []
     })
+    return [...tickers, ...openInterestOf(withOpenInterest, updates, now)]
   }
 
-  /** GET /v4/perpetualMarkets `openInterest`: one-sided, in coins. */
+  /** Only when the ticker poll is off: the same call, for its open interest. */
   protected async pollOpenInterest(refs: MarketRef[]): Promise<OpenInterestEvent[]> {
-    const now = this.now()
-    const updates = await this.marketUpdates(refs)
-    const out: OpenInterestEvent[] = []
-    for (const ref of refs) {
-      const oi = updates.get(ref.symbol)?.openInterest
-      if (oi === undefined) continue
-      out.push({ type: 'open_interest', exchange: 'dydx', coin: ref.coin, marketType: 'perp', ts: now, openInterest: oi })
-    }
-    return out
+    return openInterestOf(refs, await this.marketUpdates(refs), this.now())
   }
 
   /** GET /v4/perpetualMarkets (one call): initialMarginFraction / maintenanceMarginFraction per followed market. */

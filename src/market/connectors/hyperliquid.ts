@@ -1,8 +1,11 @@
 // Hyperliquid perps (the main USDC dex; HIP-3 dexes are not loaded) through CCXT `hyperliquid` (POST /info + ws).
 import ccxt, { type Exchange, type MarketInterface, type Trade } from 'ccxt'
-import type { MarketType, OpenInterestEvent, TickerEvent } from '../events.js'
+import type { OpenInterestEvent, TickerEvent } from '../events.js'
+import type { MarketType } from '../../domain/exchanges.js'
 import { callRaw, setOption, skipCurrencies } from './ccxt-access.js'
-import { ExchangeConnector, findByBase, type ConnectorOptions } from './connector.js'
+import { findByBase } from './ccxt-access.js'
+import { ExchangeConnector } from './connector.js'
+import type { ConnectorOptions } from './connector-options.js'
 import { nextFundingOnGrid, num, partsFromFundingRate, tickerEvent, type BookDepth, type MarketRef, type TickerParts } from './mapping.js'
 import { sigFigBucket, type WideBookSource } from './wide-books.js'
 import { parseHyperliquidMarginTiers, type FetchedTiers } from './tiers.js'

@@ -1,18 +1,19 @@
 // Entry point: which connectors MARKET_SOURCE asks for, and a factory per exchange id. Importing this module
 // creates nothing and opens nothing; a connector touches the network only after start().
-import type { ExchangeId } from '../events.js'
+import type { ExchangeId } from '../../domain/exchanges.js'
 import { BinanceConnector } from './binance.js'
 import { BybitConnector } from './bybit.js'
-import type { ConnectorOptions, ExchangeConnector } from './connector.js'
+import type { ExchangeConnector } from './connector.js'
+import type { ConnectorOptions } from './connector-options.js'
 import { DydxConnector } from './dydx.js'
 import { HyperliquidConnector } from './hyperliquid.js'
 import { OkxConnector } from './okx.js'
 
-export type { ConnectorHealth, ConnectorLogger, ConnectorOptions, KlineQuery, PollIntervals, StreamName } from './connector.js'
-export { DEFAULT_POLL_INTERVALS, ExchangeConnector } from './connector.js'
+export type { ConnectorHealth, ConnectorLogger, ConnectorOptions, KlineQuery, PollIntervals, StreamName } from './connector-options.js'
+export { DEFAULT_POLL_INTERVALS } from './connector-options.js'
+export { ExchangeConnector } from './connector.js'
 export { feedStatus, FEED_STATUS_DEFAULTS, type FeedStatus, type FeedStatusOptions } from './feed-status.js'
 export { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js'
-export type { Kline } from './klines.js'
 export { BinanceConnector, BybitConnector, DydxConnector, HyperliquidConnector, OkxConnector }
 
 export { MarketSourceError, parseMarketSource, type MarketSource } from './source.js'

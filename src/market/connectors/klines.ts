@@ -1,19 +1,7 @@
 // Venue klines (candles) -> one small shape, for the importer and for reconciling our own 1-minute bars.
 import type { OHLCV } from 'ccxt'
+import type { Kline } from '../bars.js'
 import { num } from './mapping.js'
-
-export interface Kline {
-  /** bucket open time, Unix ms */
-  ts: number
-  open: number
-  high: number
-  low: number
-  close: number
-  /** base volume, coin units */
-  volume: number
-  /** taker-buy base volume, where the venue reports it (Binance) */
-  buyVolume?: number
-}
 
 /**
  * A CCXT OHLCV row. On our five venues CCXT already puts coin units in the volume slot: OKX swaps use volCcy

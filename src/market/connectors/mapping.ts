@@ -1,17 +1,9 @@
 // CCXT unified structures -> our normalized events. Venue-neutral: everything venue-specific (which field
 // means what, contract sizes, two-sided OI) arrives here through MarketRef and explicit options.
 import type { FundingRate, FundingRateHistory, MarketInterface, OpenInterest, OrderBook, Ticker, Trade } from 'ccxt'
-import type {
-  BookLevel,
-  BookSnapshotEvent,
-  WideBook,
-  ExchangeId,
-  FundingEvent,
-  MarketType,
-  OpenInterestEvent,
-  TickerEvent,
-  TradeEvent,
-} from '../events.js'
+import type { BookSnapshotEvent, FundingEvent, OpenInterestEvent, TickerEvent, TradeEvent } from '../events.js'
+import type { BookLevel, WideBook } from '../../domain/books.js'
+import type { ExchangeId, MarketType } from '../../domain/exchanges.js'
 
 /** One market a connector follows: our key (exchange, coin, marketType) plus what CCXT needs to address it. */
 export interface MarketRef {

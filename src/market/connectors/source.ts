@@ -1,6 +1,6 @@
 // MARKET_SOURCE → which source runs. Kept apart from the connectors so reading the configuration does not
 // load CCXT (a large library only live connectors need).
-import { EXCHANGE_IDS, type ExchangeId } from '../events.js'
+import { EXCHANGE_IDS, type ExchangeId } from '../../domain/exchanges.js'
 
 export type MarketSource = { kind: 'simulator' } | { kind: 'live'; exchanges: ExchangeId[] } | { kind: 'replay'; file: string }
 

@@ -1,7 +1,7 @@
 // Coarser or deeper snapshots of a book, polled beside the main one so the wide depth bands can be measured where
 // the main snapshot stops short (Hyperliquid's 20 levels at nSigFigs aggregations, OKX's 5 000-level books-full).
 import type { OrderBook } from 'ccxt'
-import type { WideBook } from '../events.js'
+import type { WideBook } from '../../domain/books.js'
 import { wideBook, type BookDepth, type MarketRef } from './mapping.js'
 
 export interface WideBookSource {

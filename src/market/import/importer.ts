@@ -7,7 +7,8 @@ import { MinuteAggregator } from '../aggregate/index.js'
 import type { MinuteBar } from '../bars.js'
 import type { MarketState } from '../state.js'
 import { writeMinuteBars } from '../store/candles.js'
-import { readTradeBatches, validateTradeFile, type ImportOverrides, type ValidationResult } from './trades.js'
+import type { ImportOverrides } from './overrides.js'
+import { readTradeBatches, validateTradeFile, type ValidationResult } from './trades.js'
 
 export interface FileImport {
   file: string

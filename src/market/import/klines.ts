@@ -6,32 +6,19 @@
 // Futures files carry that header row (newer ones), spot files have none. open_time/close_time are ms, or µs in
 // spot files from 2025 on (detected per value: >= 1e14 -> µs, floored to ms). `count` is the number of RAW trades,
 // not aggTrades (an aggTrade covers last_trade_id - first_trade_id + 1 raw trades).
+import type { Kline } from '../bars.js'
 import { ImportFileError } from './errors.js'
 import { readSourceText } from './source.js'
-import { toMillis } from './trades.js'
+import { toMillis } from './fields.js'
 
-export interface Kline {
-  /** open time, Unix ms */
-  ts: number
-  open: number
-  high: number
-  low: number
-  close: number
-  /** base volume */
-  volume: number
-  /** quote volume */
-  quoteVolume: number
-  /** taker-buy base volume */
-  takerBuyVolume: number
-  /** number of raw trades */
-  trades: number
-}
+/** every field is in a Binance kline row */
+type DumpKline = Required<Kline>
 
 const num = (s: string | undefined) => (s === undefined || s.length === 0 ? NaN : Number(s))
 
 /** Parse kline CSV text (with or without header). Throws ImportFileError(file, line) on the first malformed row. */
-export function parseBinanceKlineCsv(text: string, file = '<klines>'): Kline[] {
-  const out: Kline[] = []
+export function parseBinanceKlineCsv(text: string, file = '<klines>'): DumpKline[] {
+  const out: DumpKline[] = []
   const lines = text.replace(/^\uFEFF/, '').split('\n')
   let seenData = false
   for (let i = 0; i < lines.length; i++) {
@@ -57,19 +44,19 @@ export function parseBinanceKlineCsv(text: string, file = '<klines>'): Kline[] {
     }
     const quoteVolume = num(f[7])
     const trades = num(f[8])
-    const takerBuyVolume = num(f[9])
-    for (const [name, v, raw] of [['volume', volume, f[5]], ['quote_volume', quoteVolume, f[7]], ['taker_buy_volume', takerBuyVolume, f[9]]] as const) {
+    const buyVolume = num(f[9])
+    for (const [name, v, raw] of [['volume', volume, f[5]], ['quote_volume', quoteVolume, f[7]], ['taker_buy_volume', buyVolume, f[9]]] as const) {
       if (!(v >= 0) || !Number.isFinite(v)) throw new ImportFileError(file, lineNo, `bad ${name} "${raw}"`)
     }
     if (!Number.isInteger(trades) || trades < 0) throw new ImportFileError(file, lineNo, `bad count "${f[8]}"`)
     if (high < low) throw new ImportFileError(file, lineNo, `high ${high} < low ${low}`)
-    out.push({ ts, open, high, low, close, volume, quoteVolume, takerBuyVolume, trades })
+    out.push({ ts, open, high, low, close, volume, buyVolume, quoteVolume, trades })
   }
   return out
 }
 
 /** Read a kline dump (.csv, .csv.gz or the archive's .zip). Kline files are small (a month of 1m = 44,640 rows). */
-export async function readBinanceKlineFile(path: string): Promise<Kline[]> {
+export async function readBinanceKlineFile(path: string): Promise<DumpKline[]> {
   let text: string
   try {
     text = await readSourceText(path)

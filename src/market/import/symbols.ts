@@ -1,5 +1,5 @@
 // Symbol / file-name / venue-name conventions of the import sources. Pure functions, no I/O.
-import type { ExchangeId, MarketType } from '../events.js'
+import type { ExchangeId, MarketType } from '../../domain/exchanges.js'
 
 /**
  * USD-like quote assets stripped from concatenated symbols (BTCUSDT -> BTC). Order matters: longer quotes that end
@@ -19,11 +19,6 @@ export function coinFromConcatSymbol(symbol: string): string | null {
     }
   }
   return null
-}
-
-export function normalizeCoin(coin: string): string | null {
-  const c = coin.trim().toUpperCase()
-  return COIN_RE.test(c) ? c : null
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -1,8 +1,8 @@
 // What a figure covers: the venues in it, those left out and why (listing, feed status, data), and the span of the
 // data against the window asked (docs/methodology.md#coverage). Shared by every endpoint's use case.
 import { buildCoverage, type Coverage, type CoverageGap, type WindowRange } from '../../analytics/coverage.js'
-import { EXCHANGES } from '../exchanges.js'
-import type { ExchangeId, MarketType } from '../events.js'
+import { EXCHANGES } from '../../domain/exchanges.js'
+import type { ExchangeId, MarketType } from '../../domain/exchanges.js'
 import type { MarketState } from '../state.js'
 
 /** what coverage reads of a request: the market and the request's clock */

@@ -6,7 +6,7 @@
 // The warped clock runs `speed` times as fast as the wall clock until it reaches it, then with it:
 //   warpedNow = min(wall, warpedStart + (wall - wallStart) * speed)
 // so warped timestamps are never in the future, and the first pass ends at "now" when its last line plays.
-import { MINUTE_MS } from '../bars.js'
+import { MINUTE_MS } from '../../domain/time.js'
 import type { TimeWarp } from './warp.js'
 
 export interface ReplayClockOptions {

@@ -1,7 +1,7 @@
 // The recording format (docs/recordings.md): JSON lines, one object per line, versioned by `v`. A line is what a
 // connector received (an HTTP response or a WebSocket frame, raw text, with its receive time) or a `meta` header.
 import { z } from 'zod'
-import { EXCHANGE_IDS, type ExchangeId } from '../events.js'
+import { EXCHANGE_IDS, type ExchangeId } from '../../domain/exchanges.js'
 
 export const RECORDING_VERSION = 1
 

@@ -6,7 +6,7 @@
 // that has any candidate decides; within it the newest response at or before the replay clock wins. A call made
 // before the recording's first answer for it gets that first answer at once: a real recording answers its first polls
 // within milliseconds of the start, and in a collage a venue starts before its payloads play.
-import type { ExchangeId } from '../events.js'
+import type { ExchangeId } from '../../domain/exchanges.js'
 import type { HttpLine } from './format.js'
 import type { RequestKey, VenueRules } from './venues.js'
 

@@ -2,7 +2,7 @@
 // back into CCXT's response handling (handleRestResponse -> JSON parse -> handleErrors -> the method's parser).
 // A call the recording cannot answer rejects like a network error and marks the venue degraded; never a crash.
 import type { Exchange } from 'ccxt'
-import type { ExchangeId } from '../events.js'
+import type { ExchangeId } from '../../domain/exchanges.js'
 import type { ReplayPosition } from './clock.js'
 import { requestKey, type HttpIndex, type IndexedResponse } from './http-match.js'
 

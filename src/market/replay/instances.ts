@@ -1,7 +1,7 @@
 // The CCXT instances a venue's connector runs on: the same ccxt.pro classes the connectors create for themselves,
 // made here so the recorder and the replay can hook them before the connector starts.
 import ccxt, { type Exchange } from 'ccxt'
-import type { ExchangeId, MarketType } from '../events.js'
+import type { ExchangeId, MarketType } from '../../domain/exchanges.js'
 
 export interface VenueInstances {
   /** perps (and, where one class serves both, spot) */

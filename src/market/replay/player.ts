@@ -2,7 +2,8 @@
 // from a recording and whose WebSocket connections receive its frames, on a warped clock (docs/recordings.md).
 import type { Logger } from 'pino'
 import type { ConnectorOptions, ExchangeConnector } from '../connectors/index.js'
-import { EXCHANGE_IDS, type EventSink, type ExchangeId, type MarketType } from '../events.js'
+import { type EventSink } from '../events.js'
+import { EXCHANGE_IDS, type ExchangeId, type MarketType } from '../../domain/exchanges.js'
 import type { MarketState } from '../state.js'
 import { ReplayClock } from './clock.js'
 import type { WsLine } from './format.js'

@@ -4,7 +4,7 @@
 // it is parsed. Each with its receive time, as one line of a recording (format.ts, docs/recordings.md).
 import { gunzipSync, inflateRawSync } from 'node:zlib'
 import type { Exchange } from 'ccxt'
-import type { ExchangeId } from '../events.js'
+import type { ExchangeId } from '../../domain/exchanges.js'
 import { formatLine, type RecordingLine } from './format.js'
 
 export interface RecorderStats {

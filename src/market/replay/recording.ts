@@ -2,7 +2,7 @@
 // frames; WebSocket frames are streamed again from the file for every pass of the replay (they can be many).
 import fs from 'node:fs'
 import readline from 'node:readline'
-import type { ExchangeId } from '../events.js'
+import type { ExchangeId } from '../../domain/exchanges.js'
 import { parseLine, RecordingFormatError, type HttpLine, type MetaLine, type WsLine } from './format.js'
 
 export interface Recording {

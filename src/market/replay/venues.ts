@@ -1,7 +1,7 @@
 // What the replay knows about each venue's wire protocol: which request parameters only move the time window or
 // the page (ignored when matching a call to a recorded response), which request loads each market type's markets,
 // and how a WebSocket frame names its stream, so it reaches the connection that subscribed to it.
-import type { ExchangeId, MarketType } from '../events.js'
+import type { ExchangeId, MarketType } from '../../domain/exchanges.js'
 
 /** A request as the replay compares it: method, path and its parameters (query, or a JSON body flattened). */
 export interface RequestKey {

@@ -4,7 +4,7 @@
 // its stream; a frame nobody has subscribed to yet waits (a connector subscribes after its markets load) until its
 // stream is subscribed or the replay has moved on by the longest kept silence.
 import type { Exchange } from 'ccxt'
-import type { ExchangeId } from '../events.js'
+import type { ExchangeId } from '../../domain/exchanges.js'
 import type { WsLine } from './format.js'
 import type { VenueRules } from './venues.js'
 

@@ -1,7 +1,8 @@
 // Order-book snapshots of a simulated market: levels dense near the touch and sparser away out to ±5 %, total depth
 // per side a fixed number of minutes of the market's average volume, a slowly varying bid/ask asymmetry.
-import { MINUTE_MS } from '../bars.js'
-import type { BookLevel, BookSnapshotEvent } from '../events.js'
+import { MINUTE_MS } from '../../domain/time.js'
+import type { BookSnapshotEvent } from '../events.js'
+import type { BookLevel } from '../../domain/books.js'
 import { Rng, hash2, vnoise } from './rng.js'
 import { MODEL } from './params.js'
 import type { SimMarket } from './markets.js'

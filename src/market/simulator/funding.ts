@@ -1,6 +1,6 @@
 // Funding of the simulated perps: the premium sampled at every minute boundary, averaged over the funding interval;
 // a settlement uses the mean of its interval's samples and tickers carry the same formula over the samples so far.
-import { MINUTE_MS, floorTo } from '../bars.js'
+import { MINUTE_MS, floorTo } from '../../domain/time.js'
 import type { FundingEvent } from '../events.js'
 import { MODEL } from './params.js'
 import { ORIGIN_TS } from './slow-path.js'

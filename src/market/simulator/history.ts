@@ -1,12 +1,13 @@
 // Simulated history: every minute of a range as its events — funding settlements, book snapshots, the 1-minute bar
 // (minute-bar.ts: aggregates with the statistics of the minute's trades, not the trades themselves), then the
 // ticker and open interest at the minute's last millisecond. A minute is a function of (seed, market, minute) only.
-import { MINUTE_MS, type BarSink, type MinuteBar } from '../bars.js'
+import { flatMinuteBar, type BarSink, type MinuteBar } from '../bars.js'
+import { MINUTE_MS } from '../../domain/time.js'
 import type { EventSink, TradeEvent } from '../events.js'
 import { Rng } from './rng.js'
 import { bookSnapshot } from './book.js'
 import { fundingBoundary, newFundingAcc } from './funding.js'
-import { EXPLICIT_TRADES, aggregateBar, aggregateClose, flatBar, tradesBar } from './minute-bar.js'
+import { EXPLICIT_TRADES, aggregateBar, aggregateClose, tradesBar } from './minute-bar.js'
 import { newPlan, planMinute, type MinutePlan } from './minute-plan.js'
 import { openInterest, roundTo, ticker } from './samples.js'
 import { generateTrades } from './trades.js'
@@ -102,7 +103,7 @@ export class HistoryGenerator {
   /** the bar of a planned minute */
   private bar(mk: SimMarket, plan: MinutePlan): MinuteBar {
     if (plan.n > EXPLICIT_TRADES) return aggregateBar(mk, plan, this.barRng)
-    if (plan.n === 0) return flatBar(mk, plan.m, this.closeBefore(mk, plan.m))
+    if (plan.n === 0) return flatMinuteBar(mk, plan.m, this.closeBefore(mk, plan.m))
     this.trades.length = 0
     generateTrades(mk, plan, this.tradeRng, '', this.trades, null)
     return tradesBar(mk, plan.m, this.trades)

@@ -1,7 +1,7 @@
 // The live feed: the same minute plans as history, as individual trades released when their ts passes, plus
 // tickers, book snapshots and open interest on clock-aligned grids and funding settlements. Output depends only on
 // the start and the clock, never on how often pump() is called.
-import { MINUTE_MS, floorTo } from '../bars.js'
+import { MINUTE_MS, floorTo } from '../../domain/time.js'
 import type { EventSink, TradeEvent } from '../events.js'
 import { Rng } from './rng.js'
 import { bookSnapshot } from './book.js'

@@ -1,9 +1,9 @@
 // The simulated markets and their per-market constants: volume and trade rate from the calibration in params.ts,
 // tick and lot grids, half spread, venue basis, and the hash keys that seed each market's random streams.
-import type { ExchangeId, MarketType } from '../events.js'
-import { EXCHANGES } from '../exchanges.js'
+import { type ExchangeId, EXCHANGES, type MarketType } from '../../domain/exchanges.js'
 import { DEFAULT_COINS } from '../coins.js'
-import { HOUR_MS, type MarketKey } from '../bars.js'
+import { type MarketKey } from '../bars.js'
+import { HOUR_MS } from '../../domain/time.js'
 import { gaussHash, hash2, hashString } from './rng.js'
 import { MODEL, TRADE_SIZE_EXPONENT, VENUE_PARAMS, coinParams, tickInverse, type VenueParams } from './params.js'
 

@@ -7,9 +7,11 @@
 //   (Broadie, Glasserman and Kou 1997), since n trades see more of the path than K points do. One typical trade
 //   each sits at the open, close, high and low, so the volume at price spans the bar's range.
 // - A minute without trades is flat at the previous close with zero volume, as the venues' own klines show it.
-import { MINUTE_MS, type MinuteBar } from '../bars.js'
+import { emptyMinuteBar, type MinuteBar } from '../bars.js'
+import { MINUTE_MS } from '../../domain/time.js'
+import { addTrade } from '../aggregate/fold.js'
 import type { TradeEvent } from '../events.js'
-import { VAP_STEP, vapAdd, vapLevel } from '../volume-at-price.js'
+import { VAP_STEP, vapLevel } from '../../domain/volume-at-price.js'
 import { Rng, hash2 } from './rng.js'
 import { binomial, sumSizes } from './trade-size.js'
 import type { MinutePlan } from './minute-plan.js'
@@ -20,47 +22,14 @@ export const EXPLICIT_TRADES = 16
 const PATH_POINTS = 16
 const BGK = 0.5826
 
-const emptyBar = (mk: SimMarket, m: number): MinuteBar => ({
-  exchange: mk.exchange,
-  coin: mk.coin,
-  marketType: mk.marketType,
-  ts: m,
-  open: 0,
-  high: 0,
-  low: 0,
-  close: 0,
-  volume: 0,
-  buyVolume: 0,
-  sellVolume: 0,
-  quoteVolume: 0,
-  trades: 0,
-  vap: new Map(),
-})
-
-/** a minute without trades: flat at the previous close */
-export function flatBar(mk: SimMarket, m: number, close: number): MinuteBar {
-  const b = emptyBar(mk, m)
-  b.open = b.high = b.low = b.close = close
-  return b
-}
-
 /** the bar of a minute's trades (in time order), as the aggregator folds them */
 export function tradesBar(mk: SimMarket, m: number, trades: readonly TradeEvent[]): MinuteBar {
-  const b = emptyBar(mk, m)
+  const b = emptyMinuteBar(mk, m)
   b.open = trades[0]!.price
   b.close = trades[trades.length - 1]!.price
   b.high = -Infinity
   b.low = Infinity
-  for (const t of trades) {
-    if (t.price > b.high) b.high = t.price
-    if (t.price < b.low) b.low = t.price
-    b.volume += t.size
-    if (t.side === 'buy') b.buyVolume += t.size
-    else b.sellVolume += t.size
-    b.quoteVolume += t.price * t.size
-    vapAdd(b.vap, t.price, t.size, t.side)
-  }
-  b.trades = trades.length
+  for (const t of trades) addTrade(b, t)
   return b
 }
 
@@ -89,7 +58,7 @@ export function aggregateBar(mk: SimMarket, plan: MinutePlan, rng: Rng): MinuteB
   const nb = binomial(rng, n - 2, pb) + (firstBuy ? 1 : 0) + (lastBuy ? 1 : 0)
   const buyVol = unit * sumSizes(rng, nb)
   const sellVol = unit * sumSizes(rng, n - nb)
-  const b = emptyBar(mk, m)
+  const b = emptyMinuteBar(mk, m)
   b.open = Math.round(m0 * (firstBuy ? 1 + hs : 1 - hs) * tickInv) / tickInv
   b.close = Math.round(plan.m1 * (lastBuy ? 1 + hs : 1 - hs) * tickInv) / tickInv
   b.trades = n

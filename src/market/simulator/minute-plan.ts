@@ -2,7 +2,7 @@
 // the mids at the minute's boundaries (the price path), the trade count, the taker-buy probability and the size of
 // a typical trade. History turns a plan into a minute aggregate, live into individual trades, so both see the same
 // path, the same number of trades and the same flow.
-import { MINUTE_MS } from '../bars.js'
+import { MINUTE_MS } from '../../domain/time.js'
 import { Rng, hash2, vnoise } from './rng.js'
 import { MODEL, REGIME_ACTIVITY } from './params.js'
 import { SIZE_MEAN } from './trade-size.js'

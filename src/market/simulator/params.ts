@@ -2,7 +2,7 @@
 // Round numbers calibrated against the venues' own recorded figures (docs/simulator.md, "Calibration", lists
 // the references); they are model inputs, not market data.
 
-import type { ExchangeId } from '../events.js'
+import type { ExchangeId } from '../../domain/exchanges.js'
 import { hashString } from './rng.js'
 
 export interface CoinParams {

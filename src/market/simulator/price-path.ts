@@ -2,7 +2,7 @@
 // 61 minute boundaries (a Brownian bridge between the slow layer's hourly anchors, driven by a market minute factor
 // and the coin's own shocks), the coin premium and open interest at the same boundaries, and each market's mid and
 // index relative to fair (venue basis and premium as value noise of time). One hour is cached at a time.
-import { HOUR_MS, MINUTE_MS } from '../bars.js'
+import { HOUR_MS, MINUTE_MS } from '../../domain/time.js'
 import { Rng, hash2, vnoise } from './rng.js'
 import { MODEL, REGIME_VOL, coinParams } from './params.js'
 import { CoinPath, MarketPath, ORIGIN_TS, hourIndex } from './slow-path.js'

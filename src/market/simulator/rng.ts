@@ -17,10 +17,6 @@ export function hash2(a: number, b: number): number {
   return mix32((a ^ Math.imul(mix32(b >>> 0) + 0x9e3779b9, 0x27d4eb2f)) >>> 0)
 }
 
-export function hash3(a: number, b: number, c: number): number {
-  return hash2(hash2(a, b), c)
-}
-
 /** FNV-1a over UTF-16 code units, mixed */
 export function hashString(s: string): number {
   let h = 0x811c9dc5
@@ -142,11 +138,6 @@ const SQRT3_OVER_255 = Math.sqrt(3) / 255
 export function gaussHash(key: number, k: number): number {
   const h = hash2(key, k)
   return ((h & 255) + ((h >>> 8) & 255) + ((h >>> 16) & 255) + (h >>> 24) - 510) * SQRT3_OVER_255
-}
-
-/** uniform [0, 1) from a hash */
-export function uniformHash(key: number, k: number): number {
-  return hash2(key, k) * INV_2_32
 }
 
 /**

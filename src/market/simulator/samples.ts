@@ -1,6 +1,6 @@
 // The sampled state of a simulated market: tickers (mark, index, last price, predicted funding) and open interest
 // (the coin's total split over venues by a slowly drifting share), shared by history and live.
-import { HOUR_MS, MINUTE_MS, floorTo } from '../bars.js'
+import { HOUR_MS, MINUTE_MS, floorTo } from '../../domain/time.js'
 import type { OpenInterestEvent, TickerEvent } from '../events.js'
 import { vnoise } from './rng.js'
 import { predictedRate, type FundingAcc } from './funding.js'

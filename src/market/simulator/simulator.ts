@@ -16,7 +16,8 @@
 
 import type { EventSink } from '../events.js'
 import { DEFAULT_COINS } from '../coins.js'
-import { HOUR_MS, MINUTE_MS, floorTo, type MarketKey } from '../bars.js'
+import { type MarketKey } from '../bars.js'
+import { HOUR_MS, MINUTE_MS, floorTo } from '../../domain/time.js'
 import { seedToU32 } from './rng.js'
 import { buildMarkets, type SimMarket } from './markets.js'
 import { PricePath } from './price-path.js'

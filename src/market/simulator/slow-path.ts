@@ -7,7 +7,7 @@
 //     hour with an open-interest drop).
 // Walking ~35k hours × 12 coins from the origin takes a few tens of milliseconds; results are cached (typed arrays).
 
-import { HOUR_MS } from '../bars.js'
+import { HOUR_MS } from '../../domain/time.js'
 import { Rng, hash2, hashString } from './rng.js'
 import { MODEL, REGIME_TRANSITIONS, REGIME_VOL, type CoinParams } from './params.js'
 

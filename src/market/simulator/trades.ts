@@ -1,7 +1,7 @@
 // The individual trades of one market-minute (live, and history's thin minutes): times uniform in the minute, mids
 // on a Brownian bridge between the minute's boundary mids, taker side from the plan's buy probability, buys at
 // mid × (1 + half spread) and sells at mid × (1 − half spread), sizes from trade-size.ts on the market's lot grid.
-import { MINUTE_MS } from '../bars.js'
+import { MINUTE_MS } from '../../domain/time.js'
 import type { TradeEvent } from '../events.js'
 import { Rng, hash2 } from './rng.js'
 import { drawSize } from './trade-size.js'

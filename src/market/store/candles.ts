@@ -1,8 +1,10 @@
 // candle_1m and candle_1h: bulk writes through one unnest statement (Prisma's per-row cost is too high for
 // market data), hourly rollups recomputed from the minute rows they summarize, and windowed reads.
 import type { Sql } from '../../store/database.js'
-import { HOUR_MS, floorTo, type Bar, type MarketKey, type MinuteBar } from '../bars.js'
-import type { ExchangeId, MarketType } from '../events.js'
+import { type MarketKey, type MinuteBar } from '../bars.js'
+import { HOUR_MS, floorTo } from '../../domain/time.js'
+import { type Bar } from '../../domain/bars.js'
+import type { ExchangeId, MarketType } from '../../domain/exchanges.js'
 import { decodeVap, encodeVap } from '../volume-at-price.js'
 import { foldBars } from '../aggregate/rollup.js'
 import { CopyBinaryWriter } from '../../store/copy-binary.js'

@@ -2,7 +2,8 @@
 // history) and order_book (the latest snapshot per market).
 import type { Sql } from '../../store/database.js'
 import { CopyBinaryWriter } from '../../store/copy-binary.js'
-import type { BookLevel, ExchangeId, MarketType, WideBook } from '../events.js'
+import type { BookLevel, WideBook } from '../../domain/books.js'
+import type { ExchangeId, MarketType } from '../../domain/exchanges.js'
 
 export interface MarketSample {
   exchange: ExchangeId

@@ -6,7 +6,7 @@ import path from 'node:path'
 import { DEFAULT_TIERS, type LeverageTier, type TierTable } from '../../analytics/leverage-tiers.js'
 import { ROOT } from '../../paths.js'
 import { parseBinanceBrackets, parseDydxMarginFractions, hyperliquidTiers } from '../connectors/tiers.js'
-import type { ExchangeId } from '../events.js'
+import type { ExchangeId } from '../../domain/exchanges.js'
 
 /** a live table older than this falls back to the recorded/default one (the refresh runs hourly) */
 export const TIER_LIVE_MAX_AGE_MS = 6 * 3600_000

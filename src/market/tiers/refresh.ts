@@ -1,7 +1,7 @@
 // Keeps the tier book current from the live connectors that can fetch their venue's tiers (OKX, Bybit,
 // Hyperliquid, dYdX): shortly after start, then hourly. A failed fetch keeps the previous table and is retried.
 import type { FetchedTiers } from '../connectors/tiers.js'
-import type { ExchangeId } from '../events.js'
+import type { ExchangeId } from '../../domain/exchanges.js'
 import type { TierBook } from './book.js'
 
 export const TIER_REFRESH_MS = 3600_000

@@ -1,8 +1,9 @@
 import { describe, expect, it, vi } from 'vitest'
 import fc from 'fast-check'
 import { MinuteAggregator } from '../../../src/market/aggregate/index.js'
-import { MINUTE_MS, type MarketKey, type MinuteBar } from '../../../src/market/bars.js'
-import { vapLevel } from '../../../src/market/volume-at-price.js'
+import { type MarketKey, type MinuteBar } from '../../../src/market/bars.js'
+import { MINUTE_MS } from '../../../src/domain/time.js'
+import { vapLevel } from '../../../src/domain/volume-at-price.js'
 import type { TradeEvent } from '../../../src/market/events.js'
 
 const T0 = Date.UTC(2025, 0, 1, 12, 0) // 12:00:00.000

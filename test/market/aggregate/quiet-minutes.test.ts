@@ -3,7 +3,8 @@
 // source (emitBar) close like traded minutes.
 import { describe, expect, it } from 'vitest'
 import { MinuteAggregator } from '../../../src/market/aggregate/index.js'
-import { MINUTE_MS, type MarketKey, type MinuteBar } from '../../../src/market/bars.js'
+import { type MarketKey, type MinuteBar } from '../../../src/market/bars.js'
+import { MINUTE_MS } from '../../../src/domain/time.js'
 import type { BookSnapshotEvent, TickerEvent, TradeEvent } from '../../../src/market/events.js'
 
 const T0 = Date.UTC(2025, 0, 1, 12, 0)

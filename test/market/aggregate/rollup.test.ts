@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { MinuteAggregator, foldBars, rollup, rollupHour } from '../../../src/market/aggregate/index.js'
-import { HOUR_MS, MINUTE_MS, type MinuteBar } from '../../../src/market/bars.js'
-import { decodeVap, encodeVap, type Vap } from '../../../src/market/volume-at-price.js'
+import { type MinuteBar } from '../../../src/market/bars.js'
+import { HOUR_MS, MINUTE_MS } from '../../../src/domain/time.js'
+import { decodeVap, encodeVap } from '../../../src/market/volume-at-price.js'
+import { type Vap } from '../../../src/domain/volume-at-price.js'
 import type { TradeEvent } from '../../../src/market/events.js'
 
 const H0 = Date.UTC(2025, 0, 1, 12)

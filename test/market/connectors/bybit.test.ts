@@ -75,6 +75,8 @@ describe('bybit tickers and open interest (tickers.json, tickers_testnet.json, o
     // Bybit's two-sided change and has no singleOpenInterest, so its openInterest is the one-sided figure.
     expect(row.singleOpenInterest).toBeUndefined()
     expect(requests.some((r) => r.url.includes('/v5/market/open-interest'))).toBe(false)
+    // one poll reads both: the tickers call is not made a second time for the open interest
+    expect(requests.filter((r) => r.url.includes('/v5/market/tickers'))).toHaveLength(1)
     expect(sink.of('open_interest')[0]).toEqual({
       type: 'open_interest', exchange: 'bybit', coin: 'BTC', marketType: 'perp', ts: Number(body.time), openInterest: Number(row.openInterest),
     })

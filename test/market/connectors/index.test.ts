@@ -9,7 +9,7 @@ import {
   OkxConnector,
   parseMarketSource,
 } from '../../../src/market/connectors/index.js'
-import { EXCHANGE_IDS } from '../../../src/market/events.js'
+import { EXCHANGE_IDS } from '../../../src/domain/exchanges.js'
 import { RecordingSink } from './offline.js'
 
 describe('parseMarketSource (MARKET_SOURCE)', () => {

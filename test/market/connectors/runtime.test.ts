@@ -4,8 +4,11 @@ import fc from 'fast-check'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { backoffDelay, DEFAULT_BACKOFF, sleep } from '../../../src/market/connectors/backoff.js'
 import { BybitConnector } from '../../../src/market/connectors/bybit.js'
-import { ExchangeConnector, findByBase, type ConnectorOptions } from '../../../src/market/connectors/connector.js'
-import type { MarketType, OpenInterestEvent, TickerEvent } from '../../../src/market/events.js'
+import { findByBase } from '../../../src/market/connectors/ccxt-access.js'
+import { ExchangeConnector } from '../../../src/market/connectors/connector.js'
+import type { ConnectorOptions } from '../../../src/market/connectors/connector-options.js'
+import type { OpenInterestEvent, TickerEvent } from '../../../src/market/events.js'
+import type { MarketType } from '../../../src/domain/exchanges.js'
 import { fixture, fixtureText, offlineHttp, offlineWs, RecordingSink, waitFor } from './offline.js'
 
 describe('backoffDelay', () => {

@@ -1,52 +1,11 @@
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { MINUTE_MS, floorTo } from '../../../src/market/bars.js'
-import { ImportFileError, describeFile, detectFormat, readTradeBatches, validateTradeFile } from '../../../src/market/import/index.js'
-import { FIXTURES, collect, makeZip, tempDir, thrown } from './helpers.js'
+import { MINUTE_MS, floorTo } from '../../../src/domain/time.js'
+import { ImportFileError, describeFile, readTradeBatches, validateTradeFile } from '../../../src/market/import/index.js'
+import { FIXTURES, FUT_AGG_HEADER, FUT_TRADES_HEADER, collect, futAggRows, futTradeRows, makeZip, spotAggRows, spotTradeRows, tempDir, thrown } from './helpers.js'
 
 const tmp = tempDir()
 afterAll(() => tmp.cleanup())
-
-const FUT_AGG_HEADER = 'agg_trade_id,price,quantity,first_trade_id,last_trade_id,transact_time,is_buyer_maker'
-const FUT_TRADES_HEADER = 'id,price,qty,quote_qty,time,is_buyer_maker'
-const futAggRows = ['100,42000.10,0.500,1000,1002,1704067200000,true', '101,42000.20,0.250,1003,1003,1704067200001,false']
-const futTradeRows = ['1000,42000.10,0.100,4200.01,1704067200000,true', '1001,42000.20,0.200,8400.04,1704067200001,false']
-// spot: no header, python-style booleans, µs since 2025
-const spotAggRows = ['7000,95000.01000000,0.00100000,9000,9001,1735689600123456,False,True', '7001,95000.00000000,0.05000000,9002,9002,1735689659999999,True,True']
-const spotTradeRows = ['9000,95000.01000000,0.00100000,95.00001000,1735689600123456,False,True', '9001,95000.00000000,0.05000000,4750.00000000,1735689600200000,True,True']
-
-describe('detectFormat', () => {
-  it('recognizes each Binance layout with and without header', () => {
-    expect(detectFormat('x.csv', [FUT_AGG_HEADER, futAggRows[0]!])).toEqual({ format: 'binance-aggTrades', hasHeader: true, columns: 7, layoutMarketType: 'perp' })
-    expect(detectFormat('x.csv', futAggRows)).toEqual({ format: 'binance-aggTrades', hasHeader: false, columns: 7, layoutMarketType: 'perp' })
-    expect(detectFormat('x.csv', [FUT_TRADES_HEADER, futTradeRows[0]!])).toEqual({ format: 'binance-trades', hasHeader: true, columns: 6, layoutMarketType: 'perp' })
-    expect(detectFormat('x.csv', futTradeRows)).toMatchObject({ format: 'binance-trades', hasHeader: false, columns: 6 })
-    expect(detectFormat('x.csv', spotAggRows)).toEqual({ format: 'binance-aggTrades', hasHeader: false, columns: 8, layoutMarketType: 'spot' })
-    // spot trades and futures aggTrades both have 7 columns: told apart by where the booleans are
-    expect(detectFormat('x.csv', spotTradeRows)).toEqual({ format: 'binance-trades', hasHeader: false, columns: 7, layoutMarketType: 'spot' })
-    // a spot header variant (snake_case, with is_best_match)
-    expect(detectFormat('x.csv', [`${FUT_AGG_HEADER},is_best_match`, spotAggRows[0]!])).toMatchObject({ format: 'binance-aggTrades', hasHeader: true, layoutMarketType: 'spot' })
-  })
-
-  it('handles BOM, CRLF and blank lines', () => {
-    expect(detectFormat('x.csv', ['\uFEFF' + FUT_AGG_HEADER + '\r', '', futAggRows[0]! + '\r'])).toMatchObject({ format: 'binance-aggTrades', hasHeader: true })
-  })
-
-  it('recognizes tardis and kline files', () => {
-    expect(detectFormat('t.csv', ['exchange,symbol,timestamp,local_timestamp,id,side,price,amount'])).toMatchObject({ format: 'tardis-trades', hasHeader: true })
-    expect(detectFormat('k.csv', ['1712738460000,71481.90,71481.90,71481.90,71481.90,0.002,1712738519999,142.96380,1,0.002,142.96380,0'])).toMatchObject({ format: 'binance-klines' })
-  })
-
-  it('uses the file name for empty files, and rejects contradictions and junk', () => {
-    expect(detectFormat('BTCUSDT-trades-2024-01.csv', [])).toMatchObject({ format: 'binance-trades', columns: null })
-    expect(() => detectFormat('empty.csv', [])).toThrow(/empty file/)
-    expect(() => detectFormat('BTCUSDT-trades-2024-01.csv', futAggRows)).toThrow(/file name says trades but the content is aggTrades/)
-    expect(() => detectFormat('x.csv', ['1,2,3'])).toThrow(ImportFileError)
-    expect(() => detectFormat('x.csv', ['time,price,size'])).toThrow(/unrecognized header/)
-    expect(() => detectFormat('x.csv', ['id,price,qty,base_qty,time,is_buyer_maker'])).toThrow(/COIN-M/)
-    expect(() => detectFormat('x.csv', [FUT_AGG_HEADER, futTradeRows[0]!])).toThrow(/header says/)
-  })
-})
 
 describe('reading Binance dumps', () => {
   it('futures aggTrades with header (committed fixture, path hint /futures/um/)', async () => {

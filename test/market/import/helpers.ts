@@ -9,6 +9,15 @@ import { readTradeFile } from '../../../src/market/import/index.js'
 
 export const FIXTURES = join(import.meta.dirname, 'fixtures')
 
+// Binance dump rows of each layout
+export const FUT_AGG_HEADER = 'agg_trade_id,price,quantity,first_trade_id,last_trade_id,transact_time,is_buyer_maker'
+export const FUT_TRADES_HEADER = 'id,price,qty,quote_qty,time,is_buyer_maker'
+export const futAggRows = ['100,42000.10,0.500,1000,1002,1704067200000,true', '101,42000.20,0.250,1003,1003,1704067200001,false']
+export const futTradeRows = ['1000,42000.10,0.100,4200.01,1704067200000,true', '1001,42000.20,0.200,8400.04,1704067200001,false']
+// spot: no header, python-style booleans, µs since 2025
+export const spotAggRows = ['7000,95000.01000000,0.00100000,9000,9001,1735689600123456,False,True', '7001,95000.00000000,0.05000000,9002,9002,1735689659999999,True,True']
+export const spotTradeRows = ['9000,95000.01000000,0.00100000,95.00001000,1735689600123456,False,True', '9001,95000.00000000,0.05000000,4750.00000000,1735689600200000,True,True']
+
 export interface ZipEntry {
   name: string
   data: string | Buffer

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs'
 import { afterAll, describe, expect, it } from 'vitest'
-import { MINUTE_MS, floorTo } from '../../../src/market/bars.js'
+import { type Kline } from '../../../src/market/bars.js'
+import { MINUTE_MS, floorTo } from '../../../src/domain/time.js'
 import type { TradeEvent } from '../../../src/market/events.js'
-import { ImportFileError, parseBinanceKlineCsv, readBinanceKlineFile, type Kline } from '../../../src/market/import/index.js'
+import { ImportFileError, parseBinanceKlineCsv, readBinanceKlineFile } from '../../../src/market/import/index.js'
 import { collect, makeZip, tempDir } from './helpers.js'
 
 const tmp = tempDir()
@@ -17,8 +18,8 @@ describe('Binance kline CSV', () => {
   it('parses the real REST sample converted to CSV lines, with and without header', () => {
     const k = parseBinanceKlineCsv(restCsv)
     expect(k).toHaveLength(REST.length)
-    expect(k[0]).toEqual({ ts: 1712738460000, open: 71481.9, high: 71481.9, low: 71481.9, close: 71481.9, volume: 0.002, quoteVolume: 142.9638, takerBuyVolume: 0.002, trades: 1 })
-    expect(k[1]).toMatchObject({ ts: 1712738520000, open: 71471, high: 71471, low: 70459.4, close: 70459.4, volume: 0.12, takerBuyVolume: 0.061, trades: 9 })
+    expect(k[0]).toEqual({ ts: 1712738460000, open: 71481.9, high: 71481.9, low: 71481.9, close: 71481.9, volume: 0.002, quoteVolume: 142.9638, buyVolume: 0.002, trades: 1 })
+    expect(k[1]).toMatchObject({ ts: 1712738520000, open: 71471, high: 71471, low: 70459.4, close: 70459.4, volume: 0.12, buyVolume: 0.061, trades: 9 })
     expect(parseBinanceKlineCsv(HEADER + '\n' + restCsv)).toEqual(k)
     for (const x of k) expect(x.ts % MINUTE_MS).toBe(0)
   })
@@ -44,18 +45,18 @@ describe('Binance kline CSV', () => {
 })
 
 /** reference minute bucketing, independent of the aggregator: just enough to compare with Binance's klines */
-function minuteBars(trades: TradeEvent[]): Kline[] {
-  const bars = new Map<number, Kline>()
+function minuteBars(trades: TradeEvent[]): Required<Kline>[] {
+  const bars = new Map<number, Required<Kline>>()
   for (const t of trades) {
     const ts = floorTo(t.ts, MINUTE_MS)
     let b = bars.get(ts)
-    if (!b) bars.set(ts, (b = { ts, open: t.price, high: t.price, low: t.price, close: t.price, volume: 0, quoteVolume: 0, takerBuyVolume: 0, trades: 0 }))
+    if (!b) bars.set(ts, (b = { ts, open: t.price, high: t.price, low: t.price, close: t.price, volume: 0, quoteVolume: 0, buyVolume: 0, trades: 0 }))
     b.high = Math.max(b.high, t.price)
     b.low = Math.min(b.low, t.price)
     b.close = t.price
     b.volume += t.size
     b.quoteVolume += t.price * t.size
-    if (t.side === 'buy') b.takerBuyVolume += t.size
+    if (t.side === 'buy') b.buyVolume += t.size
     b.trades++
   }
   return [...bars.values()]
@@ -90,7 +91,7 @@ describe('reconciliation: trades dump -> 1m bars == Binance klines', () => {
       const [b, k] = [bars[i]!, klines[i]!]
       expect({ ts: b.ts, open: b.open, high: b.high, low: b.low, close: b.close, trades: b.trades }).toEqual({ ts: k.ts, open: k.open, high: k.high, low: k.low, close: k.close, trades: k.trades })
       expect(b.volume).toBeCloseTo(k.volume, 9)
-      expect(b.takerBuyVolume).toBeCloseTo(k.takerBuyVolume, 9)
+      expect(b.buyVolume).toBeCloseTo(k.buyVolume, 9)
       expect(b.quoteVolume).toBeCloseTo(k.quoteVolume, 6)
     }
   })

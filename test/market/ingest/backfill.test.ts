@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../../src/market/bars.js'
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../../src/domain/time.js'
 import { planBackfill, runBackfill } from '../../../src/market/backfill.js'
 import { MarketSimulator } from '../../../src/market/simulator/index.js'
 import { startTestService, type TestService } from '../../helpers/service.js'

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { MINUTE_MS } from '../../../src/market/bars.js'
+import { MINUTE_MS } from '../../../src/domain/time.js'
 import type { OpenInterestEvent, TickerEvent } from '../../../src/market/events.js'
 import { Ingest } from '../../../src/market/ingest.js'
 import { FIXTURES_DIR } from '../connectors/offline.js'

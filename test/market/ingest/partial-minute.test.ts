@@ -3,7 +3,7 @@
 // restart that cannot replay leaves the mark. The event source is this test's own, deterministic: every trade
 // of every minute is known, so the whole minute is folded here by hand and compared with what the store holds.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { MINUTE_MS } from '../../../src/market/bars.js'
+import { MINUTE_MS } from '../../../src/domain/time.js'
 import { runBackfill } from '../../../src/market/backfill.js'
 import type { MinuteBar } from '../../../src/market/bars.js'
 import type { EventSink, TradeEvent } from '../../../src/market/events.js'

@@ -2,7 +2,8 @@
 // every reader (candle_1m, the hourly rollup, /v1/markets/ohlc) sees it; and the finding's case — SIM_SEED=7, a
 // 2-day backfill, the Binance BTC 1m series over 24 h — holding every one of its 1,440 minutes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DAY_MS, HOUR_MS, MINUTE_MS, type MarketKey } from '../../../src/market/bars.js'
+import { type MarketKey } from '../../../src/market/bars.js'
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../../src/domain/time.js'
 import type { MarketEvent } from '../../../src/market/events.js'
 import { runBackfill } from '../../../src/market/backfill.js'
 import { Ingest } from '../../../src/market/ingest.js'

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { MINUTE_MS } from '../../../src/market/bars.js'
+import { MINUTE_MS } from '../../../src/domain/time.js'
 import { Ingest } from '../../../src/market/ingest.js'
 import { MarketSimulator } from '../../../src/market/simulator/index.js'
 import { startTestService, type TestService } from '../../helpers/service.js'

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import type { HttpLine } from '../../../src/market/replay/format.js'
 import { HttpIndex, requestKey } from '../../../src/market/replay/http-match.js'
 import { VENUE_RULES } from '../../../src/market/replay/venues.js'
-import type { ExchangeId } from '../../../src/market/events.js'
+import type { ExchangeId } from '../../../src/domain/exchanges.js'
 
 const line = (venue: ExchangeId, at: number, url: string, body: string, extra: Partial<HttpLine> = {}): HttpLine => ({ v: 1, venue, at, kind: 'http', method: 'GET', url, status: 200, body, ...extra })
 const index = (lines: HttpLine[]) => new HttpIndex(lines, VENUE_RULES, (t) => t)

@@ -1,7 +1,7 @@
 // The recorder and the replay hook the same CCXT classes the live connectors create for themselves.
 import { describe, expect, it } from 'vitest'
 import { createConnector } from '../../../src/market/connectors/index.js'
-import { EXCHANGE_IDS } from '../../../src/market/events.js'
+import { EXCHANGE_IDS } from '../../../src/domain/exchanges.js'
 import { ccxtInstances, instanceList } from '../../../src/market/replay/instances.js'
 
 describe('ccxtInstances', () => {

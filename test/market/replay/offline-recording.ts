@@ -4,7 +4,7 @@
 // Hyperliquid and dYdX market lists and tickers come from REST. Not a test file.
 import ccxt from 'ccxt'
 import { pino } from 'pino'
-import type { ExchangeId } from '../../../src/market/events.js'
+import type { ExchangeId } from '../../../src/domain/exchanges.js'
 import type { VenueInstances } from '../../../src/market/replay/instances.js'
 import { recordSession, type RecordSummary } from '../../../src/market/replay/record-session.js'
 import { dydxBody, fixtureText, offlineHttp, offlineWs, waitFor, type FakeWs, type Route } from '../connectors/offline.js'

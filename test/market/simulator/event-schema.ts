@@ -1,10 +1,10 @@
 // zod schemas mirroring src/market/events.ts, plus the invariants a consumer relies on, for validating simulator output
 // (events, and the 1-minute bars that stand for history's trades).
 import { z } from 'zod'
-import { EXCHANGE_IDS, type MarketEvent } from '../../../src/market/events.js'
-import { hasMarket } from '../../../src/market/exchanges.js'
+import { type MarketEvent } from '../../../src/market/events.js'
+import { EXCHANGE_IDS, hasMarket } from '../../../src/domain/exchanges.js'
 import type { MinuteBar } from '../../../src/market/bars.js'
-import { vapLevelHigh, vapLevelLow } from '../../../src/market/volume-at-price.js'
+import { vapLevelHigh, vapLevelLow } from '../../../src/domain/volume-at-price.js'
 
 const pos = z.number().finite().positive()
 const base = {

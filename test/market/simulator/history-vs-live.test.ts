@@ -3,7 +3,8 @@
 // same volume, taker split and range in distribution.
 import { beforeAll, describe, expect, it } from 'vitest'
 import { MinuteAggregator } from '../../../src/market/aggregate/index.js'
-import { MINUTE_MS, marketKeyString, type MinuteBar } from '../../../src/market/bars.js'
+import { marketKeyString, type MinuteBar } from '../../../src/market/bars.js'
+import { MINUTE_MS } from '../../../src/domain/time.js'
 import { MarketSimulator } from '../../../src/market/simulator/index.js'
 
 const START = Date.UTC(2025, 8, 15, 13, 0)

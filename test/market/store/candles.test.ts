@@ -1,10 +1,12 @@
 // candle writes (src/market/store/candles.ts): new history goes in by binary COPY, everything else by upsert.
 // Both paths must store the same rows, volume at price included, and the same hourly rollups.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { HOUR_MS, MINUTE_MS, type MinuteBar } from '../../../src/market/bars.js'
+import { type MinuteBar } from '../../../src/market/bars.js'
+import { HOUR_MS, MINUTE_MS } from '../../../src/domain/time.js'
 import { readCandles, storedMinuteRanges, writeMinuteBars } from '../../../src/market/store/candles.js'
 import { readSamples, writeSamples, type MarketSample } from '../../../src/market/store/samples.js'
-import { vapAdd, type Vap } from '../../../src/market/volume-at-price.js'
+import { vapAdd } from '../../../src/market/volume-at-price.js'
+import { type Vap } from '../../../src/domain/volume-at-price.js'
 import { openDatabase, type Database } from '../../../src/store/database.js'
 
 const T0 = Date.UTC(2026, 3, 1, 5)

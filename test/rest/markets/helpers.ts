@@ -1,4 +1,4 @@
-// Shared checks for the REST contract tests of the market endpoints (decisions.md "Conventions (REST)").
+// Shared checks for the REST contract tests of the market endpoints (docs/contract.md#envelope, #errors and #parameters).
 // Not a test file: the *.test.ts files in this folder import it.
 import { expect } from 'vitest'
 import { expectProblem, type TestService } from '../../helpers/service.js'

@@ -1,5 +1,5 @@
 // REST contract of /v1/markets/ohlc (2 credits), /v1/markets/ticker (1) and /v1/flow/imbalance (5):
-// field by field against decisions.md, values recomputed independently (raw SQL over candle_1m, the live maps,
+// field by field against docs/contract.md#payloads, values recomputed independently (raw SQL over candle_1m, the live maps,
 // hand arithmetic), edge cases, and failures that charge nothing.
 //
 // One service, 3 h of simulated history for BTC, ETH and XRP; XRP then loses every dydx row and live value, so

@@ -1,5 +1,5 @@
 // REST contract of /v1/structure/spread (3 credits), /v1/funding/weighted (3) and /v1/oi/changes (3):
-// field by field against decisions.md and docs/methodology.md, values recomputed independently (raw SQL over
+// field by field against docs/contract.md#payloads and docs/methodology.md, values recomputed independently (raw SQL over
 // candle_1m / market_sample, the live maps, hand arithmetic), edge cases, and failures that charge nothing.
 //
 // One service with histories of different lengths, so statistics are numbers for some coins and null for others:

@@ -11,7 +11,7 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Ingest } from '../../../src/market/ingest.js'
-import type { ExchangeId } from '../../../src/market/events.js'
+import type { ExchangeId } from '../../../src/domain/exchanges.js'
 import { TEST_NOW, seedMarket } from '../../helpers/market.js'
 import { startTestService, type TestService } from '../../helpers/service.js'
 import { EXCHANGES, HOUR, MINUTE, callOk, sortedKeys, type Json } from '../markets/helpers.js'

@@ -1,4 +1,4 @@
-// REST contract of /v1/signals/liquidation-cascade (5 credits): field by field against decisions.md and the stored
+// REST contract of /v1/signals/liquidation-cascade (5 credits): field by field against docs/contract.md#payloads and the stored
 // operation, values checked independently (the ticker endpoint, the volume profile's HVN runs, the documented rules
 // of docs/methodology.md re-implemented here), failures that charge nothing, and GraphQL giving the same numbers as
 // REST. Per-venue figures on the simulator run like `npm start`, and venues that must not be netted:
@@ -62,7 +62,7 @@ async function hvnZones(exchange?: string): Promise<{ low: number; high: number 
   return zones
 }
 
-/** invariants of one cascade (decisions.md + docs/methodology.md#liquidation-cascade) */
+/** invariants of one cascade (docs/contract.md#payloads + docs/methodology.md#liquidation-cascade) */
 function checkCascade(d: Json, q: { start: number; trigger: number; zones: { low: number; high: number }[]; exchange?: string }, what: string): void {
   expect(sortedKeys(d)).toEqual(CASCADE_KEYS)
   expect(d.coin).toBe('BTC')

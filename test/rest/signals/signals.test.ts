@@ -1,5 +1,5 @@
 // REST contract of /v1/signals/divergence (5 credits) and /v1/signals/snapshot (10 credits): field by field against
-// decisions.md and the stored operations, values checked independently (raw SQL over candle_1m / candle_1h /
+// docs/contract.md#payloads and the stored operations, values checked independently (raw SQL over candle_1m / candle_1h /
 // market_sample, the live maps, the documented formulas of docs/methodology.md re-implemented here, and the other
 // endpoints the snapshot summarizes), failures that charge nothing, the snapshot cache, and GraphQL = REST.
 //
@@ -10,7 +10,7 @@
 //   ETH 3 h   -> 1h history too short, no 4h window at all; no regime
 //   the 9 other coins: no data at all
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { EXCHANGES as EXCHANGE_INFO } from '../../../src/market/exchanges.js'
+import { EXCHANGES as EXCHANGE_INFO } from '../../../src/domain/exchanges.js'
 import { Ingest } from '../../../src/market/ingest.js'
 import { TEST_NOW, seedMarket } from '../../helpers/market.js'
 import { startTestService, type TestService } from '../../helpers/service.js'

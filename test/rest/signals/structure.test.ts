@@ -1,5 +1,5 @@
 // REST contract of /v1/structure/volume-profile (3 credits) (the cascade's is in cascade.test.ts):
-// field by field against decisions.md and the stored operations, values checked independently (raw SQL over
+// field by field against docs/contract.md#payloads and the stored operations, values checked independently (raw SQL over
 // candle_1m, the ticker endpoint, the documented rules of docs/methodology.md re-implemented here), failures
 // that charge nothing, and GraphQL giving the same numbers as REST.
 //

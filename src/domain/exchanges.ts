@@ -1,4 +1,9 @@
-import type { ExchangeId, MarketType } from './events.js'
+// The five venues and their market types: ids, names, CEX or DEX, which markets each lists, fees and funding interval.
+
+export const EXCHANGE_IDS = ['binance', 'bybit', 'okx', 'hyperliquid', 'dydx'] as const
+export type ExchangeId = (typeof EXCHANGE_IDS)[number]
+export const MARKET_TYPES = ['perp', 'spot'] as const
+export type MarketType = (typeof MARKET_TYPES)[number]
 
 export type ExchangeType = 'CEX' | 'DEX'
 /** the currency a venue's perp prices are in */
