@@ -79,7 +79,7 @@ describe.skipIf(!HAS_CHROMIUM)('GraphiQL in Chromium', () => {
   })
 
   it('runs Ohlc with variables from the Variables pane, charged 2 credits, and the free Account query', async () => {
-    await setToolEditor(page, 'Variables', JSON.stringify({ coin: 'BTC', interval: '1h', lookback: '4h' }))
+    await setToolEditor(page, 'Variables', JSON.stringify({ coin: 'BTC', interval: 'H1', lookback: 'H4' }))
     const res = await run(page, 'Ohlc')
     expect(res.status()).toBe(200)
     expect(res.headers()['x-credits-charged']).toBe('2')

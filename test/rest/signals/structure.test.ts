@@ -292,7 +292,7 @@ describe('GraphQL gives the same numbers as REST (the stored operation, POST /gr
   it('volume-profile', async () => {
     const end = TEST_NOW - HOUR + 7 * MINUTE
     const rest = (await callOk(t, acct, `/v1/structure/volume-profile?coin=BTC&lookback=4h&bins=20&exchange=bybit&end=${end}`, 3)).data
-    const gql = await graphqlOp(t, acct, 'volume-profile', 'volumeProfile', { coin: 'BTC', lookback: '4h', bins: 20, exchange: 'bybit', end }, 3)
+    const gql = await graphqlOp(t, acct, 'volume-profile', 'volumeProfile', { coin: 'BTC', lookback: 'H4', bins: 20, exchange: 'BYBIT', end }, 3)
     expect(snakeDeep(gql)).toEqual(rest)
     const restDefault = (await callOk(t, acct, '/v1/structure/volume-profile?coin=BTC&market_type=spot', 3)).data
     expect(snakeDeep(await graphqlOp(t, acct, 'volume-profile', 'volumeProfile', { coin: 'BTC', marketType: 'spot' }, 3))).toEqual(restDefault)
