@@ -19,9 +19,9 @@ export interface CreatedKey extends KeyInfo {
   apiKey: string
 }
 
-export const EmailSchema = z.string().trim().toLowerCase().max(254).pipe(z.email())
+const EmailSchema = z.string().trim().toLowerCase().max(254).pipe(z.email())
 // printable text only: control characters (NUL above all) have no place in a label and PostgreSQL rejects NUL
-export const KeyNameSchema = z.string().trim().min(1).max(100).regex(/^[^\u0000-\u001f\u007f]+$/)
+const KeyNameSchema = z.string().trim().min(1).max(100).regex(/^[^\u0000-\u001f\u007f]+$/)
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 const keyInfo = (k: KeyInfo): KeyInfo => ({ id: k.id, name: k.name, prefix: k.prefix, createdAt: k.createdAt, lastUsedAt: k.lastUsedAt, revokedAt: k.revokedAt })
