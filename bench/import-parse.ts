@@ -1,4 +1,4 @@
-// Parse-speed check (not a test): npx tsx test/market/import/bench-parse.ts [rows]
+// Parse-speed check (not a test): npx tsx bench/import-parse.ts [rows]
 // Writes a synthetic futures aggTrades CSV (+ .zip-free gz variant) to the OS temp dir and times the readers.
 import { createWriteStream } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'

@@ -19,7 +19,7 @@ export async function createServices(config: Config, opts: { logger?: Logger; cl
   return { config, db, logger, market, clock, charges: new ChargeBatcher(db.sql), auth: new AuthCache(db.sql, clock) }
 }
 
-export const DEMO_EMAIL = 'demo@example.com'
+const DEMO_EMAIL = 'demo@example.com'
 
 /**
  * When the store has no account yet, create the demo account and keep its key in DATA_DIR/demo-api-key

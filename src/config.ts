@@ -87,7 +87,7 @@ const EnvSchema = z.object({
   DEMO_CREDITS: intFrom(100_000),
 })
 
-export type Env = z.infer<typeof EnvSchema>
+type Env = z.infer<typeof EnvSchema>
 
 export interface Config extends Env {
   /** where the store lives: an embedded PGlite directory, in-memory PGlite, or a PostgreSQL URL */

@@ -89,7 +89,7 @@ const UNAVAILABLE_MESSAGE =
 const isSqlState = (code: string) => /^[0-9A-Z]{5}$/.test(code)
 
 /** Errors from the store's drivers (connection refused or lost, database gone, timeouts, lock waits) mean the store cannot serve now. */
-export function isStoreUnavailable(e: unknown): boolean {
+function isStoreUnavailable(e: unknown): boolean {
   const seen = new Set<unknown>()
   const queue: unknown[] = [e]
   while (queue.length) {
@@ -110,7 +110,7 @@ export function isStoreUnavailable(e: unknown): boolean {
 }
 
 /** seconds a caller should wait before retrying a 503 from the store */
-export const STORE_RETRY_AFTER_S = 5
+const STORE_RETRY_AFTER_S = 5
 
 /** Any error → ApiError; unknown failures become 503 when the store is down, else a generic 500 (never leaked). */
 export function toApiError(e: unknown): ApiError {

@@ -19,9 +19,9 @@ export interface CreatedKey extends KeyInfo {
   apiKey: string
 }
 
-export const EmailSchema = z.string().trim().toLowerCase().max(254).pipe(z.email())
+const EmailSchema = z.string().trim().toLowerCase().max(254).pipe(z.email())
 // printable text only: control characters (NUL above all) have no place in a label and PostgreSQL rejects NUL
-export const KeyNameSchema = z.string().trim().min(1).max(100).regex(/^[^\u0000-\u001f\u007f]+$/)
+const KeyNameSchema = z.string().trim().min(1).max(100).regex(/^[^\u0000-\u001f\u007f]+$/)
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 const keyInfo = (k: KeyInfo): KeyInfo => ({ id: k.id, name: k.name, prefix: k.prefix, createdAt: k.createdAt, lastUsedAt: k.lastUsedAt, revokedAt: k.revokedAt })
@@ -46,9 +46,12 @@ export async function signup(db: Database, rawEmail: unknown, trialCredits: numb
   }
 }
 
+/** a key that authenticated belongs to an account that is gone (deleted meanwhile) */
+export const accountGone = () => new ApiError('not_found', 'The account no longer exists.')
+
 export async function getAccount(db: Database, accountId: string) {
   const a = await db.prisma.account.findUnique({ where: { id: accountId } })
-  if (!a) throw new ApiError('not_found', 'The account no longer exists.')
+  if (!a) throw accountGone()
   return { accountId: a.id, email: a.email, credits: a.credits, createdAt: a.createdAt }
 }
 
@@ -60,8 +63,11 @@ export async function createKey(db: Database, accountId: string, rawName: unknow
   return { ...keyInfo(created), apiKey: key.secret }
 }
 
+/** the order keys are listed in: oldest first */
+export const KEY_ORDER = [{ createdAt: 'asc' }, { id: 'asc' }] as const
+
 export async function listKeys(db: Database, accountId: string): Promise<KeyInfo[]> {
-  const keys = await db.prisma.apiKey.findMany({ where: { accountId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] })
+  const keys = await db.prisma.apiKey.findMany({ where: { accountId }, orderBy: [...KEY_ORDER] })
   return keys.map(keyInfo)
 }
 

@@ -4,7 +4,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 const KEY_PREFIX = 'pa_'
 const KEY_PATTERN = /^pa_[A-Za-z0-9_-]{43}$/
 /** how much of the key the owner sees in listings */
-export const VISIBLE_PREFIX_LENGTH = 11
+const VISIBLE_PREFIX_LENGTH = 11
 
 export interface NewKey {
   secret: string

@@ -17,7 +17,7 @@ export interface WebhookOutcome {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 /** the most one event may add, so a typo cannot mint an absurd balance (Int column range) */
-export const MAX_CREDITS_PER_EVENT = 100_000_000
+const MAX_CREDITS_PER_EVENT = 100_000_000
 
 export function verifyWebhook(rawBody: Buffer | string, signature: string | undefined, secret: string | undefined, toleranceSeconds: number, nowMs?: number) {
   if (!secret) throw unavailable('Webhooks are refused: STRIPE_WEBHOOK_SECRET is not configured on this service.')

@@ -4,7 +4,7 @@
 import { EXCHANGE_IDS, type ExchangeId } from '../domain/exchanges.js'
 
 export const COVERAGE_STATUSES = ['not_listed', 'no_data', 'stale', 'down', 'degraded', 'truncated', 'backfilling'] as const
-export type CoverageStatus = (typeof COVERAGE_STATUSES)[number]
+type CoverageStatus = (typeof COVERAGE_STATUSES)[number]
 
 export interface CoverageGap {
   exchange: ExchangeId

@@ -4,23 +4,23 @@
 import { EXCHANGE_IDS, type ExchangeId } from '../domain/exchanges.js'
 import { mean, stdev, zScore } from './stats.js'
 
-export const DIVERGENCE_PAIRS = ['oi_price', 'cvd_price', 'funding_price', 'spot_perp_cvd'] as const
+const DIVERGENCE_PAIRS = ['oi_price', 'cvd_price', 'funding_price', 'spot_perp_cvd'] as const
 export type DivergencePair = (typeof DIVERGENCE_PAIRS)[number]
-export const DIVERGENCE_TIMEFRAMES = ['1h', '4h'] as const
+const DIVERGENCE_TIMEFRAMES = ['1h', '4h'] as const
 export type DivergenceTimeframe = (typeof DIVERGENCE_TIMEFRAMES)[number]
-export const TIMEFRAME_MINUTES: Record<DivergenceTimeframe, number> = { '1h': 60, '4h': 240 }
+const TIMEFRAME_MINUTES: Record<DivergenceTimeframe, number> = { '1h': 60, '4h': 240 }
 
 /** history: the previous 120 non-overlapping windows of the same length (5 days for 1h, 20 days for 4h) */
-export const DIVERGENCE_HISTORY_WINDOWS = 120
+const DIVERGENCE_HISTORY_WINDOWS = 120
 /** fewest history windows (with both legs present) for a z-score: one day of 1h windows */
 export const DIVERGENCE_MIN_POINTS = 24
 /** |z| at or above which a divergence with a direction is active */
 export const DIVERGENCE_Z_THRESHOLD = 2
 /** a leg counts as moving up/down when its standardized change is at least this far from its mean, else flat */
-export const DIVERGENCE_MOVE_Z = 0.5
+const DIVERGENCE_MOVE_Z = 0.5
 
 export type DivergenceDirection = 'bullish' | 'bearish' | 'none'
-export type DivergenceSeries = 'price' | 'open_interest' | 'cvd' | 'funding_rate' | 'spot_cvd' | 'perp_cvd'
+type DivergenceSeries = 'price' | 'open_interest' | 'cvd' | 'funding_rate' | 'spot_cvd' | 'perp_cvd'
 
 /** one minute of a coin's aggregate market; the caller merges exchanges */
 export interface DivergenceMinute {
@@ -46,7 +46,7 @@ export interface DivergenceMinute {
 }
 
 /** the inputs a minute's venue sets are given for */
-export type VenueInput = 'price' | 'openInterest' | 'fundingRate' | 'perp' | 'spot'
+type VenueInput = 'price' | 'openInterest' | 'fundingRate' | 'perp' | 'spot'
 
 export interface DivergenceLeg {
   series: DivergenceSeries
@@ -126,7 +126,7 @@ const READINGS: Record<DivergencePair, readonly (readonly Reading[])[]> = {
   ],
 }
 
-export function readDirection(pair: DivergencePair, a: number, b: number): DivergenceDirection {
+function readDirection(pair: DivergencePair, a: number, b: number): DivergenceDirection {
   return READINGS[pair][Math.sign(a) + 1]![Math.sign(b) + 1]!
 }
 

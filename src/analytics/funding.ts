@@ -7,8 +7,8 @@ import { percentileRank, zScore, type Stat } from './stats.js'
 import { latestPerExchange } from './ticker.js'
 
 /** rates compared across venues are first normalized to this interval */
-export const COMMON_FUNDING_INTERVAL_HOURS = 8
-export const HOURS_PER_YEAR = 24 * 365
+const COMMON_FUNDING_INTERVAL_HOURS = 8
+const HOURS_PER_YEAR = 24 * 365
 /** a venue whose latest sample is older than this is left out of the current weighted rate */
 export const FUNDING_MAX_SAMPLE_AGE_MS = 5 * MINUTE_MS
 /** z-score and percentile history: hourly weighted rates of the 7 days before the current hour; at least 72 (3 days) */

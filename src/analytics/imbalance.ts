@@ -10,7 +10,7 @@ export const IMBALANCE_BANDS_PCT = [0.5, 1, 2, 5] as const
 /** a book snapshot (or a wide snapshot of it) older than this is reported but left out of the aggregate */
 export const IMBALANCE_MAX_BOOK_AGE_MS = 60_000
 /** the source name of the venue's main snapshot */
-export const MAIN_BOOK = 'book'
+const MAIN_BOOK = 'book'
 
 export interface BandDepth {
   bandPct: number
@@ -52,7 +52,7 @@ export interface ImbalanceBook extends BookReach {
 
 const usableLevel = (l: BookLevel) => Number.isFinite(l.price) && l.price > 0 && Number.isFinite(l.size) && l.size > 0
 
-export const depthRatio = (bid: number, ask: number): number | null => (ask > 0 ? bid / ask : null)
+const depthRatio = (bid: number, ask: number): number | null => (ask > 0 ? bid / ask : null)
 
 /** two significant figures, for reasons */
 const fmt = (x: number) => Number(x.toPrecision(2))

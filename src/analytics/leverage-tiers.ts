@@ -16,7 +16,7 @@ export interface LeverageTier {
 }
 
 /** live: fetched from the venue by this service; recorded: a shipped copy of a real venue payload; default: documented values */
-export type TierSource = 'live' | 'recorded' | 'default'
+type TierSource = 'live' | 'recorded' | 'default'
 
 export interface TierTable {
   /** ascending and contiguous */
@@ -47,9 +47,9 @@ export const DEFAULT_LEVERAGE_MIX: readonly LeverageWeight[] = [
 ]
 
 /** tail exponent of position notional, P(N > x) ∝ x^-α: the inverse half-cubic law of trade sizes (Gabaix et al. 2003) */
-export const POSITION_SIZE_TAIL = 1.5
+const POSITION_SIZE_TAIL = 1.5
 /** smallest position notional of the size distribution, USD */
-export const POSITION_SIZE_MIN_USD = 1_000
+const POSITION_SIZE_MIN_USD = 1_000
 
 /** the documented default for a venue without a table: one tier, 0.5 % maintenance margin, up to 100x */
 export const DEFAULT_TIERS: readonly LeverageTier[] = [

@@ -6,18 +6,18 @@ import type { BookLevel } from '../domain/books.js'
 import type { LiquidationLevel, LiquidationSide } from './liquidation-map.js'
 import type { HvnZone } from './volume-profile.js'
 
-export { DEFAULT_LEVERAGE_MIX, liquidationPrice, positionClasses, type LeverageTier, type PositionClass, type TierTable } from './leverage-tiers.js'
-export { estimateLiquidationLevels, type LiquidationLevel, type OiBuildUpPoint } from './liquidation-map.js'
+export { DEFAULT_LEVERAGE_MIX, liquidationPrice } from './leverage-tiers.js'
+export { estimateLiquidationLevels, type LiquidationLevel } from './liquidation-map.js'
 
 export const MAX_CASCADE_PHASES = 5
 /** resting liquidity an HVN zone holds, as a fraction of its traded volume (coins), meant for a 24 h profile */
-export const DEFAULT_HVN_LIQUIDITY_FACTOR = 0.02
+const DEFAULT_HVN_LIQUIDITY_FACTOR = 0.02
 /** furthest a phase can push the price beyond the visible book, as a fraction of the phase's start price */
-export const DEFAULT_VACUUM_STEP = 0.01
+const DEFAULT_VACUUM_STEP = 0.01
 
-export type CascadeDirection = 'down' | 'up'
+type CascadeDirection = 'down' | 'up'
 
-export interface OrderBookDepth {
+interface OrderBookDepth {
   /** sizes in coins; any order */
   bids: readonly BookLevel[]
   asks: readonly BookLevel[]
@@ -67,7 +67,7 @@ export interface CascadePhase {
  * (the book absorbed them outside any HVN zone before they reached another position), no_further_liquidations (the
  * last phase pushed the price as far as a phase can go and met no other position), phase_limit (5 phases).
  */
-export type CascadeEnd = 'no_move' | 'no_liquidations' | 'stalled' | 'book_absorbed' | 'no_further_liquidations' | 'phase_limit'
+type CascadeEnd = 'no_move' | 'no_liquidations' | 'stalled' | 'book_absorbed' | 'no_further_liquidations' | 'phase_limit'
 
 export interface CascadeResult {
   startPrice: number

@@ -17,9 +17,9 @@ export interface LiquidationLevel {
 }
 
 /** maintenance margin rate of the pre-tier model (kept for callers without a tier table) */
-export const DEFAULT_MAINTENANCE_MARGIN_RATE = 0.005
+const DEFAULT_MAINTENANCE_MARGIN_RATE = 0.005
 /** estimated levels are merged into geometric price buckets this wide (bps); 0 keeps every level */
-export const DEFAULT_LIQUIDATION_BUCKET_BPS = 10
+const DEFAULT_LIQUIDATION_BUCKET_BPS = 10
 
 /** one period (minute or hour) of one venue's open-interest build-up */
 export interface OiBuildUpPoint {

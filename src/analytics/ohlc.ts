@@ -16,7 +16,7 @@ export const INTERVAL_MS: Readonly<Record<OhlcInterval, number>> = {
   '1d': DAY_MS,
 }
 
-export const LOOKBACKS = ['1h', '4h', '24h', '7d', '30d'] as const
+const LOOKBACKS = ['1h', '4h', '24h', '7d', '30d'] as const
 export type Lookback = (typeof LOOKBACKS)[number]
 
 export const LOOKBACK_MS: Readonly<Record<Lookback, number>> = {
@@ -26,9 +26,6 @@ export const LOOKBACK_MS: Readonly<Record<Lookback, number>> = {
   '7d': 7 * DAY_MS,
   '30d': 30 * DAY_MS,
 }
-
-export const DEFAULT_OHLC_INTERVAL: OhlcInterval = '1h'
-export const DEFAULT_OHLC_LOOKBACK: Lookback = '24h'
 
 export const isOhlcInterval = (s: string): s is OhlcInterval => (OHLC_INTERVALS as readonly string[]).includes(s)
 export const isLookback = (s: string): s is Lookback => (LOOKBACKS as readonly string[]).includes(s)
@@ -53,7 +50,7 @@ export interface Candle extends Omit<Bar, 'quoteVolume'> {
   exchanges?: ExchangeId[]
 }
 
-export interface CompositeBar extends Bar {
+interface CompositeBar extends Bar {
   /** exchanges whose prices entered this bucket (volume > 0, or all present when none traded) */
   exchanges: ExchangeId[]
 }
@@ -81,7 +78,7 @@ const finite = Number.isFinite
 const nonNeg = (x: number) => finite(x) && x >= 0
 
 /** a bar with a non-finite or non-positive price, or a negative/non-finite count, is dropped so NaN never propagates */
-export function isUsableBar(b: Bar): boolean {
+function isUsableBar(b: Bar): boolean {
   return (
     finite(b.ts) &&
     finite(b.open) && b.open > 0 &&

@@ -26,7 +26,7 @@ export interface OiChange {
   referenceTs: number | null
 }
 
-export interface AggregateOiChange extends OiChange {
+interface AggregateOiChange extends OiChange {
   /** venues present at both ends: the only ones the aggregate change sums */
   exchanges: ExchangeId[]
 }

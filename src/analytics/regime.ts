@@ -12,17 +12,17 @@ export const REGIME_WINDOW_HOURS = 24
 /** realized-vol history: rolling 24 h windows over the previous 30 days, excluding windows overlapping the current */
 export const REGIME_HISTORY_HOURS = 720
 /** fewest history windows for a vol percentile (two days of hourly-rolled windows) */
-export const REGIME_MIN_POINTS = 48
+const REGIME_MIN_POINTS = 48
 /** efficiency ratio at or above which the window trends: ~5 % false positives for a 24-step Gaussian random walk */
-export const REGIME_TREND_ER = 0.5
+const REGIME_TREND_ER = 0.5
 /** and the net move must be at least 1 % (log) so micro-drifts on a quiet day are not trends */
-export const REGIME_MIN_TREND_MOVE = 0.01
+const REGIME_MIN_TREND_MOVE = 0.01
 /** realized-vol percentile at or above which the coin is high_volatility */
-export const REGIME_HIGH_VOL_PCT = 90
+const REGIME_HIGH_VOL_PCT = 90
 /** realized-vol percentile at or below which volatility is compressed (squeeze when OI builds as well) */
-export const REGIME_LOW_VOL_PCT = 10
+const REGIME_LOW_VOL_PCT = 10
 /** 24 h OI log change at or above which OI is building */
-export const REGIME_OI_BUILD = 0.03
+const REGIME_OI_BUILD = 0.03
 
 /** one hour of a coin's perp market, oldest first, one per hour without gaps */
 export interface RegimeHour {

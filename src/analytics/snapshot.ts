@@ -6,18 +6,18 @@ import type { CoinDivergence, DivergenceDirection, DivergencePair, DivergenceTim
 import { REGIMES, type Regime } from './regime.js'
 
 /** weight of each component in the composite score (each component is first scaled to 0..SCORE_CAP) */
-export const SCORE_WEIGHTS = { funding: 1, spread: 0.5, oi: 1, divergence: 1, momentum: 0.75 } as const
+const SCORE_WEIGHTS = { funding: 1, spread: 0.5, oi: 1, divergence: 1, momentum: 0.75 } as const
 /** one unit of a component: 1 z for funding and spread, 5 % for OI change and price change, 1 active divergence */
-export const SCORE_UNITS = { funding: 1, spread: 1, oi: 5, divergence: 1, momentum: 5 } as const
+const SCORE_UNITS = { funding: 1, spread: 1, oi: 5, divergence: 1, momentum: 5 } as const
 /** components saturate at 4 units so one extreme input cannot dominate the ranking */
-export const SCORE_CAP = 4
-export const DEFAULT_TOP_ARBITRAGE = 10
+const SCORE_CAP = 4
+const DEFAULT_TOP_ARBITRAGE = 10
 /** funding arbitrage is held this long: 3 settlements of 8 h, fees of opening and closing both legs spread over it */
-export const FUNDING_ARB_HOLDING_HOURS = 24
+const FUNDING_ARB_HOLDING_HOURS = 24
 /** funding rates are compared per 8 h */
-export const FUNDING_NORMAL_HOURS = 8
+const FUNDING_NORMAL_HOURS = 8
 
-export type ScoreComponent = keyof typeof SCORE_WEIGHTS
+type ScoreComponent = keyof typeof SCORE_WEIGHTS
 
 /** one venue's perp quote for a coin */
 export interface VenueQuote {
@@ -154,7 +154,7 @@ export function buildSnapshot(inputs: readonly SnapshotCoinInput[], options: Sna
 }
 
 /** each component = weight x min(cap, |input| / unit), rescaled so all components together reach at most 100 */
-export function scoreComponents(c: SnapshotCoinInput, activeDivergences: number): Record<ScoreComponent, number> {
+function scoreComponents(c: SnapshotCoinInput, activeDivergences: number): Record<ScoreComponent, number> {
   const part = (k: ScoreComponent, x: number | null) =>
     x == null || !Number.isFinite(x) ? 0 : (100 * SCORE_WEIGHTS[k] * Math.min(SCORE_CAP, Math.abs(x) / SCORE_UNITS[k])) / MAX_SCORE
   return {

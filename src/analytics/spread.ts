@@ -18,7 +18,7 @@ export interface PriceRow {
  */
 export const SPREAD_MAX_PRICE_AGE_MS = 2 * MINUTE_MS
 /** a spread needs at least this many venues with a price */
-export const SPREAD_MIN_EXCHANGES = 2
+const SPREAD_MIN_EXCHANGES = 2
 /** z-score history: 1-minute spreads of the 24 h before the current minute; at least 720 of them (12 h) */
 export const SPREAD_Z_WINDOW = { lookbackMs: DAY_MS, stepMs: MINUTE_MS, minPoints: 720 } as const
 
@@ -112,7 +112,7 @@ export interface CoinSpread {
   zScore: Stat
 }
 
-export const quoteOf = (exchange: ExchangeId): QuoteCurrency => exchangeById.get(exchange)!.quote
+const quoteOf = (exchange: ExchangeId): QuoteCurrency => exchangeById.get(exchange)!.quote
 
 /**
  * current: each venue's latest mark with its exchange time (a venue's latest row no older than SPREAD_MAX_PRICE_AGE_MS

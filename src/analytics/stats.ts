@@ -57,24 +57,3 @@ export function percentileRank(value: number | null | undefined, history: readon
   }
   return { value: (100 * (below + equal / 2)) / h.length, reason: null, points: h.length }
 }
-
-/** ordinary least squares slope of ys against xs (NaN with fewer than 2 points or no x spread) */
-export function slope(xs: readonly number[], ys: readonly number[]): number {
-  const n = Math.min(xs.length, ys.length)
-  if (n < 2) return NaN
-  let mx = 0
-  let my = 0
-  for (let i = 0; i < n; i++) {
-    mx += xs[i]!
-    my += ys[i]!
-  }
-  mx /= n
-  my /= n
-  let sxy = 0
-  let sxx = 0
-  for (let i = 0; i < n; i++) {
-    sxy += (xs[i]! - mx) * (ys[i]! - my)
-    sxx += (xs[i]! - mx) ** 2
-  }
-  return sxx > 0 ? sxy / sxx : NaN
-}

@@ -3,17 +3,17 @@
 
 import { vapLevelHigh, vapLevelLow, vapLevelMid, type Vap } from '../domain/volume-at-price.js'
 
-export const MIN_BINS = 1
+const MIN_BINS = 1
 export const MAX_BINS = 200
-export const DEFAULT_BINS = 50
+const DEFAULT_BINS = 50
 /** share of total volume the value area must reach */
 export const VALUE_AREA_SHARE = 0.7
 /** a bin is HVN when its volume >= HVN_MEAN_MULTIPLE x the mean bin volume (total / bin count), else LVN */
-export const HVN_MEAN_MULTIPLE = 1
+const HVN_MEAN_MULTIPLE = 1
 // Relative tolerance so equal bins are not split HVN/LVN (or a value area missed) by float rounding.
 const REL_EPS = 1e-9
 
-export type VolumeNode = 'HVN' | 'LVN'
+type VolumeNode = 'HVN' | 'LVN'
 
 export interface VolumeProfileLevel {
   priceLow: number

@@ -8,9 +8,9 @@ import { sendProblem } from '../rest/envelope.js'
 /** every route but the payment webhook (whose provider's events are larger) */
 export const BODY_LIMIT_BYTES = 16 * 1024
 export const WEBHOOK_BODY_LIMIT_BYTES = 256 * 1024
-export const WEBHOOK_PATH = '/v1/billing/webhook'
+const WEBHOOK_PATH = '/v1/billing/webhook'
 
-export const bodyLimitFor = (path: string) => (path === WEBHOOK_PATH || path === `${WEBHOOK_PATH}/` ? WEBHOOK_BODY_LIMIT_BYTES : BODY_LIMIT_BYTES)
+const bodyLimitFor = (path: string) => (path === WEBHOOK_PATH || path === `${WEBHOOK_PATH}/` ? WEBHOOK_BODY_LIMIT_BYTES : BODY_LIMIT_BYTES)
 
 const kb = (n: number) => `${n / 1024} kB`
 

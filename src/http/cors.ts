@@ -8,7 +8,7 @@ import type { RequestHandler } from 'express'
 const EXPOSED = ['X-Request-Id', 'X-Credits-Charged', 'X-Credits-Remaining', 'Retry-After', 'RateLimit', 'RateLimit-Policy']
 const ALLOWED = ['Authorization', 'Content-Type', 'Accept', 'X-Request-Id']
 
-export function corsFor(origins: readonly string[], methods: readonly string[]): RequestHandler {
+function corsFor(origins: readonly string[], methods: readonly string[]): RequestHandler {
   return cors({
     origin: origins.includes('*') ? '*' : [...origins],
     methods: [...methods],

@@ -10,14 +10,14 @@ import type { Services } from '../services.js'
 import type { Metrics } from './metrics.js'
 
 /** /healthz answers within this, whatever the store does */
-export const HEALTH_TIMEOUT_MS = 800
+const HEALTH_TIMEOUT_MS = 800
 
 const LOOPBACK = new net.BlockList()
 LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4')
 LOOPBACK.addAddress('::1', 'ipv6')
 
 /** the client address (req.ip: the socket's, or the last untrusted hop when TRUST_PROXY names the proxy) is loopback */
-export function isLoopback(address: string | undefined): boolean {
+function isLoopback(address: string | undefined): boolean {
   if (!address) return false
   const v4 = address.startsWith('::ffff:') ? address.slice(7) : address
   if (net.isIPv4(v4)) return LOOPBACK.check(v4, 'ipv4')
@@ -28,7 +28,7 @@ const digest = (s: string) => createHash('sha256').update(s).digest()
 const sameSecret = (a: string, b: string) => timingSafeEqual(digest(a), digest(b))
 
 /** may this request read /metrics? With METRICS_TOKEN: the bearer token; without: loopback clients only */
-export function metricsAllowed(req: Request, token: string | undefined): boolean {
+function metricsAllowed(req: Request, token: string | undefined): boolean {
   if (!token) return isLoopback(req.ip)
   const given = bearerToken(req.headers.authorization)
   return given !== null && sameSecret(given, token)

@@ -28,7 +28,7 @@ export interface BackfillChunk {
 }
 
 /** history samples are coarser than live ones: 5 minutes is plenty for 1h/4h/24h changes and keeps the backfill fast */
-export const HISTORY_SAMPLE_MS = 5 * MINUTE_MS
+const HISTORY_SAMPLE_MS = 5 * MINUTE_MS
 
 export async function planBackfill(db: Database, source: string, now: number, days: number): Promise<BackfillChunk[]> {
   const end = floorTo(now, MINUTE_MS)

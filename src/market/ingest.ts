@@ -57,7 +57,7 @@ interface SlotState extends SlotSources {
  * late) still brings the newest value of its kind: the slot rows written since its own time, which carry an older
  * value, are rewritten up to this far back (older slots get only the event's own slot row).
  */
-export const LATE_REWRITE_MS = 30 * MINUTE_MS
+const LATE_REWRITE_MS = 30 * MINUTE_MS
 
 export class Ingest implements EventSink, BarSink {
   readonly aggregator: MinuteAggregator

@@ -34,7 +34,7 @@ export interface Database {
 }
 
 /** the bound on every store call when none is configured (STORE_TIMEOUT_MS) */
-export const DEFAULT_STORE_TIMEOUT_MS = 5000
+const DEFAULT_STORE_TIMEOUT_MS = 5000
 
 export async function openDatabase(store: Config['store'], opts: { migrate?: boolean } = {}): Promise<Database> {
   const db = store.kind === 'pglite' ? await openPglite(store.dir) : await openPostgres(store.url, store.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS)

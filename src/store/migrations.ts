@@ -7,7 +7,7 @@ import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapt
 import { ROOT } from '../paths.js'
 import { NO_FILTERS, openSchemaEngine, type MigrationsList } from './schema-engine.js'
 
-export const SCHEMA_PATH = path.join(ROOT, 'prisma', 'schema.prisma')
+const SCHEMA_PATH = path.join(ROOT, 'prisma', 'schema.prisma')
 export const MIGRATIONS_DIR = path.join(ROOT, 'prisma', 'migrations')
 
 export async function listMigrations(migrationsDir = MIGRATIONS_DIR): Promise<MigrationsList> {

@@ -8,12 +8,12 @@ import { fileURLToPath } from 'node:url'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
 
 /** Debian's chromium package (CI installs it); CHROMIUM_PATH points elsewhere, e.g. to check the skip */
-export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium'
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium'
 export const HAS_CHROMIUM = fs.existsSync(CHROMIUM)
 export const SKIP_MESSAGE = `SKIPPED: ${CHROMIUM} not found (install it with: apt-get install -y chromium); the browser tests need it`
 if (!HAS_CHROMIUM) console.warn(`[test/browser] ${SKIP_MESSAGE}`)
 
-export const SCREENSHOT_DIR = fileURLToPath(new URL('../../test-results/screenshots/', import.meta.url))
+const SCREENSHOT_DIR = fileURLToPath(new URL('../../test-results/screenshots/', import.meta.url))
 
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
 

@@ -22,7 +22,7 @@ export function postgresAvailable(): Promise<boolean> {
   return probe
 }
 
-export const POSTGRES_SKIP_MESSAGE = `PostgreSQL is not reachable at ${PG_TEST_URL}: skipping the PostgreSQL tests (set PG_TEST_URL, or run them where the server is up)`
+const POSTGRES_SKIP_MESSAGE = `PostgreSQL is not reachable at ${PG_TEST_URL}: skipping the PostgreSQL tests (set PG_TEST_URL, or run them where the server is up)`
 
 /** a fresh schema on the test server; returns its URL and a drop() */
 export async function freshSchema(tag: string): Promise<{ url: string; drop(): Promise<void> }> {

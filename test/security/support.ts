@@ -38,7 +38,7 @@ export function rawRequest(
   })
 }
 
-export const PROBLEM_CODES = [
+const PROBLEM_CODES = [
   'invalid_parameter', 'invalid_request', 'unauthorized', 'insufficient_credits', 'not_found', 'method_not_allowed', 'conflict',
   'payload_too_large', 'unsupported_media_type', 'rate_limited', 'unavailable', 'internal',
 ]
@@ -69,7 +69,7 @@ export function assertProblemShape(status: number, headers: RawResponse['headers
 }
 
 /** things that must never appear in a response body (stack traces, file paths, internals) */
-export const LEAK_PATTERNS: RegExp[] = [
+const LEAK_PATTERNS: RegExp[] = [
   /at .*\.ts:\d/,
   /node_modules/,
   /Error:[^\n]*\n\s+at /,

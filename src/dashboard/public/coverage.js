@@ -7,7 +7,7 @@ import { fmtMinute } from './format.js'
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
 
 /** @returns {{ partial: boolean, missing: {exchange: string, status: string|null, reason: string|null}[], from, to, requestedFrom, requestedTo, note: string|null } | null} */
-export function coverageOf(obj) {
+function coverageOf(obj) {
   if (!isObject(obj)) return null
   const cov = isObject(obj.coverage) ? obj.coverage : null
   const byVenue = new Map()
@@ -36,7 +36,7 @@ function venueLine(m) {
 }
 
 /** a note for one figure (label: the coin it is about, for list payloads), or null when it is complete */
-export function coverageNote(obj, label = null) {
+function coverageNote(obj, label = null) {
   const c = coverageOf(obj)
   if (!c || !c.partial) return null
   const parts = [h('p', null, h('strong', null, `${label ? `${label}: ` : ''}partial`), c.missing.length ? ` — without ${c.missing.map((m) => m.exchange).join(', ')}` : '', c.note ? `. ${c.note}` : '')]

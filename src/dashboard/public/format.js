@@ -50,7 +50,7 @@ const DATE = { year: 'numeric', month: 'short', day: 'numeric' }
 const valid = (ms) => ms !== null && ms !== undefined && ms !== '' && Number.isFinite(Number(ms))
 
 /** "Mar 2, 2026, 17:30:30 GMT+5:30" */
-export const fmtTimeFull = (ms) => (valid(ms) ? dtf(FULL).format(Number(ms)) : '–')
+const fmtTimeFull = (ms) => (valid(ms) ? dtf(FULL).format(Number(ms)) : '–')
 /** "Mar 2, 17:30:30" (the zone is named once, in the page header) */
 export const fmtTime = (ms) => (valid(ms) ? dtf(SHORT).format(Number(ms)) : '–')
 /** "Mar 2, 17:30" */
@@ -139,7 +139,7 @@ export const fmtBps = (v) => (num(v) === null ? '–' : `${nf({ maximumFractionD
 export const fmtZ = (v) => (num(v) === null ? '–' : nf({ maximumFractionDigits: 2, minimumFractionDigits: 2, signDisplay: 'exceptZero' }).format(num(v)))
 export const fmtRatio = (v) => (num(v) === null ? '–' : nf({ maximumFractionDigits: 2, minimumFractionDigits: 2 }).format(num(v)))
 
-export const plural = (n, one, many = `${one}s`) => `${fmtInt(n)} ${Number(n) === 1 ? one : many}`
+const plural = (n, one, many = `${one}s`) => `${fmtInt(n)} ${Number(n) === 1 ? one : many}`
 export const creditsLabel = (n) => plural(n, 'credit')
 
 /** the zone's offset from UTC at an instant, in ms */

@@ -1,33 +1,70 @@
-// The caller's account, keys and usage. Free (no credits), but every field needs a valid key.
-import { createKey, getAccount, listKeys, revokeKey, usage, type CreatedKey, type KeyInfo, type Usage } from '../../accounts/accounts.js'
+// The caller's account, keys, credit ledger and usage. Free (no credits), but every field needs a valid key: the
+// only ways in are the root fields below, and each of them authenticates first.
+// Account, ApiKey and LedgerEntry are Prisma objects (plugin-prisma): a selection loads the rows and relations it
+// asks for in one query.
+import { KEY_ORDER, accountGone, createKey, revokeKey, usage, type CreatedKey, type Usage } from '../../accounts/accounts.js'
 import { invalidParameter } from '../../errors.js'
 import { builder } from '../builder.js'
 
-const AccountRef = builder.objectRef<Awaited<ReturnType<typeof getAccount>>>('Account').implement({
+const LEDGER_DEFAULT = 20
+const LEDGER_MAX = 100
+
+builder.prismaObject('Account', {
   description: 'The holder of a credit balance',
   fields: (t) => ({
-    accountId: t.exposeID('accountId'),
+    accountId: t.exposeID('id'),
     email: t.exposeString('email'),
     credits: t.exposeInt('credits'),
     createdAt: t.field({ type: 'Timestamp', resolve: (a) => a.createdAt }),
+    ledger: t.relation('ledger', {
+      description: `Credit movements, newest first: charges (negative) and grants (positive). At most \`limit\` (1..${LEDGER_MAX}).`,
+      args: { limit: t.arg.int({ defaultValue: LEDGER_DEFAULT }) },
+      query: ({ limit }) => {
+        if (!Number.isInteger(limit) || limit! < 1 || limit! > LEDGER_MAX) throw invalidParameter('limit', `limit must be an integer from 1 to ${LEDGER_MAX}.`)
+        return { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: limit! }
+      },
+    }),
   }),
 })
 
-type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never
-const keyFields = <K extends KeyInfo>(t: PothosSchemaTypes.ObjectFieldBuilder<Types, K>) => ({
-  id: t.id({ resolve: (k) => k.id }),
-  name: t.string({ resolve: (k) => k.name }),
-  prefix: t.string({ description: 'the first characters of the key, for recognising it', resolve: (k) => k.prefix }),
-  createdAt: t.field({ type: 'Timestamp', resolve: (k) => k.createdAt }),
-  lastUsedAt: t.field({ type: 'Timestamp', nullable: true, resolve: (k) => k.lastUsedAt }),
-  revokedAt: t.field({ type: 'Timestamp', nullable: true, resolve: (k) => k.revokedAt }),
+builder.prismaObject('CreditLedger', {
+  name: 'LedgerEntry',
+  description: 'One credit movement of an account',
+  fields: (t) => ({
+    id: t.id({ resolve: (e) => String(e.id) }),
+    delta: t.exposeInt('delta', { description: 'credits added (positive) or charged (negative)' }),
+    balanceAfter: t.exposeInt('balanceAfter'),
+    kind: t.exposeString('kind', { description: 'charge, signup or purchase' }),
+    endpoint: t.exposeString('endpoint', { nullable: true }),
+    requestId: t.exposeString('requestId', { nullable: true }),
+    keyId: t.exposeID('keyId', { nullable: true }),
+    createdAt: t.field({ type: 'Timestamp', resolve: (e) => e.createdAt }),
+  }),
 })
 
-const ApiKeyRef = builder.objectRef<KeyInfo>('ApiKey').implement({ description: 'An API key (never its secret)', fields: keyFields })
+builder.prismaObject('ApiKey', {
+  description: 'An API key (never its secret)',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    prefix: t.exposeString('prefix', { description: 'the first characters of the key, for recognising it' }),
+    createdAt: t.field({ type: 'Timestamp', resolve: (k) => k.createdAt }),
+    lastUsedAt: t.field({ type: 'Timestamp', nullable: true, resolve: (k) => k.lastUsedAt }),
+    revokedAt: t.field({ type: 'Timestamp', nullable: true, resolve: (k) => k.revokedAt }),
+  }),
+})
 
 const CreatedApiKeyRef = builder.objectRef<CreatedKey>('CreatedApiKey').implement({
   description: 'A new API key: the secret is shown this once',
-  fields: (t) => ({ ...keyFields(t), apiKey: t.exposeString('apiKey') }),
+  fields: (t) => ({
+    id: t.id({ resolve: (k) => k.id }),
+    name: t.string({ resolve: (k) => k.name }),
+    prefix: t.string({ description: 'the first characters of the key, for recognising it', resolve: (k) => k.prefix }),
+    createdAt: t.field({ type: 'Timestamp', resolve: (k) => k.createdAt }),
+    lastUsedAt: t.field({ type: 'Timestamp', nullable: true, resolve: (k) => k.lastUsedAt }),
+    revokedAt: t.field({ type: 'Timestamp', nullable: true, resolve: (k) => k.revokedAt }),
+    apiKey: t.exposeString('apiKey'),
+  }),
 })
 
 const UsageRef = builder.objectRef<Usage>('Usage').implement({
@@ -66,15 +103,23 @@ const UsageRef = builder.objectRef<Usage>('Usage').implement({
 })
 
 builder.queryFields((t) => ({
-  account: t.field({
-    type: AccountRef,
+  account: t.prismaField({
+    type: 'Account',
     description: 'The caller\'s account and credit balance. Free.',
-    resolve: async (_r, _a, ctx) => getAccount(ctx.services.db, (await ctx.requirePrincipal()).accountId),
+    resolve: async (query, _r, _a, ctx) => {
+      const { accountId } = await ctx.requirePrincipal()
+      const account = await ctx.services.db.prisma.account.findUnique({ ...query, where: { id: accountId } })
+      if (!account) throw accountGone()
+      return account
+    },
   }),
-  apiKeys: t.field({
-    type: [ApiKeyRef],
-    description: 'The caller\'s keys (never their secrets). Free.',
-    resolve: async (_r, _a, ctx) => listKeys(ctx.services.db, (await ctx.requirePrincipal()).accountId),
+  apiKeys: t.prismaField({
+    type: ['ApiKey'],
+    description: 'The caller\'s keys (never their secrets), oldest first. Free.',
+    resolve: async (query, _r, _a, ctx) => {
+      const { accountId } = await ctx.requirePrincipal()
+      return ctx.services.db.prisma.apiKey.findMany({ ...query, where: { accountId }, orderBy: [...KEY_ORDER] })
+    },
   }),
   usage: t.field({
     type: UsageRef,
@@ -93,13 +138,13 @@ builder.mutationFields((t) => ({
     args: { name: t.arg.string({ required: true }) },
     resolve: async (_r, { name }, ctx) => createKey(ctx.services.db, (await ctx.requirePrincipal()).accountId, name),
   }),
-  revokeApiKey: t.field({
-    type: ApiKeyRef,
+  revokeApiKey: t.prismaField({
+    type: 'ApiKey',
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (_r, { id }, ctx) => {
+    resolve: async (query, _r, { id }, ctx) => {
       const revoked = await revokeKey(ctx.services.db, (await ctx.requirePrincipal()).accountId, String(id))
       ctx.services.auth.forgetKey(revoked.id)
-      return revoked
+      return ctx.services.db.prisma.apiKey.findUniqueOrThrow({ ...query, where: { id: revoked.id } })
     },
   }),
 }))

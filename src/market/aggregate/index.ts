@@ -1,3 +1,2 @@
-export { MinuteAggregator, type AggregatorOptions } from './minute-aggregator.js'
-export type { AggregatorStats, FoldResult } from './stats.js'
+export { MinuteAggregator } from './minute-aggregator.js'
 export { foldBars, rollup, rollupHour } from './rollup.js'

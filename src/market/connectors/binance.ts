@@ -12,12 +12,12 @@ import { callRaw, setOption, skipCurrencies } from './ccxt-access.js'
 /** Deepest REST snapshot USD-M allows (spot allows 5000; 1000 already spans well over ±5 % on our coins). */
 const BOOK_LIMIT = 1000
 /** GET /fapi/v1/fundingInfo lists only symbols whose interval (or cap/floor) was adjusted; every other USD-M perp settles every 8 h */
-export const BINANCE_DEFAULT_FUNDING_INTERVAL_HOURS = 8
+const BINANCE_DEFAULT_FUNDING_INTERVAL_HOURS = 8
 /** how often the fundingInfo list is re-read (Binance changes intervals rarely and announces them) */
 const FUNDING_INFO_REFRESH_MS = 10 * 60_000
 
 /** fundingInfo rows as CCXT's fetchFundingIntervals returns them -> unified symbol -> interval hours */
-export function binanceFundingIntervals(rates: Record<string, { interval?: string | undefined }>): Map<string, number> {
+function binanceFundingIntervals(rates: Record<string, { interval?: string | undefined }>): Map<string, number> {
   const out = new Map<string, number>()
   for (const [symbol, fr] of Object.entries(rates)) {
     const hours = parseIntervalHours(fr.interval)

@@ -62,7 +62,7 @@ export function bybitOpenInterestEvent(ref: MarketRef, row: BybitOiRow | undefin
  * Notes the depth each symbol's book frames arrive on (topic `orderbook.{depth}.{symbol}`) before CCXT handles them:
  * a side shorter than the depth asked for is whole only when the stream carries that depth.
  */
-export function installBybitDepthTap(ex: Exchange, depths: Map<string, number>): void {
+function installBybitDepthTap(ex: Exchange, depths: Map<string, number>): void {
   const original = ex.handleMessage.bind(ex)
   ex.handleMessage = (client: unknown, message: unknown) => {
     const topic = (message as { topic?: unknown } | null)?.topic

@@ -10,11 +10,11 @@ import type { ConnectorOptions } from './connector-options.js'
 import { nextFundingOnGrid, num, tickerEvent, type BookDepth, type MarketRef, type TickerParts } from './mapping.js'
 
 /** levels per side of the indexer's book snapshot (comlink config API_ORDERBOOK_LEVELS_PER_SIDE_LIMIT, default 100) */
-export const DYDX_BOOK_LEVELS = 100
+const DYDX_BOOK_LEVELS = 100
 import { parseDydxMarginFractions, type FetchedTiers } from './tiers.js'
 
 /** dYdX v4 settles funding every hour; `nextFundingRate` is the predicted 1-hour rate. */
-export const DYDX_FUNDING_INTERVAL_HOURS = 1
+const DYDX_FUNDING_INTERVAL_HOURS = 1
 
 /** What we read of one market, from GET /v4/perpetualMarkets or a v4_markets ws frame (partial in updates). */
 export interface DydxMarketUpdate {

@@ -14,21 +14,21 @@ import { parseHyperliquidMarginTiers, type FetchedTiers } from './tiers.js'
  * Hyperliquid's asset-context `openInterest` is read as two-sided (Σ |position size| over all users, longs + shorts)
  * and halved; the evidence and the counter-evidence are in docs/methodology.md#open-interest-conventions.
  */
-export const HYPERLIQUID_OI_TWO_SIDED = true
+const HYPERLIQUID_OI_TWO_SIDED = true
 
 /** asset-context `openInterest` (coins) -> one side, coins. The only place Hyperliquid's OI convention is applied. */
-export function hyperliquidOneSidedOi(openInterest: number | null): number | null {
+function hyperliquidOneSidedOi(openInterest: number | null): number | null {
   if (openInterest === null || !Number.isFinite(openInterest) || openInterest < 0) return null
   return HYPERLIQUID_OI_TWO_SIDED ? openInterest / 2 : openInterest
 }
 
 /** l2Book sends at most this many levels per side */
-export const HYPERLIQUID_BOOK_LEVELS = 20
+const HYPERLIQUID_BOOK_LEVELS = 20
 /** coarser l2Book aggregations polled for the wide depth bands (nSigFigs 5 = exact prices is the main book) */
-export const HYPERLIQUID_WIDE_SIG_FIGS = [4, 3, 2] as const
+const HYPERLIQUID_WIDE_SIG_FIGS = [4, 3, 2] as const
 
 /** Funding settles hourly on the UTC hour; `funding` in the asset context is the current hourly rate. */
-export const HYPERLIQUID_FUNDING_INTERVAL_HOURS = 1
+const HYPERLIQUID_FUNDING_INTERVAL_HOURS = 1
 
 /** One perp asset context, as in metaAndAssetCtxs[1][i], activeAssetCtx.ctx and allDexsAssetCtxs. */
 export interface HyperliquidAssetCtx {

@@ -9,14 +9,12 @@ import { DydxConnector } from './dydx.js'
 import { HyperliquidConnector } from './hyperliquid.js'
 import { OkxConnector } from './okx.js'
 
-export type { ConnectorHealth, ConnectorLogger, ConnectorOptions, KlineQuery, PollIntervals, StreamName } from './connector-options.js'
+export type { ConnectorOptions } from './connector-options.js'
 export { DEFAULT_POLL_INTERVALS } from './connector-options.js'
 export { ExchangeConnector } from './connector.js'
-export { feedStatus, FEED_STATUS_DEFAULTS, type FeedStatus, type FeedStatusOptions } from './feed-status.js'
-export { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js'
 export { BinanceConnector, BybitConnector, DydxConnector, HyperliquidConnector, OkxConnector }
 
-export { MarketSourceError, parseMarketSource, type MarketSource } from './source.js'
+export { MarketSourceError, parseMarketSource } from './source.js'
 
 export function createConnector(exchange: ExchangeId, opts: ConnectorOptions): ExchangeConnector {
   switch (exchange) {

@@ -13,7 +13,7 @@ import { parseOkxPositionTiers, type FetchedTiers } from './tiers.js'
 /** The `books` channel and GET /market/books both stop at 400 levels per side. */
 const BOOK_LIMIT = 400
 /** GET /api/v5/market/books-full: up to 5 000 levels per side, refreshed by OKX about once a second */
-export const OKX_FULL_BOOK_LIMIT = 5000
+const OKX_FULL_BOOK_LIMIT = 5000
 
 interface IndexTickers {
   data?: Array<{ instId?: string; idxPx?: string; ts?: string }>

@@ -5,7 +5,7 @@ import { backoffDelay, sleep, type BackoffOptions } from './backoff.js'
 export type LoopKind = 'stream' | 'poll'
 
 /** What an abandoned call rejects with after stop(). */
-export class StoppedError extends Error {
+class StoppedError extends Error {
   constructor() {
     super('stopped')
   }

@@ -116,7 +116,7 @@ interface HyperliquidMeta {
 }
 
 /** Hyperliquid table ids below this are one tier at that leverage, never listed in marginTables */
-export const HYPERLIQUID_FLAT_TABLES_BELOW = 50
+const HYPERLIQUID_FLAT_TABLES_BELOW = 50
 
 /**
  * Hyperliquid POST /info {"type":"meta"}: the coin's universe entry names its `marginTableId`; `marginTables`

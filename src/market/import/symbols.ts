@@ -5,7 +5,7 @@ import type { ExchangeId, MarketType } from '../../domain/exchanges.js'
  * USD-like quote assets stripped from concatenated symbols (BTCUSDT -> BTC). Order matters: longer quotes that end
  * in another quote (FDUSD, BUSD, TUSD all end in USD) are tried first.
  */
-export const USD_QUOTES = ['FDUSD', 'BUSD', 'TUSD', 'USDT', 'USDC', 'USD'] as const
+const USD_QUOTES = ['FDUSD', 'BUSD', 'TUSD', 'USDT', 'USDC', 'USD'] as const
 
 const COIN_RE = /^[A-Z0-9]+$/
 

@@ -3,7 +3,7 @@
 import { z } from 'zod'
 import { EXCHANGE_IDS, type ExchangeId } from '../../domain/exchanges.js'
 
-export const RECORDING_VERSION = 1
+const RECORDING_VERSION = 1
 
 /** Optional provenance a line may carry (the fixture recording notes where each payload came from). */
 interface Provenance {

@@ -3,7 +3,7 @@ import type { EventSink, MarketEvent } from '../events.js'
 import type { ReplayClock } from './clock.js'
 
 /** how far ahead of the warped clock an event may be stamped (venue clocks run a little ahead of receipt) */
-export const FUTURE_SLACK_MS = 5_000
+const FUTURE_SLACK_MS = 5_000
 
 export class WarpingSink implements EventSink {
   constructor(

@@ -39,7 +39,7 @@ export function newFundingAcc(markets: readonly SimMarket[], path: PricePath, m0
 }
 
 /** rate per interval = clamp(mean premium + interest), both on an 8-hour basis, scaled to the interval */
-export function fundingRate(mk: SimMarket, meanPremium: number): number {
+function fundingRate(mk: SimMarket, meanPremium: number): number {
   const cap = MODEL.fundingCap8h
   const r8 = Math.min(cap, Math.max(-cap, meanPremium + MODEL.fundingInterest8h))
   return Math.round(((r8 * mk.fundingHours) / 8) * 1e8) / 1e8

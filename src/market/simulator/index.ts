@@ -1,5 +1,3 @@
-export { MarketSimulator, ORIGIN_TS, type SimulatorOptions, type LiveOptions, type RangeOptions } from './simulator.js'
-export { type HistorySink, type RangeResult } from './history.js'
+export { MarketSimulator, ORIGIN_TS } from './simulator.js'
+export { type HistorySink } from './history.js'
 export { simulatedMarkets } from './markets.js'
-export { COIN_PARAMS, VENUE_PARAMS, MODEL, REGIME_NAMES, REGIME_VOL, coinParams, type CoinParams, type VenueParams } from './params.js'
-export { Rng, hash2, hashString, seedToU32, vnoise } from './rng.js'

@@ -34,7 +34,7 @@ const c = (
 const B = 1e9
 const M = 1e6
 
-export const COIN_PARAMS: Readonly<Record<string, CoinParams>> = Object.fromEntries(
+const COIN_PARAMS: Readonly<Record<string, CoinParams>> = Object.fromEntries(
   [
     c('BTC', 95_000, 0.0045, 0.85, 40 * B, 5 * B, 18 * B),
     c('ETH', 3_400, 0.006, 0.8, 25 * B, 4 * B, 8.4 * B),
@@ -92,7 +92,6 @@ export const TRADE_SIZE_EXPONENT = 0.3
 
 // ---- market-wide regime (hourly Markov chain) -----------------------------------------------------------------
 
-export const REGIME_NAMES = ['calm', 'normal', 'stressed'] as const
 /** volatility multiplier per regime */
 export const REGIME_VOL = [0.6, 1.0, 2.3] as const
 /** trading-activity multiplier per regime */

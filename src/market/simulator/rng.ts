@@ -3,7 +3,7 @@
 // can be evaluated at any instant without walking a path — what makes chunked generation equal one-shot generation).
 
 /** murmur3 finalizer: a good 32-bit mixer */
-export function mix32(h: number): number {
+function mix32(h: number): number {
   h ^= h >>> 16
   h = Math.imul(h, 0x85ebca6b)
   h ^= h >>> 13

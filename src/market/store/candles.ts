@@ -28,7 +28,7 @@ async function copyBars(sql: Sql, table: CandleTable, bars: readonly MinuteBar[]
 }
 
 /** upsert bars (a later write of the same minute replaces it: re-imports are idempotent); `fresh` rows are new and may be COPYed */
-export async function writeBars(sql: Pick<Sql, 'query'> & Partial<Pick<Sql, 'copyBinary'>>, table: CandleTable, bars: readonly MinuteBar[], opts: { fresh?: boolean; chunk?: number } = {}): Promise<void> {
+async function writeBars(sql: Pick<Sql, 'query'> & Partial<Pick<Sql, 'copyBinary'>>, table: CandleTable, bars: readonly MinuteBar[], opts: { fresh?: boolean; chunk?: number } = {}): Promise<void> {
   if (opts.fresh && sql.copyBinary && bars.length) return copyBars(sql as Sql, table, bars)
   const chunk = opts.chunk ?? 20_000
   for (let i = 0; i < bars.length; i += chunk) {

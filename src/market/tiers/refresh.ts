@@ -4,16 +4,16 @@ import type { FetchedTiers } from '../connectors/tiers.js'
 import type { ExchangeId } from '../../domain/exchanges.js'
 import type { TierBook } from './book.js'
 
-export const TIER_REFRESH_MS = 3600_000
+const TIER_REFRESH_MS = 3600_000
 /** the first fetch waits for the connectors to load their markets */
-export const TIER_FIRST_FETCH_MS = 30_000
+const TIER_FIRST_FETCH_MS = 30_000
 
 export interface TierFetcher {
   readonly exchange: ExchangeId
   fetchLeverageTiers(): Promise<FetchedTiers[]>
 }
 
-export const fetchesTiers = (c: unknown): c is TierFetcher => typeof (c as Partial<TierFetcher>)?.fetchLeverageTiers === 'function'
+const fetchesTiers = (c: unknown): c is TierFetcher => typeof (c as Partial<TierFetcher>)?.fetchLeverageTiers === 'function'
 
 /** one pass over every fetcher; a venue that fails is reported to onError and keeps its previous table */
 export async function refreshTiers(fetchers: readonly TierFetcher[], book: TierBook, now: () => number, onError: (exchange: ExchangeId, err: unknown) => void): Promise<void> {

@@ -24,7 +24,7 @@ export function dydxBody(path: string): string {
   return JSON.stringify(fixture<{ result: unknown }>(path).result)
 }
 
-export type RouteMatch = string | RegExp | ((url: string, body: string | undefined) => boolean)
+type RouteMatch = string | RegExp | ((url: string, body: string | undefined) => boolean)
 export type Route = [RouteMatch, string | ((url: string, body: string | undefined) => string)]
 
 export interface RecordedRequest {

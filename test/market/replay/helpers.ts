@@ -46,7 +46,7 @@ export interface ReplayService {
  * Lets the connectors react to what was delivered: turns of the event loop until no event, frame or answer moved
  * for a few turns in a row (no fixed sleep).
  */
-export async function settle(runtime: MarketRuntime, replay: ReplayPlayer): Promise<void> {
+async function settle(runtime: MarketRuntime, replay: ReplayPlayer): Promise<void> {
   // polls run all the time; what a delivered frame sets off is a trade or a book
   const streamed = () => runtime.ingest.aggregator.stats.accepted + runtime.ingest.live.books.size + [...runtime.ingest.live.books.values()].reduce((a, b) => a + b.ts, 0)
   const mark = () => {
@@ -67,7 +67,7 @@ export async function settle(runtime: MarketRuntime, replay: ReplayPlayer): Prom
  * The connectors poll on real timers while the test moves the clock in big steps: they poll every POLL_MS real ms
  * here, so each step of the replay sees polls stamped on its own clock.
  */
-export const POLL_MS = 20
+const POLL_MS = 20
 
 /** waits (turns of the event loop, at most ~10 s) until `cond` holds */
 export async function until(cond: () => boolean, what: string): Promise<void> {

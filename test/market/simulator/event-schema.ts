@@ -15,7 +15,7 @@ const base = {
 }
 const level = z.object({ price: pos, size: pos }).strict()
 
-export const eventSchema = z.discriminatedUnion('type', [
+const eventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('trade'), ...base, id: z.string().min(1), price: pos, size: pos, side: z.enum(['buy', 'sell']) }).strict(),
   z
     .object({

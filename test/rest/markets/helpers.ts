@@ -27,7 +27,7 @@ export function expectEpochMs(x: unknown, what = 'time'): void {
 
 const SNAKE = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/
 /** every key at every depth is snake_case */
-export function expectSnakeCase(v: unknown, path = 'data'): void {
+function expectSnakeCase(v: unknown, path = 'data'): void {
   if (Array.isArray(v)) return v.forEach((x, i) => expectSnakeCase(x, `${path}[${i}]`))
   if (v && typeof v === 'object')
     for (const [k, x] of Object.entries(v)) {
@@ -37,7 +37,7 @@ export function expectSnakeCase(v: unknown, path = 'data'): void {
 }
 
 /** every number at every depth is finite (JSON has no NaN/Infinity, but a string "NaN" would slip through typing) */
-export function expectNoNumericStrings(v: unknown, path = 'data'): void {
+function expectNoNumericStrings(v: unknown, path = 'data'): void {
   if (Array.isArray(v)) return v.forEach((x, i) => expectNoNumericStrings(x, `${path}[${i}]`))
   if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) expectNoNumericStrings(x, `${path}.${k}`)
   else if (typeof v === 'string') expect(/^-?\d+(\.\d+)?(e[+-]?\d+)?$|^(NaN|-?Infinity)$/i.test(v), `${path} is a number sent as a string: ${v}`).toBe(false)
@@ -107,7 +107,7 @@ export async function callBad(t: TestService, acct: { apiKey: string; accountId:
 }
 
 /** reader memos are keyed on a version per kind of data: raw SQL edits in a test must invalidate them */
-export function bumpAll(t: TestService): void {
+function bumpAll(t: TestService): void {
   for (const k of ['candles', 'samples', 'funding', 'books'] as const) t.services.market.reader.bump(k)
 }
 

@@ -14,10 +14,10 @@ export type Acct = { apiKey: string; accountId: string }
 const OPERATIONS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'schema', 'operations', 'v1')
 
 /** the stored GraphQL operation REST runs for a path (schema/operations/v1/<name>.graphql), as text */
-export const operationText = (name: string) => fs.readFileSync(path.join(OPERATIONS, `${name}.graphql`), 'utf8')
+const operationText = (name: string) => fs.readFileSync(path.join(OPERATIONS, `${name}.graphql`), 'utf8')
 
 /** GraphQL camelCase → REST snake_case, written here independently of src/: a digit run starts a word (oiChange24hPct → oi_change_24h_pct) */
-export const toSnake = (s: string) =>
+const toSnake = (s: string) =>
   s
     .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
     .replace(/([a-zA-Z])(\d)/g, '$1_$2')
@@ -93,5 +93,4 @@ export async function graphqlOp(t: TestService, acct: Acct, name: string, field:
 
 export const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length
 export const sum = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0)
-export const ceilTo = (t: number, step: number) => Math.ceil(t / step) * step
 export const floorTo = (t: number, step: number) => Math.floor(t / step) * step

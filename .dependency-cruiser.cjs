@@ -1,0 +1,71 @@
+// The layers import one way: domain <- analytics <- market/store/accounts <- endpoints <- graphql <- rest <- server.
+// `npm run check:structure` runs this over src/ (and knip); type-only imports count as imports.
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'No import cycle, through type-only imports either.',
+      from: { pathNot: '^src/generated/' },
+      to: { circular: true },
+    },
+    {
+      name: 'graphql-not-to-rest-or-endpoints',
+      severity: 'error',
+      comment: 'GraphQL sits below REST and reads endpoints through its own field builders, never the REST layer.',
+      from: { path: '^src/graphql/' },
+      to: { path: '^src/(rest|endpoints)/' },
+    },
+    {
+      name: 'analytics-pure',
+      severity: 'error',
+      comment: 'Analytics are pure functions over the domain vocabulary: nothing but src/analytics, src/domain and src/errors.ts (no packages, no node builtins).',
+      from: { path: '^src/analytics/' },
+      to: { pathNot: '^src/(analytics/|domain/|errors[.]ts$)' },
+    },
+    {
+      name: 'domain-self-contained',
+      severity: 'error',
+      comment: 'The domain vocabulary imports nothing else of ours and no node builtins (packages such as zod are fine).',
+      from: { path: '^src/domain/' },
+      to: { pathNot: '^(src/domain/|node_modules/)' },
+    },
+    {
+      name: 'core-not-to-interfaces',
+      severity: 'error',
+      comment: 'Store, market and accounts know nothing of the interfaces built on them.',
+      from: { path: '^src/(store|market|accounts)/' },
+      to: { path: '^src/(graphql|rest|endpoints|http|dashboard)/' },
+    },
+    {
+      name: 'endpoints-not-to-rest-or-http',
+      severity: 'error',
+      comment: 'An endpoint is a use case with its parameters; the REST and HTTP layers are built over it.',
+      from: { path: '^src/endpoints/' },
+      to: { path: '^src/(rest|http)/' },
+    },
+    {
+      name: 'src-not-to-tests',
+      severity: 'error',
+      comment: 'The product never imports its tests or benchmarks.',
+      from: { path: '^src/' },
+      to: { path: '^(test|bench)/' },
+    },
+    {
+      name: 'not-to-unresolvable',
+      severity: 'error',
+      comment: 'Every import resolves (the dashboard browser modules import by URL).',
+      from: { pathNot: '^src/dashboard/public/' },
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], mainFields: ['module', 'main', 'types', 'typings'], extensions: ['.ts', '.js', '.mjs', '.cjs', '.d.ts', '.json'] },
+    skipAnalysisNotInRules: true,
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+}
