@@ -5,7 +5,7 @@ import { createServer, IncomingMessage, ServerResponse, type Server } from 'node
 import type { AddressInfo } from 'node:net'
 import express from 'express'
 import { inject } from 'light-my-request'
-import { pino } from 'pino'
+import { pino, type Logger } from 'pino'
 import { createServices } from '../../src/bootstrap.js'
 import { loadConfig } from '../../src/config.js'
 import { answerClientErrors, createApp } from '../../src/server.js'
@@ -34,6 +34,8 @@ export interface TestServiceOptions {
   listen?: boolean
   /** in process: the client address the app sees on the "socket" (a real loopback client's by default) */
   remoteAddress?: string
+  /** the service's logger (default: silent) */
+  logger?: Logger
 }
 
 let counter = 0
@@ -42,7 +44,7 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
   const config = loadConfig({ DATABASE_URL: 'pglite:memory', RATE_LIMIT_RPS: '0', AUTH_FAILURE_LIMIT: '0', SIGNUP_LIMIT: '0', LOG_LEVEL: 'silent', ...opts.env })
   // the in-memory embedded store starts from the migrated template; PostgreSQL URLs are opened as configured
   const memory = config.store.kind === 'pglite' && config.store.dir === null
-  const services = await createServices(config, { logger: pino({ level: 'silent' }), clock: opts.clock, db: memory ? await openTestStore() : undefined })
+  const services = await createServices(config, { logger: opts.logger ?? pino({ level: 'silent' }), clock: opts.clock, db: memory ? await openTestStore() : undefined })
   const app = createApp(services)
   let url: string | undefined
   let server: Server | undefined
