@@ -1,5 +1,5 @@
-// In-memory embedded stores for tests, started from the migrated template test/global-setup.ts dumps once per run
-// (openDatabase still applies the migrations, which finds nothing to do).
+// In-memory embedded stores for tests, started from the migrated template test/global-setup.ts dumps once per run.
+// The template is keyed by the migrations, so it holds them all: the schema engine is not run again per store.
 import fs from 'node:fs/promises'
 import { inject } from 'vitest'
 import { openDatabase, type Database } from '../../src/store/database.js'
@@ -12,6 +12,6 @@ export function pgliteTemplate(): Promise<Blob> {
 }
 
 /** a fresh, migrated in-memory PGlite store */
-export async function openTestStore(opts: { migrate?: boolean } = {}): Promise<Database> {
-  return openDatabase({ kind: 'pglite', dir: null }, { ...opts, loadDataDir: await pgliteTemplate() })
+export async function openTestStore(): Promise<Database> {
+  return openDatabase({ kind: 'pglite', dir: null }, { migrate: false, loadDataDir: await pgliteTemplate() })
 }

@@ -13,6 +13,8 @@ vi.mock('node:crypto', async (importOriginal) => {
   return { ...actual, default: actual, timingSafeEqual: vi.fn(actual.timingSafeEqual) }
 })
 
+// a fresh instance of the module, importing the mocked crypto (another test file in this worker may have loaded it)
+vi.resetModules()
 const { generateKey, hashKey, hashesEqual } = await import('../../src/accounts/api-keys.js')
 const timingSafeEqual = vi.mocked(crypto.timingSafeEqual)
 

@@ -33,7 +33,7 @@ function encode(rows: typeof ROWS, expectedBytes?: number): Uint8Array<ArrayBuff
 describe('CopyBinaryWriter', () => {
   let db: Database
   beforeAll(async () => {
-    db = await openTestStore({ migrate: false })
+    db = await openTestStore()
     await db.sql.query('CREATE TABLE copy_probe (n serial, t text, i8 bigint, i4 integer, f8 double precision, b bytea)')
   })
   afterAll(() => db.close())

@@ -102,10 +102,10 @@ function sharedCases(open: () => Promise<Database | null>) {
 }
 
 describe('prepared statements on the embedded store', () => {
-  sharedCases(() => openTestStore({ migrate: false }))
+  sharedCases(() => openTestStore())
 
   it('a name re-prepared with a new text runs the new text', async () => {
-    const db = await openTestStore({ migrate: false })
+    const db = await openTestStore()
     try {
       expect(await db.sql.prepared('same_name', 'SELECT $1::int + 1 AS v', [1])).toEqual([{ v: 2 }])
       expect(await db.sql.prepared('same_name', 'SELECT $1::int * 10 AS v', [2])).toEqual([{ v: 20 }])
