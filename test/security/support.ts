@@ -131,4 +131,3 @@ export async function gql(
   return { res, body: (await res.json()) as never }
 }
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
