@@ -8,11 +8,11 @@ import { ChargeBatcher } from './accounts/charge-batcher.js'
 import type { Config } from './config.js'
 import { MarketState } from './market/state.js'
 import type { Services } from './services.js'
-import { openDatabase } from './store/database.js'
+import { openDatabase, type Database } from './store/database.js'
 
-export async function createServices(config: Config, opts: { logger?: Logger; clock?: () => number } = {}): Promise<Services> {
+export async function createServices(config: Config, opts: { logger?: Logger; clock?: () => number; db?: Database } = {}): Promise<Services> {
   const logger = opts.logger ?? pino({ level: config.LOG_LEVEL })
-  const db = await openDatabase(config.store)
+  const db = opts.db ?? (await openDatabase(config.store))
   const clock = opts.clock ?? Date.now
   const market = new MarketState(db, clock)
   await market.load()

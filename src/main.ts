@@ -1,6 +1,6 @@
 // `npm start`: migrate the store, start the market data source, serve HTTP, print the URL and a demo key.
 import type { AddressInfo } from 'node:net'
-import { createServer } from 'node:http'
+import { createServer, type ServerResponse } from 'node:http'
 import { createServices, ensureDemoAccount } from './bootstrap.js'
 import { ConfigError, loadConfig } from './config.js'
 import { startMarketRuntime } from './market/runtime.js'
@@ -38,10 +38,19 @@ async function main() {
   process.stdout.write(lines.join('\n') + '\n')
 
   let stopping = false
+  // answers given while shutting down close their connection: server.close() waits for every open connection,
+  // and a kept-alive one would hold it until the client or keepAliveTimeout (65 s) lets go
+  const inFlight = new Set<ServerResponse>()
+  server.on('request', (_req, res: ServerResponse) => {
+    if (stopping) res.setHeader('Connection', 'close')
+    inFlight.add(res)
+    res.once('close', () => inFlight.delete(res))
+  })
   const shutdown = async (signal: string) => {
     if (stopping) return
     stopping = true
     logger.info({ signal }, 'shutting down: draining requests')
+    for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close')
     server.closeIdleConnections()
     await new Promise<void>((resolve) => server.close(() => resolve()))
     logger.info('flushing market data')

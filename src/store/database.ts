@@ -36,18 +36,30 @@ export interface Database {
 /** the bound on every store call when none is configured (STORE_TIMEOUT_MS) */
 const DEFAULT_STORE_TIMEOUT_MS = 5000
 
-export async function openDatabase(store: Config['store'], opts: { migrate?: boolean } = {}): Promise<Database> {
-  const db = store.kind === 'pglite' ? await openPglite(store.dir) : await openPostgres(store.url, store.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS)
+export async function openDatabase(
+  store: Config['store'],
+  opts: {
+    migrate?: boolean
+    /** embedded store only: start from this data directory (PGlite's dumpDataDir), not from an empty cluster */
+    loadDataDir?: Blob
+  } = {},
+): Promise<Database> {
+  const db = store.kind === 'pglite' ? await openPglite(store.dir, opts.loadDataDir) : await openPostgres(store.url, store.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS)
   if (opts.migrate !== false) await applyMigrations(await db.migrationFactory())
   return db
 }
 
-async function openPglite(dir: string | null): Promise<Database> {
+async function openPglite(dir: string | null, loadDataDir?: Blob): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite')
   const { PrismaPGlite } = await import('pglite-prisma-adapter')
   if (dir) await fs.mkdir(dir, { recursive: true })
-  // small buffers: the embedded store lives in this process, and PGlite's WebAssembly memory never shrinks
-  const pg: PGlite = new PGlite(dir ?? undefined, { postgresqlconf: ['shared_buffers=32MB', 'work_mem=8MB', 'maintenance_work_mem=32MB', 'wal_buffers=2MB'] })
+  // small buffers: the embedded store lives in this process, and PGlite's WebAssembly memory never shrinks.
+  // One options object: PGlite reads its second argument only when the first is a directory name.
+  const pg: PGlite = new PGlite({
+    dataDir: dir ?? undefined,
+    loadDataDir,
+    postgresqlconf: ['shared_buffers=32MB', 'work_mem=8MB', 'maintenance_work_mem=32MB', 'wal_buffers=2MB'],
+  })
   await pg.waitReady
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(pg) })
   const sql: Sql = {

@@ -1,7 +1,7 @@
 // Named prepared statements on the embedded store. PGlite's query() parses, analyses and plans its statement on
 // every call (six protocol round trips into the WebAssembly backend); for a statement that runs hundreds of times
 // a second — the credit charge — that is most of its cost. Here a statement is parsed once under a name, and each
-// call is one Bind/Describe/Execute/Sync message, run under PGlite's exclusive lock (never inside another
+// call is one Bind/Describe/Execute/Sync message, run under PGlite's exclusive locks (never inside another
 // caller's transaction). Parameters travel in PostgreSQL's text format (arrays as array literals).
 import { parse as pgParse, protocol, type PGlite } from '@electric-sql/pglite'
 
@@ -39,7 +39,9 @@ export function pglitePrepared(pg: PGlite) {
   const known = new Map<string, string>()
   return async function prepared<T>(name: string, text: string, params: readonly unknown[]): Promise<T[]> {
     const values = params.map(textParam)
-    return pg.runExclusive(async () => {
+    // query() waits for an open transaction to end; runExclusive() alone does not (it holds only the per-statement
+    // lock, free between a transaction's statements), so both locks are taken, in query()'s order
+    return pg._runExclusiveTransaction(() => pg.runExclusive(async () => {
       const prev = known.get(name)
       if (prev !== text) {
         if (prev !== undefined) await pg.execProtocol(Buffer.concat([s.close({ type: 'S', name }), s.sync()]))
@@ -48,6 +50,6 @@ export function pglitePrepared(pg: PGlite) {
       }
       const { messages } = await pg.execProtocol(Buffer.concat([s.bind({ statement: name, values }), s.describe({ type: 'P' }), s.execute({}), s.sync()]))
       return (pgParse.parseResults(messages, pg.parsers)[0]?.rows ?? []) as T[]
-    })
+    }))
   }
 }

@@ -9,8 +9,8 @@ describe('signup, keys and account', () => {
   afterAll(() => t.close())
 
   const post = (path: string, body: unknown, key?: string) =>
-    fetch(`${t.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) }, body: typeof body === 'string' ? body : JSON.stringify(body) })
-  const del = (path: string, key: string) => fetch(`${t.url}${path}`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } })
+    t.fetch(`${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) }, body: typeof body === 'string' ? body : JSON.stringify(body) })
+  const del = (path: string, key: string) => t.fetch(`${path}`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } })
 
   it('signup → 201 with account_id, key_id, api_key and the configured trial credits', async () => {
     const res = await post('/v1/auth/signup', { email: 'Trader@Example.com' })

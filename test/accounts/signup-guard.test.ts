@@ -12,7 +12,7 @@ import { applyMigrations, MIGRATIONS_DIR } from '../../src/store/migrations.js'
 import { expectProblem, startTestService, type TestService } from '../helpers/service.js'
 
 const signupRes = (t: TestService, email: string, headers: Record<string, string> = {}) =>
-  fetch(`${t.url}/v1/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ email }) })
+  t.fetch(`/v1/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ email }) })
 
 describe('normalizeEmail', () => {
   it.each([

@@ -15,7 +15,7 @@ describe('POST /v1/billing/webhook (Stripe signing scheme)', () => {
     JSON.stringify({ id, object: 'event', type, data: { object: { id: `cs_${id}`, object: 'checkout.session', metadata } } })
   const send = (payload: string, opts: { secret?: string; timestamp?: number; header?: string | null } = {}) => {
     const header = opts.header === undefined ? Stripe.webhooks.generateTestHeaderString({ payload, secret: opts.secret ?? SECRET, timestamp: opts.timestamp }) : opts.header
-    return fetch(`${t.url}/v1/billing/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', ...(header === null ? {} : { 'stripe-signature': header }) }, body: payload })
+    return t.fetch(`/v1/billing/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', ...(header === null ? {} : { 'stripe-signature': header }) }, body: payload })
   }
   const credits = async (accountId: string) => Number((await t.services.db.sql.query<{ credits: number }>('SELECT credits FROM account WHERE id = $1', [accountId]))[0]!.credits)
 
@@ -97,7 +97,7 @@ describe('POST /v1/billing/webhook (Stripe signing scheme)', () => {
   it('503 while no webhook secret is configured', async () => {
     const bare = await startTestService()
     try {
-      const res = await fetch(`${bare.url}/v1/billing/webhook`, { method: 'POST', headers: { 'stripe-signature': 't=1,v1=x' }, body: '{}' })
+      const res = await bare.fetch(`/v1/billing/webhook`, { method: 'POST', headers: { 'stripe-signature': 't=1,v1=x' }, body: '{}' })
       await expectProblem(res, 503, 'unavailable')
     } finally {
       await bare.close()

@@ -24,7 +24,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium', () => {
   let createdSecret = ''
 
   beforeAll(async () => {
-    t = await startTestService({ clock: () => TEST_NOW })
+    t = await startTestService({ clock: () => TEST_NOW, listen: true }) // a browser needs a port
     await seedMarket(t)
     b = await openBrowser(t.url, { timezoneId: ZONE })
     page = b.page
@@ -43,10 +43,10 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium', () => {
     await expect.poll(() => page.locator('#auth').isVisible()).toBe(true)
     expect(await page.title()).toMatch(/Perp analytics/)
     for (const asset of ['/dashboard/assets/app.js', '/dashboard/assets/candle-chart.js', '/dashboard/assets/views/registry.js', '/dashboard/assets/style.css', '/dashboard/vendor/uPlot.esm.js', '/dashboard/vendor/uPlot.min.css']) {
-      const r = await fetch(`${t.url}${asset}`)
+      const r = await t.fetch(`${asset}`)
       expect(r.status, asset).toBe(200)
     }
-    expect((await fetch(`${t.url}/dashboard/vendor/../../package.json`)).status).toBe(404)
+    expect((await t.fetch(`/dashboard/vendor/../../package.json`)).status).toBe(404)
     // every form control has a label; the status region is announced
     const unlabeled = await page.evaluate(() =>
       [...document.querySelectorAll('input, select, textarea')].filter((el) => !(el as HTMLInputElement).labels?.length && !el.getAttribute('aria-label')).map((el) => el.id),
@@ -167,7 +167,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium', () => {
     const status = await page.locator('#try-status').getAttribute('data-status')
     if (status === '503') {
       // allowed only while the document says the endpoint is not available
-      const doc = (await (await fetch(`${t.url}/openapi.json`)).json()) as { paths: Record<string, { get: { description: string } }> }
+      const doc = (await (await t.fetch(`/openapi.json`)).json()) as { paths: Record<string, { get: { description: string } }> }
       expect(doc.paths['/v1/structure/volume-profile']!.get.description).toMatch(/not available/i)
       expect(await balanceOf(page)).toBe(before)
       return

@@ -38,7 +38,7 @@ describe.skipIf(!HAS_CHROMIUM)('GraphiQL in Chromium', () => {
   let key: string
 
   beforeAll(async () => {
-    t = await startTestService({ clock: () => TEST_NOW })
+    t = await startTestService({ clock: () => TEST_NOW, listen: true }) // a browser needs a port
     await seedMarket(t, { hours: 3 })
     key = (await t.signup()).apiKey
     b = await openBrowser(t.url, { viewport: { width: 1440, height: 900 } })

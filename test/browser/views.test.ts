@@ -24,7 +24,7 @@ describe.skipIf(!HAS_CHROMIUM)('market views in Chromium', () => {
   const calls: string[] = []
 
   beforeAll(async () => {
-    t = await startTestService({ clock: () => TEST_NOW })
+    t = await startTestService({ clock: () => TEST_NOW, listen: true }) // a browser needs a port
     await seedMarket(t)
     account = await t.signup()
     b = await openBrowser(t.url, { timezoneId: ZONE, viewport: { width: 1280, height: 900 } })
@@ -49,7 +49,7 @@ describe.skipIf(!HAS_CHROMIUM)('market views in Chromium', () => {
   const apiBalance = async () => ((await (await t.get('/v1/account', account.apiKey)).json()) as { data: { credits: number } }).data.credits
 
   it('has a view for every analytics endpoint, each priced from /openapi.json, and calls none of them on its own', async () => {
-    const doc = (await (await fetch(`${t.url}/openapi.json`)).json()) as { paths: Record<string, { get?: { 'x-credits'?: number } }> }
+    const doc = (await (await t.fetch(`/openapi.json`)).json()) as { paths: Record<string, { get?: { 'x-credits'?: number } }> }
     const paths = await page.locator('#views .view').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.path))
     expect([...paths].sort()).toEqual(ROUTES.map((r) => r.path).sort())
     for (const r of ROUTES) {
@@ -339,7 +339,7 @@ describe.skipIf(!HAS_CHROMIUM)('market views in Chromium', () => {
   })
 
   it('auto-refresh is off until turned on, says its hourly cost first, refreshes on the clock and pauses in a hidden tab', async () => {
-    const doc = (await (await fetch(`${t.url}/openapi.json`)).json()) as { paths: Record<string, { get: { 'x-credits': number } }> }
+    const doc = (await (await t.fetch(`/openapi.json`)).json()) as { paths: Record<string, { get: { 'x-credits': number } }> }
     const cost = doc.paths['/v1/markets/ticker']!.get['x-credits']
     const panel = page.locator('#view-ticker')
     const box = panel.getByLabel('Auto-refresh every 5 s')

@@ -75,7 +75,7 @@ describe('GraphiQL default document', () => {
     it.each(ROUTES.map((r) => [r.path, r] as const))('%s: its operation answers without errors, charged its REST cost', async (_path, route) => {
       const op = operations.find((o) => o.selectionSet.selections.some((s) => s.kind === Kind.FIELD && s.name.value === route.field))!
       const variables = { ...(JSON.parse(graphiqlDefaultVariables()) as object), triggerPrice: Math.round(price * 0.97) }
-      const res = await fetch(`${t.url}/graphql`, {
+      const res = await t.fetch(`/graphql`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
         body: JSON.stringify({ query: text, operationName: op.name!.value, variables }),
@@ -88,7 +88,7 @@ describe('GraphiQL default document', () => {
     })
 
     it('the Account operation is free', async () => {
-      const res = await fetch(`${t.url}/graphql`, {
+      const res = await t.fetch(`/graphql`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
         body: JSON.stringify({ query: text, operationName: 'Account' }),

@@ -21,7 +21,7 @@ describe('dashboard router', () => {
   afterAll(() => t.close())
 
   it.each(['/dashboard', '/dashboard/'])('GET %s answers the HTML page with a CSP that allows only this origin', async (p) => {
-    const res = await fetch(`${t.url}${p}`)
+    const res = await t.fetch(`${p}`)
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toMatch(/^text\/html/)
     const csp = res.headers.get('content-security-policy')!
@@ -37,12 +37,12 @@ describe('dashboard router', () => {
   it('serves every asset with its content type, and uPlot byte for byte from node_modules', async () => {
     const types: Record<string, RegExp> = { '.js': /^text\/javascript/, '.css': /^text\/css/, '.html': /^text\/html/ }
     for (const f of publicFiles()) {
-      const res = await fetch(`${t.url}/dashboard/assets/${f}`)
+      const res = await t.fetch(`/dashboard/assets/${f}`)
       expect(res.status, f).toBe(200)
       expect(res.headers.get('content-type'), f).toMatch(types[path.extname(f)]!)
     }
     for (const f of ['uPlot.esm.js', 'uPlot.min.css']) {
-      const res = await fetch(`${t.url}/dashboard/vendor/${f}`)
+      const res = await t.fetch(`/dashboard/vendor/${f}`)
       expect(res.status).toBe(200)
       expect(Buffer.from(await res.arrayBuffer()).equals(fs.readFileSync(path.join(UPLOT_DIST, f)))).toBe(true)
     }
@@ -62,7 +62,7 @@ describe('dashboard router', () => {
     '/dashboard/assets/views/',
     '/dashboard/assets/views/..%2F..%2Frouter.ts',
   ])('%s is not served (404 problem+json)', async (p) => {
-    const res = await fetch(`${t.url}${p}`)
+    const res = await t.fetch(`${p}`)
     expect(res.status).toBe(404)
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/)
   })
@@ -77,7 +77,7 @@ describe('dashboard router', () => {
   })
 
   it('the scripts call only paths that /openapi.json documents', async () => {
-    const doc = (await (await fetch(`${t.url}/openapi.json`)).json()) as { paths: Record<string, unknown> }
+    const doc = (await (await t.fetch(`/openapi.json`)).json()) as { paths: Record<string, unknown> }
     const documented = Object.keys(doc.paths).map((p) => new RegExp(`^${p.replace(/\{[^}]+\}/g, '[^/]+')}$`))
     const called = new Set<string>()
     for (const f of publicFiles().filter((f) => f.endsWith('.js'))) {

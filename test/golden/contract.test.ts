@@ -92,7 +92,7 @@ describe('golden contract (fixed seed and clock)', () => {
   })
 
   const call = async (method: string, p: string, opts: { key?: string; body?: string; headers?: Record<string, string>; volatile?: string[] } = {}) => {
-    const res = await fetch(`${t.url}${p}`, {
+    const res = await t.fetch(`${p}`, {
       method,
       headers: { ...(opts.key ? { authorization: `Bearer ${opts.key}` } : {}), ...(opts.body ? { 'content-type': 'application/json' } : {}), ...opts.headers },
       body: opts.body,
@@ -101,7 +101,7 @@ describe('golden contract (fixed seed and clock)', () => {
   }
 
   it('REST, GraphQL and OpenAPI answer as pinned', async () => {
-    const signup = await fetch(`${t.url}/v1/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'Golden+Tag@Example.com' }) })
+    const signup = await t.fetch(`/v1/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'Golden+Tag@Example.com' }) })
     const s = (await signup.clone().json()) as { data: { api_key: string; account_id: string } }
     actual['POST /v1/auth/signup'] = `${signup.status}\n${normalize(await signup.text())}`
     const key = s.data.api_key
@@ -118,7 +118,7 @@ describe('golden contract (fixed seed and clock)', () => {
     // account routes (free)
     actual['POST /v1/auth/keys'] = await call('POST', '/v1/auth/keys', { key, body: JSON.stringify({ name: 'bot' }) })
     actual['POST /v1/auth/keys (no name)'] = await call('POST', '/v1/auth/keys', { key, body: '{}' })
-    const list = (await (await fetch(`${t.url}/v1/auth/keys`, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: { id: string; name: string }[] }
+    const list = (await (await t.fetch(`/v1/auth/keys`, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: { id: string; name: string }[] }
     actual['GET /v1/auth/keys'] = await call('GET', '/v1/auth/keys', { key })
     actual['DELETE /v1/auth/keys/:id'] = await call('DELETE', `/v1/auth/keys/${list.data.find((k) => k.name === 'bot')!.id}`, { key })
     actual['DELETE /v1/auth/keys/unknown'] = await call('DELETE', '/v1/auth/keys/00000000-0000-0000-0000-000000000000', { key })
@@ -135,7 +135,7 @@ describe('golden contract (fixed seed and clock)', () => {
       return call('GET', '/v1/markets/exchanges', { key })
     })()
 
-    const openapi = (await (await fetch(`${t.url}/openapi.json`)).json()) as { paths: Record<string, unknown> }
+    const openapi = (await (await t.fetch(`/openapi.json`)).json()) as { paths: Record<string, unknown> }
     actual['openapi paths'] = JSON.stringify(openapi.paths, null, 1)
 
     if (process.env.GOLDEN_OUT) fs.writeFileSync(process.env.GOLDEN_OUT, JSON.stringify(actual, null, 1))

@@ -44,7 +44,7 @@ describe('market dataloaders', () => {
   it('one GraphQL operation asking spread for four coins through aliases still reads market_sample once', async () => {
     queries.length = 0
     t.services.market.reader.bump('samples')
-    const res = await fetch(`${t.url}/graphql`, {
+    const res = await t.fetch(`/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
       body: JSON.stringify({ query: '{ a: spread(coin: "BTC") { coin } b: spread(coin: "ETH") { coin } c: spread(coin: "SOL") { coin } d: spread(coin: "XRP") { coin } }' }),

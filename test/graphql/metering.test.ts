@@ -9,7 +9,7 @@ describe('GraphQL: same key, same credits', () => {
   afterAll(() => t.close())
 
   const gql = async (query: string, key?: string, variables?: Record<string, unknown>) => {
-    const res = await fetch(`${t.url}/graphql`, {
+    const res = await t.fetch(`/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
       body: JSON.stringify({ query, variables }),
@@ -69,7 +69,7 @@ describe('GraphQL: same key, same credits', () => {
   })
 
   it('a browser opening /graphql gets the GraphiQL explorer, with no CDN assets', async () => {
-    const res = await fetch(`${t.url}/graphql`, { headers: { accept: 'text/html' } })
+    const res = await t.fetch(`/graphql`, { headers: { accept: 'text/html' } })
     expect(res.status).toBe(200)
     const html = await res.text()
     expect(html).toContain('<title>Perp analytics — GraphQL explorer</title>')

@@ -18,7 +18,7 @@ describe('typed GraphQL client (graphql-codegen documents)', () => {
   afterAll(() => t.close())
 
   async function execute<R, V>(doc: TypedDocumentNode<R, V>, variables: V): Promise<R> {
-    const res = await fetch(`${t.url}/graphql`, {
+    const res = await t.fetch(`/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
       body: JSON.stringify({ query: print(doc), variables }),

@@ -12,8 +12,15 @@ export interface Running {
   exited: Promise<number | null>
 }
 
-export async function startService(dataDir: string, env: Record<string, string> = {}): Promise<Running & { output: () => string }> {
-  const proc = spawn(process.execPath, [...NODE_FLAGS, 'scripts/start.mjs'], {
+/** node options for a service process whose clock runs `ms` ahead of the wall clock (test/helpers/clock-offset.mjs) */
+export const clockAhead = (ms: number) => ({ nodeArgs: ['--import', path.join(ROOT, 'test', 'helpers', 'clock-offset.mjs')], env: { CLOCK_OFFSET_MS: String(ms) } })
+
+export async function startService(
+  dataDir: string,
+  env: Record<string, string> = {},
+  opts: { nodeArgs?: string[] } = {},
+): Promise<Running & { output: () => string }> {
+  const proc = spawn(process.execPath, [...NODE_FLAGS, ...(opts.nodeArgs ?? []), 'scripts/start.mjs'], {
     cwd: ROOT,
     env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', BACKFILL_DAYS: '0.02', LOG_LEVEL: 'warn', RATE_LIMIT_RPS: '0', SIM_SEED: '11', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -36,5 +43,29 @@ export async function startService(dataDir: string, env: Record<string, string> 
     void exited.then((code) => reject(new Error(`service exited (${code}) before it was ready:\n${out}`)))
   })
   return { proc, exited, ...ready, output: () => out }
+}
+
+/** resolves when the process has printed text matching `re` (LOG_LEVEL=info shows the progress lines) */
+export function printed(svc: { proc: ChildProcess; output: () => string }, re: RegExp, timeoutMs = 60_000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      if (!re.test(svc.output())) return false
+      svc.proc.stdout!.off('data', onData)
+      svc.proc.stderr!.off('data', onData)
+      clearTimeout(timer)
+      resolve()
+      return true
+    }
+    // after the helper's own listener, so output() already holds the new chunk
+    const onData = () => void check()
+    const timer = setTimeout(() => {
+      svc.proc.stdout!.off('data', onData)
+      svc.proc.stderr!.off('data', onData)
+      reject(new Error(`no ${re} in the output within ${timeoutMs} ms:\n${svc.output()}`))
+    }, timeoutMs)
+    svc.proc.stdout!.on('data', onData)
+    svc.proc.stderr!.on('data', onData)
+    check()
+  })
 }
 

@@ -1,16 +1,25 @@
-// Boot the real service in process on an ephemeral port: the same createServices + createApp as npm start.
-import { createServer, type Server } from 'node:http'
+// Boot the real service in process: the same createServices + createApp as npm start. Requests are injected into
+// the Express app (light-my-request) by default; { listen: true } opens a real port on 127.0.0.1 for the tests
+// where the socket is the point (signals, client errors, slow clients, proxies, browsers).
+import { createServer, IncomingMessage, ServerResponse, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { pino } from 'pino'
+import express from 'express'
+import { inject } from 'light-my-request'
+import { pino, type Logger } from 'pino'
 import { createServices } from '../../src/bootstrap.js'
 import { loadConfig } from '../../src/config.js'
 import { answerClientErrors, createApp } from '../../src/server.js'
 import type { Services } from '../../src/services.js'
+import { openTestStore } from './store.js'
 
 export interface TestService {
+  /** the listening server's base URL; only with { listen: true } */
   url: string
   services: Services
+  /** the listening server; only with { listen: true } */
   server: Server
+  /** a fetch against the service: in process unless it listens; the answer is a standard Response */
+  fetch(path: string, init?: RequestInit): Promise<Response>
   /** sign up a fresh account; returns its key and id */
   signup(email?: string): Promise<{ apiKey: string; accountId: string; keyId: string; credits: number }>
   get(path: string, key?: string | null, headers?: Record<string, string>): Promise<Response>
@@ -18,21 +27,50 @@ export interface TestService {
   close(): Promise<void>
 }
 
+export interface TestServiceOptions {
+  env?: Record<string, string>
+  clock?: () => number
+  /** open a real port (the socket is what the test is about); otherwise requests are injected in process */
+  listen?: boolean
+  /** in process: the client address the app sees on the "socket" (a real loopback client's by default) */
+  remoteAddress?: string
+  /** the service's logger (default: silent) */
+  logger?: Logger
+}
+
 let counter = 0
 
-export async function startTestService(opts: { env?: Record<string, string>; clock?: () => number } = {}): Promise<TestService> {
+export async function startTestService(opts: TestServiceOptions = {}): Promise<TestService> {
   const config = loadConfig({ DATABASE_URL: 'pglite:memory', RATE_LIMIT_RPS: '0', AUTH_FAILURE_LIMIT: '0', SIGNUP_LIMIT: '0', LOG_LEVEL: 'silent', ...opts.env })
-  const services = await createServices(config, { logger: pino({ level: 'silent' }), clock: opts.clock })
-  const server = createServer(createApp(services))
-  answerClientErrors(server)
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  // the in-memory embedded store starts from the migrated template; PostgreSQL URLs are opened as configured
+  const memory = config.store.kind === 'pglite' && config.store.dir === null
+  const services = await createServices(config, { logger: opts.logger ?? pino({ level: 'silent' }), clock: opts.clock, db: memory ? await openTestStore() : undefined })
+  const app = createApp(services)
+  let url: string | undefined
+  let server: Server | undefined
+  let send: (path: string, init?: RequestInit) => Promise<Response>
+  if (opts.listen) {
+    server = createServer(app)
+    answerClientErrors(server)
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r))
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    send = (path, init) => fetch(`${url}${path}`, init)
+  } else {
+    send = injector(app, opts.remoteAddress ?? '127.0.0.1')
+  }
   const t: TestService = {
-    url,
+    get url(): string {
+      if (url === undefined) throw new Error('this test service runs in process: use t.fetch(), or start it with { listen: true }')
+      return url
+    },
+    get server(): Server {
+      if (server === undefined) throw new Error('this test service runs in process: start it with { listen: true } for a server')
+      return server
+    },
     services,
-    server,
+    fetch: send,
     async signup(email) {
-      const res = await fetch(`${url}/v1/auth/signup`, {
+      const res = await send('/v1/auth/signup', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ email: email ?? `user${++counter}-${Date.now()}@example.com` }),
@@ -42,18 +80,68 @@ export async function startTestService(opts: { env?: Record<string, string>; clo
       return { apiKey: data.api_key, accountId: data.account_id, keyId: data.key_id, credits: data.credits }
     },
     get(path, key, headers = {}) {
-      return fetch(`${url}${path}`, { headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers } })
+      return send(path, { headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers } })
     },
     async setCredits(accountId, credits) {
       await services.db.sql.query('UPDATE account SET credits = $2 WHERE id = $1', [accountId, credits])
     },
     async close() {
-      server.closeAllConnections()
-      await new Promise<void>((r) => server.close(() => r()))
+      if (server) {
+        server.closeAllConnections()
+        await new Promise<void>((r) => server!.close(() => r()))
+      }
       await services.db.close()
     },
   }
   return t
+}
+
+const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304])
+const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308])
+
+/**
+ * fetch(path, init) for an Express app without a socket. The request goes through a WHATWG Request first, so
+ * headers, body and content type are what fetch would send; the answer becomes a WHATWG Response. Same-origin
+ * redirects are followed as fetch follows them (redirect: 'manual' returns them).
+ */
+function injector(app: express.Express, remoteAddress: string) {
+  // light-my-request re-parents the prototypes Express gives each request and response onto its own fakes. Copies
+  // of Express's prototypes for this app take that change, so a listening app in the same process stays real.
+  Object.setPrototypeOf(app.request, Object.create(IncomingMessage.prototype, Object.getOwnPropertyDescriptors(express.request)))
+  Object.setPrototypeOf(app.response, Object.create(ServerResponse.prototype, Object.getOwnPropertyDescriptors(express.response)))
+  const send = async (path: string, init: RequestInit = {}, hops = 0): Promise<Response> => {
+    const base = 'http://127.0.0.1'
+    const req = new Request(new URL(path, base), init)
+    const body = req.body ? Buffer.from(await req.arrayBuffer()) : undefined
+    // the headers fetch itself adds (GraphQL over HTTP picks the answer's media type from Accept)
+    const headers: Record<string, string> = { accept: '*/*', 'accept-language': '*', 'sec-fetch-mode': 'cors', 'user-agent': 'node' }
+    req.headers.forEach((v, k) => (headers[k] = v))
+    const url = new URL(req.url)
+    // each request reaches the app from an event-loop callback of its own, as from a socket: a burst started in
+    // one tick must not run every request's first steps before any of them continues (shared counters see that)
+    await new Promise((r) => setImmediate(r))
+    const answer = inject(app, { method: req.method as 'GET', url: url.pathname + url.search, headers, payload: body, remoteAddress })
+    // init.signal rejects the call as it rejects fetch (the app's work goes on, as on a dropped connection)
+    const signal = init.signal
+    signal?.throwIfAborted()
+    const res = signal ? await Promise.race([answer, new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }))]) : await answer
+    const location = res.headers.location
+    if (REDIRECT_STATUS.has(res.statusCode) && typeof location === 'string' && (init.redirect ?? 'follow') === 'follow') {
+      const next = new URL(location, url)
+      if (next.origin !== base) throw new Error(`in-process fetch: a redirect off the service (${location})`)
+      if (hops >= 20) throw new Error('in-process fetch: too many redirects')
+      const keep = res.statusCode === 307 || res.statusCode === 308
+      return send(next.pathname + next.search, keep ? init : { ...init, method: req.method === 'HEAD' ? 'HEAD' : 'GET', body: undefined }, hops + 1)
+    }
+    const out = new Headers()
+    for (const [k, v] of Object.entries(res.headers)) {
+      if (v === undefined) continue
+      for (const one of Array.isArray(v) ? v : [v]) out.append(k, String(one))
+    }
+    const empty = NULL_BODY_STATUS.has(res.statusCode) || req.method === 'HEAD'
+    return new Response(empty ? null : new Uint8Array(res.rawPayload), { status: res.statusCode, statusText: res.statusMessage, headers: out })
+  }
+  return (path: string, init?: RequestInit) => send(path, init)
 }
 
 export const expectProblem = async (res: Response, status: number, code: string) => {

@@ -1,16 +1,40 @@
 import type { ChildProcess } from 'node:child_process'
 import fs from 'node:fs/promises'
+import { request } from 'node:http'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { MINUTE_MS } from '../../src/domain/time.js'
 import { openDatabase } from '../../src/store/database.js'
-import { startService } from '../helpers/process.js'
+import { clockAhead, printed, startService } from '../helpers/process.js'
 
 // The real service process (the README's `npm start`, on the embedded store): SIGTERM lets an in-flight
 // request finish and writes the pending 1-minute aggregates; a restart then resumes with no gap and no
 // duplicate minute in the stored data.
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/**
+ * A GraphQL POST that is in flight on the server: its headers (with Expect: 100-continue) are sent first, and the
+ * server's 100 Continue says it has taken the request; the body goes out when `send()` is called.
+ */
+function requestInFlight(url: string, key: string, query: string) {
+  const body = JSON.stringify({ query })
+  const req = request(`${url}/graphql`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), expect: '100-continue' },
+  })
+  const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
+    req.on('response', (res) => {
+      let text = ''
+      res.on('data', (c: Buffer) => (text += c.toString()))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }))
+      res.on('error', reject)
+    })
+    req.on('error', reject)
+  })
+  const taken = new Promise<void>((resolve) => req.once('continue', resolve))
+  req.flushHeaders()
+  return { taken, answer, send: () => req.end(body) }
+}
 
 describe('SIGTERM and restart (npm start process)', () => {
   let dir = ''
@@ -20,26 +44,32 @@ describe('SIGTERM and restart (npm start process)', () => {
     if (dir) await fs.rm(dir, { recursive: true, force: true })
   })
 
-  it('drains in-flight requests, flushes pending aggregates, and restarts without a gap or duplicate minute', { timeout: 240_000 }, async () => {
+  it('drains in-flight requests, flushes pending aggregates, and restarts without a gap or duplicate minute', { timeout: 120_000 }, async () => {
     dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sigterm-'))
-    const first = await startService(dir)
+    const first = await startService(dir, { LOG_LEVEL: 'info' })
     procs.push(first.proc)
-    await sleep(5_000)
-    // a request in flight when SIGTERM arrives still gets its answer
-    const inflight = fetch(`${first.url}/v1/signals/snapshot`, { headers: { authorization: `Bearer ${first.key}` } })
-    await sleep(20)
+    await printed(first, /backfill done/)
+
+    // a request the server has taken when SIGTERM arrives still gets its answer: its body is sent only once
+    // the service says it is draining
+    const inflight = requestInFlight(first.url, first.key, '{ ticker(coin: "BTC") { exchange markPrice } }')
+    await inflight.taken
     first.proc.kill('SIGTERM')
-    const res = await inflight
-    expect(res.status).toBe(200)
+    await printed(first, /shutting down: draining requests/)
+    inflight.send()
+    const res = await inflight.answer
+    expect(res.status, res.text.slice(0, 300)).toBe(200)
+    expect((JSON.parse(res.text) as { data: { ticker: unknown[] } }).data.ticker).toHaveLength(5)
     expect(await first.exited).toBe(0)
     const stoppedAt = Date.now()
 
-    // restart in a later minute, so the stored data must bridge a minute the service was down
-    await sleep(MINUTE_MS - (Date.now() % MINUTE_MS) + 1_000)
-    const second = await startService(dir)
+    // the restart lives a minute later than the wall clock, so the stored data must bridge a minute the service
+    // was down (waiting for the next wall-clock minute would cost up to a minute)
+    const later = clockAhead(MINUTE_MS)
+    const second = await startService(dir, { LOG_LEVEL: 'info', ...later.env }, { nodeArgs: later.nodeArgs })
     procs.push(second.proc)
     expect((await fetch(`${second.url}/v1/markets/exchanges`, { headers: { authorization: `Bearer ${first.key}` } })).status).toBe(200)
-    await sleep(6_000)
+    await printed(second, /backfill done/)
     second.proc.kill('SIGTERM')
     expect(await second.exited).toBe(0)
 
@@ -52,6 +82,8 @@ describe('SIGTERM and restart (npm start process)', () => {
       expect(ts.length).toBeGreaterThan(20)
       // the minute the first run was in at SIGTERM was written by its final flush
       expect(ts).toContain(stoppedAt - (stoppedAt % MINUTE_MS))
+      // the second run wrote minutes after the one it started in, a minute or more after the first run stopped
+      expect(ts.at(-1)!).toBeGreaterThanOrEqual(stoppedAt - (stoppedAt % MINUTE_MS) + MINUTE_MS)
       for (let i = 1; i < ts.length; i++) expect(ts[i]! - ts[i - 1]!, `gap or duplicate after ${new Date(ts[i - 1]!).toISOString()}`).toBe(MINUTE_MS)
     } finally {
       await db.close()

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, vi } from 'vitest'
 import { startService, type Running } from '../helpers/process.js'
 
 // A fresh `npm start` serves analytics with data within seconds, while the history is still being backfilled
@@ -20,14 +20,13 @@ describe('fresh start', () => {
     svc = await startService(dir, { BACKFILL_DAYS: '4', LOG_LEVEL: 'info' })
     const auth = { authorization: `Bearer ${svc.key}` }
     let data: { candles: unknown[]; exchanges: string[] } = { candles: [], exchanges: [] }
-    while (Date.now() - t0 < 60_000) {
-      const ohlc = await fetch(`${svc.url}/v1/markets/ohlc?coin=BTC&interval=5m&lookback=1h`, { headers: auth })
+    // asked again and again, as a user would, until the last hour has candles
+    await vi.waitFor(async () => {
+      const ohlc = await fetch(`${svc!.url}/v1/markets/ohlc?coin=BTC&interval=5m&lookback=1h`, { headers: auth })
       expect(ohlc.status).toBe(200)
       data = ((await ohlc.json()) as { data: typeof data }).data
-      if (data.candles.length > 0) break
-      await new Promise((r) => setTimeout(r, 1000))
-    }
-    expect(data.candles.length).toBeGreaterThan(0)
+      expect(data.candles.length).toBeGreaterThan(0)
+    }, { timeout: 60_000, interval: 100 })
     expect(data.exchanges).toEqual(['binance', 'bybit', 'okx', 'hyperliquid', 'dydx'])
     expect((await fetch(`${svc.url}/v1/markets/ticker?coin=ETH`, { headers: auth })).status).toBe(200)
     expect(Date.now() - t0).toBeLessThan(60_000)

@@ -2,7 +2,7 @@
 // is dropped all answer 503 unavailable with Retry-After within the bound, charge nothing, and /healthz answers
 // within a second whatever the pool is doing. On the machine's PostgreSQL (skipped, saying so, without it).
 import pg from 'pg'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, vi } from 'vitest'
 import { PG_TEST_URL, freshSchema, requirePostgresInCi } from '../helpers/postgres.js'
 import { expectProblem, startTestService, type TestService } from '../helpers/service.js'
 import { startTcpProxy } from '../helpers/tcp-proxy.js'
@@ -12,7 +12,7 @@ const BOUND_MS = 1000
 /** the response and how long it took; a call that would hang fails the test after `abortMs` instead */
 async function timed(t: TestService, path: string, key?: string, abortMs = 8000) {
   const t0 = performance.now()
-  const res = await fetch(`${t.url}${path}`, { headers: key ? { authorization: `Bearer ${key}` } : {}, signal: AbortSignal.timeout(abortMs) })
+  const res = await t.fetch(`${path}`, { headers: key ? { authorization: `Bearer ${key}` } : {}, signal: AbortSignal.timeout(abortMs) })
   const ms = performance.now() - t0
   return { res, ms }
 }
@@ -29,6 +29,18 @@ async function lockAccounts(url: string) {
       await holder.query('ROLLBACK').catch(() => {})
       await holder.end()
     },
+  }
+}
+
+/** how many sessions of the test server are waiting for a lock while running `query` */
+async function waitingOnLock(query: string): Promise<number> {
+  const c = new pg.Client({ connectionString: PG_TEST_URL })
+  await c.connect()
+  try {
+    const { rows } = await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query = $1`, [query])
+    return rows[0]!.n
+  } finally {
+    await c.end()
   }
 }
 
@@ -64,7 +76,7 @@ describe('store timeouts on PostgreSQL', () => {
         expect(res.headers.get('x-credits-charged') ?? '0').toBe('0')
         expect(ms, `${path} answered after ${Math.round(ms)} ms`).toBeLessThan(BOUND_MS + 1500)
       }
-      const g = await fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${a.apiKey}` }, body: '{"query":"{ exchanges { id } }"}', signal: AbortSignal.timeout(8000) })
+      const g = await t.fetch(`/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${a.apiKey}` }, body: '{"query":"{ exchanges { id } }"}', signal: AbortSignal.timeout(8000) })
       expect(g.status).toBe(503)
       expect(g.headers.get('retry-after')).toMatch(/^[1-9]\d*$/)
       const body = (await g.json()) as { data?: unknown; errors: { extensions: { code: string } }[] }
@@ -94,9 +106,11 @@ describe('store timeouts on PostgreSQL', () => {
 
     const lock = await lockAccounts(url)
     // twelve statements for the ten pooled connections: all busy, two queued
-    const busy = Array.from({ length: 12 }, () => t.services.db.sql.query('SELECT count(*) FROM account').catch(() => null))
+    const busyQuery = `SELECT count(*) FROM account -- ${new URL(url).searchParams.get('schema')}`
+    const busy = Array.from({ length: 12 }, () => t.services.db.sql.query(busyQuery).catch(() => null))
     try {
-      await new Promise((r) => setTimeout(r, 200))
+      // every pooled connection is waiting on the lock
+      await vi.waitFor(async () => expect(await waitingOnLock(busyQuery)).toBe(10), { timeout: 10_000, interval: 50 })
       const { res, ms } = await timed(t, '/healthz')
       expect(res.status).toBe(200) // the store itself answers: only the pool is exhausted
       expect(ms).toBeLessThan(1000)
@@ -138,7 +152,7 @@ describe('store timeouts on PostgreSQL', () => {
         await expectProblem(res, 503, 'unavailable')
         expect(res.headers.get('retry-after')).toMatch(/^[1-9]\d*$/)
       }
-      const signup = await fetch(`${t.url}/v1/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: `gone${round}@example.com` }) })
+      const signup = await t.fetch(`/v1/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: `gone${round}@example.com` }) })
       await expectProblem(signup, 503, 'unavailable')
     }
     expect((await timed(t, '/healthz')).res.status).toBe(503)

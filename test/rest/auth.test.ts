@@ -15,7 +15,7 @@ describe('authentication', () => {
     ['well-formed but unknown', `Bearer pa_${'A'.repeat(43)}`],
     ['empty bearer', 'Bearer '],
   ])('401 unauthorized for a %s key, with the problem shape and nothing charged', async (_label, header) => {
-    const res = await fetch(`${t.url}/v1/markets/exchanges`, { headers: header ? { authorization: header } : {} })
+    const res = await t.fetch(`/v1/markets/exchanges`, { headers: header ? { authorization: header } : {} })
     const body = await expectProblem(res, 401, 'unauthorized')
     expect(body.type).toBe('urn:perp-analytics:problem:unauthorized')
     expect(res.headers.get('x-request-id')).toBeTruthy()
@@ -24,10 +24,10 @@ describe('authentication', () => {
 
   it('401 for a revoked key on the very next call', async () => {
     const { apiKey } = await t.signup()
-    const second = await fetch(`${t.url}/v1/auth/keys`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: '{"name":"bot"}' })
+    const second = await t.fetch(`/v1/auth/keys`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: '{"name":"bot"}' })
     const { data } = (await second.json()) as { data: { id: string; api_key: string } }
     expect((await t.get('/v1/markets/exchanges', data.api_key)).status).toBe(200)
-    const del = await fetch(`${t.url}/v1/auth/keys/${data.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${apiKey}` } })
+    const del = await t.fetch(`/v1/auth/keys/${data.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${apiKey}` } })
     expect(del.status).toBe(200)
     await expectProblem(await t.get('/v1/markets/exchanges', data.api_key), 401, 'unauthorized')
     expect((await t.get('/v1/markets/exchanges', apiKey)).status).toBe(200)

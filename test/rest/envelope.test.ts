@@ -30,7 +30,7 @@ describe('ohlc through the fragment cache', () => {
 
   const rest = async () => ((await (await t.get('/v1/markets/ohlc?coin=BTC&interval=15m&lookback=4h', key)).json()) as { data: Json }).data
   const gql = async () => {
-    const res = await fetch(`${t.url}/graphql`, {
+    const res = await t.fetch(`/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
       body: JSON.stringify({ query: '{ ohlc(coin: "BTC", interval: M15, lookback: H4) { exchanges candles { ts close volume exchanges } } }' }),

@@ -79,7 +79,7 @@ describe('GET /v1/markets/exchanges', () => {
 
   it('404 and 405 answer as problem+json', async () => {
     await expectProblem(await t.get('/v1/nope'), 404, 'not_found')
-    const res = await fetch(`${t.url}/v1/markets/exchanges`, { method: 'POST' })
+    const res = await t.fetch(`/v1/markets/exchanges`, { method: 'POST' })
     await expectProblem(res, 405, 'method_not_allowed')
     expect(res.headers.get('allow')).toBe('GET')
   })
@@ -91,7 +91,7 @@ describe('GET /v1/markets/exchanges', () => {
       expect(res.status, path).toBe(200)
       expect(((await res.json()) as { data: unknown[] }).data.length).toBe(5)
     }
-    const head = await fetch(`${t.url}/v1/markets/exchanges`, { method: 'HEAD', headers: { authorization: `Bearer ${apiKey}` } })
+    const head = await t.fetch(`/v1/markets/exchanges`, { method: 'HEAD', headers: { authorization: `Bearer ${apiKey}` } })
     expect(head.status).toBe(200)
     await expectProblem(await t.get('/v1/markets/exchanges/extra', apiKey), 404, 'not_found')
   })

@@ -50,7 +50,7 @@ describe('/openapi.json', () => {
   beforeAll(async () => {
     t = await startTestService({ clock: () => TEST_NOW })
     await seedMarket(t)
-    const res = await fetch(`${t.url}/openapi.json`)
+    const res = await t.fetch(`/openapi.json`)
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toMatch(/^application\/json/)
     doc = (await res.json()) as Json
@@ -228,28 +228,28 @@ describe('/openapi.json', () => {
 
     it('POST /v1/auth/signup: 201 as documented, 400 for a bad email, 409 for a taken one', async () => {
       const email = `openapi-${Date.now()}@example.com`
-      const res = await fetch(`${t.url}/v1/auth/signup`, json({ email }))
+      const res = await t.fetch(`/v1/auth/signup`, json({ email }))
       expect(res.status).toBe(201)
       expect(validate(responsePointer('/v1/auth/signup', 'post', '201', 'application/json'), await res.json())).toBeNull()
-      expect((await expectProblem(await fetch(`${t.url}/v1/auth/signup`, json({ email: 'nope' })), 400, 'invalid_parameter')).parameter).toBe('email')
-      await expectProblem(await fetch(`${t.url}/v1/auth/signup`, json({ email })), 409, 'conflict')
+      expect((await expectProblem(await t.fetch(`/v1/auth/signup`, json({ email: 'nope' })), 400, 'invalid_parameter')).parameter).toBe('email')
+      await expectProblem(await t.fetch(`/v1/auth/signup`, json({ email })), 409, 'conflict')
     })
 
     it('keys: create 201, list 200, revoke 200 as documented; 404 for an unknown key; 401 without a key', async () => {
       const { apiKey } = await t.signup()
-      const created = await fetch(`${t.url}/v1/auth/keys`, json({ name: 'openapi' }, apiKey))
+      const created = await t.fetch(`/v1/auth/keys`, json({ name: 'openapi' }, apiKey))
       expect(created.status).toBe(201)
       const c = (await created.json()) as { data: { id: string } }
       expect(validate(responsePointer('/v1/auth/keys', 'post', '201', 'application/json'), c)).toBeNull()
       const list = await t.get('/v1/auth/keys', apiKey)
       expect(list.status).toBe(200)
       expect(validate(responsePointer('/v1/auth/keys', 'get', '200', 'application/json'), await list.json())).toBeNull()
-      const del = await fetch(`${t.url}/v1/auth/keys/${c.data.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${apiKey}` } })
+      const del = await t.fetch(`/v1/auth/keys/${c.data.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${apiKey}` } })
       expect(del.status).toBe(200)
       expect(validate(responsePointer('/v1/auth/keys/{key_id}', 'delete', '200', 'application/json'), await del.json())).toBeNull()
-      await expectProblem(await fetch(`${t.url}/v1/auth/keys/00000000-0000-4000-8000-000000000000`, { method: 'DELETE', headers: { authorization: `Bearer ${apiKey}` } }), 404, 'not_found')
+      await expectProblem(await t.fetch(`/v1/auth/keys/00000000-0000-4000-8000-000000000000`, { method: 'DELETE', headers: { authorization: `Bearer ${apiKey}` } }), 404, 'not_found')
       await expectProblem(await t.get('/v1/auth/keys'), 401, 'unauthorized')
-      await expectProblem(await fetch(`${t.url}/v1/auth/keys`, json({ name: 'x' })), 401, 'unauthorized')
+      await expectProblem(await t.fetch(`/v1/auth/keys`, json({ name: 'x' })), 401, 'unauthorized')
     })
 
     it('GET /v1/account and /v1/account/usage: 200 as documented, 400 for days out of range, 401 without a key', async () => {
@@ -266,7 +266,7 @@ describe('/openapi.json', () => {
     })
 
     it('POST /v1/billing/webhook answers one of its documented statuses without a valid signature, and never 2xx', async () => {
-      const res = await fetch(`${t.url}/v1/billing/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=00' }, body: '{}' })
+      const res = await t.fetch(`/v1/billing/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=00' }, body: '{}' })
       expect(Object.keys(op('/v1/billing/webhook', 'post').responses)).toContain(String(res.status))
       expect(res.status).toBeGreaterThanOrEqual(400)
       expect(validate('/components/schemas/Problem', await res.json())).toBeNull()

@@ -5,7 +5,7 @@
 // valid key) the same X-Credits-Remaining as other answers.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startTestService, type TestService } from '../helpers/service.js'
-import { assertProblemShape, balanceOf, chargeRowsOf, sleep } from './support.js'
+import { assertProblemShape, balanceOf, chargeRowsOf } from './support.js'
 
 const bad = (i: number) => `pa_${String(i).padStart(43, 'Q')}`
 
@@ -26,23 +26,17 @@ describe('failed-authentication guard (AUTH_FAILURE_LIMIT=30, the default)', () 
     const gate = new Promise<void>((r) => (release = r))
     const charges = t.services.charges
     const charge = charges.charge.bind(charges)
+    let arrived = 0
+    let allArrived!: () => void
+    const together = new Promise<void>((r) => (allArrived = r))
     const held = vi.spyOn(charges, 'charge').mockImplementation(async (c) => {
+      if (++arrived === 120) allArrived()
       await gate
       return charge(c)
     })
-    let arrived = 0
-    const allArrived = new Promise<void>((resolve) => {
-      const onRequest = () => {
-        if (++arrived === 120) {
-          t.server.off('request', onRequest)
-          resolve()
-        }
-      }
-      t.server.on('request', onRequest)
-    })
     const pending = Promise.all(Array.from({ length: 120 }, () => t.get('/v1/markets/exchanges', a.apiKey)))
-    await allArrived
-    await new Promise((r) => setImmediate(r))
+    // every request is past the guard and the key check, waiting at its charge
+    await together
     release()
     const all = await pending
     held.mockRestore()
@@ -74,12 +68,12 @@ describe('failed-authentication guard (AUTH_FAILURE_LIMIT=30, the default)', () 
     expect(blocked.headers.get('ratelimit')).toMatch(/^limit=30, remaining=0, reset=\d+$/)
     // no key at all, and GraphQL with a wrong key: refused too
     expect((await t.get('/v1/markets/ticker')).status).toBe(429)
-    const g = await fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${bad(100)}` }, body: JSON.stringify({ query: '{ exchanges { id } }' }) })
+    const g = await t.fetch(`/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${bad(100)}` }, body: JSON.stringify({ query: '{ exchanges { id } }' }) })
     expect(g.status).toBe(429)
 
     // the valid key: REST, GraphQL and the account routes, one at a time and 100 at once
     expect((await t.get('/v1/account', a.apiKey)).status).toBe(200)
-    const q = await fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${a.apiKey}` }, body: JSON.stringify({ query: '{ exchanges { id } }' }) })
+    const q = await t.fetch(`/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${a.apiKey}` }, body: JSON.stringify({ query: '{ exchanges { id } }' }) })
     expect(q.status).toBe(200)
     await q.arrayBuffer()
     const burst = await Promise.all(Array.from({ length: 100 }, () => t.get('/v1/markets/exchanges', a.apiKey)))
@@ -97,11 +91,18 @@ describe('429 answers carry Retry-After, the RateLimit headers and X-Credits-Rem
 
   it('a per-key 429 reports the same balance header as a 200, charges nothing, and has the policy headers', async () => {
     const a = await t.signup()
-    await sleep(1100)
-    const burst = await Promise.all(Array.from({ length: 12 }, () => t.get('/v1/markets/exchanges', a.apiKey)))
+    // the limiter's window follows Date: frozen, the whole burst lands in one window of 3
+    vi.useFakeTimers({ toFake: ['Date'] })
+    let burst: Response[]
+    try {
+      burst = await Promise.all(Array.from({ length: 12 }, () => t.get('/v1/markets/exchanges', a.apiKey)))
+    } finally {
+      vi.useRealTimers()
+    }
     const ok = burst.filter((r) => r.status === 200)
     const limited = burst.filter((r) => r.status === 429)
-    expect(limited.length).toBeGreaterThan(0)
+    expect(ok).toHaveLength(3)
+    expect(limited).toHaveLength(9)
     const balance = await balanceOf(t, a.accountId)
     expect(balance).toBe(a.credits - ok.length)
     for (const r of limited) {

@@ -92,14 +92,14 @@ describe('GraphQL limits and metering', () => {
   })
 
   it('a GET /graphql with an analytics query and no key is refused too', async () => {
-    const res = await fetch(`${t.url}/graphql?query=${encodeURIComponent('{ __typename spread { coin } }')}`, { headers: { accept: 'application/json' } })
+    const res = await t.fetch(`/graphql?query=${encodeURIComponent('{ __typename spread { coin } }')}`, { headers: { accept: 'application/json' } })
     expect(res.status).toBe(401)
     const body = (await res.json()) as { data?: unknown }
     expect(body.data ?? null).toBeNull()
   })
 
   it('a batched request cannot smuggle analytics past the key check', async () => {
-    const res = await fetch(`${t.url}/graphql`, {
+    const res = await t.fetch(`/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify([{ query: '{ __typename }' }, { query: '{ spread { coin } }' }]),

@@ -112,15 +112,16 @@ describe('hostile input fuzz', () => {
   let routes: { path: string; methods: string[]; params: string[]; required: string[] }[]
 
   beforeAll(async () => {
-    t = await startTestService({ clock: () => TEST_NOW, env: { STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET } })
+    // on a real socket: hostile paths, headers and bodies reach the server byte for byte (rawRequest)
+    t = await startTestService({ clock: () => TEST_NOW, env: { STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET }, listen: true })
     await seedMarket(t, { hours: 2, coins: ['BTC', 'ETH'] })
     main = await t.signup('fuzz-main@example.com')
     poor = await t.signup('fuzz-poor@example.com')
     await t.setCredits(main.accountId, MAIN_CREDITS)
-    const created = await fetch(`${t.url}/v1/auth/keys`, { method: 'POST', headers: { authorization: `Bearer ${main.apiKey}`, 'content-type': 'application/json' }, body: '{"name":"throwaway"}' })
+    const created = await t.fetch(`/v1/auth/keys`, { method: 'POST', headers: { authorization: `Bearer ${main.apiKey}`, 'content-type': 'application/json' }, body: '{"name":"throwaway"}' })
     throwawayKeyId = ((await created.json()) as { data: { id: string } }).data.id
     type Op = { parameters?: { name: string; in: string; required?: boolean }[] }
-    const doc = (await (await fetch(`${t.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, Op>> }
+    const doc = (await (await t.fetch(`/openapi.json`)).json()) as { paths: Record<string, Record<string, Op>> }
     routes = Object.entries(doc.paths).map(([path, ops]) => {
       const query = Object.values(ops).flatMap((o) => (o.parameters ?? []).filter((p) => p.in === 'query'))
       return { path, methods: Object.keys(ops).map((m) => m.toUpperCase()), params: query.map((p) => p.name), required: query.filter((p) => p.required).map((p) => p.name) }
@@ -248,7 +249,7 @@ describe('hostile input fuzz', () => {
       }),
       { seed: SEED, numRuns: 600 },
     )
-    expect((await fetch(`${t.url}/healthz`)).status).toBe(200)
+    expect((await t.fetch(`/healthz`)).status).toBe(200)
   })
 
   it('REST analytics: hostile parameter values (bins 0/201/1e9/-1/2.5, NaN, Infinity, 1e309, injections) with a valid key', async () => {
@@ -297,7 +298,7 @@ describe('hostile input fuzz', () => {
       }),
       { seed: SEED + 1, numRuns: 400 },
     )
-    expect((await fetch(`${t.url}/healthz`)).status).toBe(200)
+    expect((await t.fetch(`/healthz`)).status).toBe(200)
   })
 
   it('GraphQL: random documents, variables and transports; never internal, never charged unless 2xx', async () => {
@@ -372,7 +373,7 @@ describe('hostile input fuzz', () => {
       }),
       { seed: SEED + 2, numRuns: 400 },
     )
-    expect((await fetch(`${t.url}/healthz`)).status).toBe(200)
+    expect((await t.fetch(`/healthz`)).status).toBe(200)
   })
 
   it('billing webhook: validly signed events with hostile fields never 5xx and only ever add the credits they report', async () => {
@@ -414,7 +415,7 @@ describe('hostile input fuzz', () => {
       }),
       { seed: SEED + 3, numRuns: 300 },
     )
-    expect((await fetch(`${t.url}/healthz`)).status).toBe(200)
+    expect((await t.fetch(`/healthz`)).status).toBe(200)
   })
 
   // ------------------------------------------------------------------------ minimal reproductions of what the fuzz finds
@@ -467,11 +468,11 @@ describe('hostile input fuzz', () => {
     const longAuth = await rawRequest(t.url, { method: 'GET', path: '/v1/markets/ticker', headers: { authorization: `Bearer ${'x'.repeat(20_000)}` } })
     expect(longAuth.status).toBeGreaterThanOrEqual(400)
     expect(longAuth.status).toBeLessThan(500)
-    expect((await fetch(`${t.url}/healthz`)).status).toBe(200)
+    expect((await t.fetch(`/healthz`)).status).toBe(200)
   })
 
   it('the server still answers /healthz after everything above', async () => {
-    const res = await fetch(`${t.url}/healthz`)
+    const res = await t.fetch(`/healthz`)
     expect(res.status).toBe(200)
     expect(await res.json()).toMatchObject({ status: 'ok' })
   })

@@ -13,6 +13,8 @@ vi.mock('node:crypto', async (importOriginal) => {
   return { ...actual, default: actual, timingSafeEqual: vi.fn(actual.timingSafeEqual) }
 })
 
+// a fresh instance of the module, importing the mocked crypto (another test file in this worker may have loaded it)
+vi.resetModules()
 const { generateKey, hashKey, hashesEqual } = await import('../../src/accounts/api-keys.js')
 const timingSafeEqual = vi.mocked(crypto.timingSafeEqual)
 
@@ -87,7 +89,7 @@ describe('key isolation between accounts', () => {
   afterAll(() => t?.close())
 
   const createKey = async (key: string, name: string) => {
-    const res = await fetch(`${t.url}/v1/auth/keys`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ name }) })
+    const res = await t.fetch(`/v1/auth/keys`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ name }) })
     expect(res.status).toBe(201)
     return ((await res.json()) as { data: { id: string; api_key: string; prefix: string } }).data
   }
@@ -96,7 +98,7 @@ describe('key isolation between accounts', () => {
     expect(res.status).toBe(200)
     return { text: await res.clone().text(), keys: ((await res.json()) as { data: Record<string, unknown>[] }).data }
   }
-  const revoke = (key: string, id: string) => fetch(`${t.url}/v1/auth/keys/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } })
+  const revoke = (key: string, id: string) => t.fetch(`/v1/auth/keys/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } })
 
   it('GET /v1/auth/keys lists only the caller\'s keys, and never a secret or a hash', async () => {
     const a = await t.signup()

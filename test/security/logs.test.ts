@@ -1,35 +1,27 @@
-// Logs without secrets (issue "Reliability and security", part 5). The service is built exactly as
-// test/helpers/service.ts builds it (createServices + createApp), but with a debug-level pino logger writing
-// to memory. After calls with keys in the Authorization header, signed and unsigned webhooks, a signup, a key
+// Logs without secrets (issue "Reliability and security", part 5). The test service (createServices +
+// createApp, in process) with a debug-level pino logger writing to memory. After calls with keys in the Authorization header, signed and unsigned webhooks, a signup, a key
 // creation, failing calls and a server-side error, every captured line must be JSON, carry a request id, and
 // contain no API key, no key hash, no Stripe signature and no webhook secret.
 import { createHash } from 'node:crypto'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { Writable } from 'node:stream'
 import { pino } from 'pino'
 import Stripe from 'stripe'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createServices } from '../../src/bootstrap.js'
-import { loadConfig } from '../../src/config.js'
-import { createApp } from '../../src/server.js'
-import type { Services } from '../../src/services.js'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { startTestService, type TestService } from '../helpers/service.js'
 
 const WEBHOOK_SECRET = 'whsec_logs_test_secret_value'
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex')
 
 describe('logs carry no secrets', () => {
   const lines: string[] = []
-  let services: Services
-  let server: Server
-  let url: string
+  let t: TestService
   /** every secret the calls below put on the wire */
   const secrets = new Map<string, string>()
   /** X-Request-Id of every call made */
   const requestIds: string[] = []
 
   const call = async (path: string, init: RequestInit = {}) => {
-    const res = await fetch(`${url}${path}`, init)
+    const res = await t.fetch(path, init)
     const id = res.headers.get('x-request-id')
     if (id) requestIds.push(id)
     return { res, text: await res.text() }
@@ -46,11 +38,7 @@ describe('logs carry no secrets', () => {
         cb()
       },
     })
-    const config = loadConfig({ DATABASE_URL: 'pglite:memory', RATE_LIMIT_RPS: '0', AUTH_FAILURE_LIMIT: '0', LOG_LEVEL: 'debug', STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET })
-    services = await createServices(config, { logger: pino({ level: 'debug' }, stream) })
-    server = createServer(createApp(services))
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    t = await startTestService({ env: { LOG_LEVEL: 'debug', STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET }, logger: pino({ level: 'debug' }, stream) })
     lines.length = 0 // only what requests produce
 
     secrets.set('webhook secret', WEBHOOK_SECRET)
@@ -93,13 +81,15 @@ describe('logs carry no secrets', () => {
     // server-side failures are logged with their error: REST and GraphQL (a NUL in a key name reaches the store)
     await call('/v1/auth/keys', { method: 'POST', headers: { ...json, ...bearer(key1) }, body: '{"name":"nul\\u0000name"}' })
     await call('/graphql', { method: 'POST', headers: { ...json, ...bearer(key1) }, body: JSON.stringify({ query: 'mutation { createApiKey(name: "nul\\u0000name") { id } }' }) })
-    await new Promise((r) => setTimeout(r, 50)) // let pino flush
+    // every call's line is written (the request line goes out when the response finishes)
+    await vi.waitFor(() => {
+      const logged = lines.join('\n')
+      for (const id of requestIds) expect(logged).toContain(id)
+    })
   })
 
   afterAll(async () => {
-    server?.closeAllConnections()
-    await new Promise<void>((r) => (server ? server.close(() => r()) : r()))
-    await services?.db.close()
+    await t?.close()
   })
 
   it('the calls were logged at all (debug level logs every request)', () => {

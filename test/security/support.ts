@@ -123,7 +123,7 @@ export async function gql(
   query: string,
   opts: { key?: string | null; variables?: Record<string, unknown>; operationName?: string } = {},
 ): Promise<{ res: Response; body: { data?: Record<string, unknown> | null; errors?: { message: string; extensions?: Record<string, unknown> }[]; extensions?: Record<string, unknown> } }> {
-  const res = await fetch(`${t.url}/graphql`, {
+  const res = await t.fetch(`/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(opts.key ? { authorization: `Bearer ${opts.key}` } : {}) },
     body: JSON.stringify({ query, variables: opts.variables, operationName: opts.operationName }),
@@ -131,4 +131,3 @@ export async function gql(
   return { res, body: (await res.json()) as never }
 }
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))

@@ -2,7 +2,8 @@
 // PostgreSQL (the embedded one), including the awkward ones a CSV or text format gets wrong.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CopyBinaryWriter } from '../../src/store/copy-binary.js'
-import { openDatabase, type Database } from '../../src/store/database.js'
+import type { Database } from '../../src/store/database.js'
+import { openTestStore } from '../helpers/store.js'
 
 const COLUMNS = ['t', 'i8', 'i4', 'f8', 'b']
 const ROWS: [string | null, number | null, number | null, number | null, Uint8Array | null][] = [
@@ -32,7 +33,7 @@ function encode(rows: typeof ROWS, expectedBytes?: number): Uint8Array<ArrayBuff
 describe('CopyBinaryWriter', () => {
   let db: Database
   beforeAll(async () => {
-    db = await openDatabase({ kind: 'pglite', dir: null }, { migrate: false })
+    db = await openTestStore()
     await db.sql.query('CREATE TABLE copy_probe (n serial, t text, i8 bigint, i4 integer, f8 double precision, b bytea)')
   })
   afterAll(() => db.close())

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, it as itAll } from 'vitest'
 import { openDatabase, type Database } from '../../src/store/database.js'
 import { textParam } from '../../src/store/prepared.js'
 import { freshSchema, requirePostgresInCi } from '../helpers/postgres.js'
+import { openTestStore } from '../helpers/store.js'
 
 const AWKWARD = ['plain', 'with "quotes"', 'back\\slash', 'comma, and {braces}', 'NULL', '', '  spaced  ', 'ünïcødé ✓', "it's"]
 
@@ -79,14 +80,21 @@ function sharedCases(open: () => Promise<Database | null>) {
   it('never runs inside another caller\'s open transaction', async () => {
     let release!: () => void
     const gate = new Promise<void>((r) => (release = r))
+    let inserted!: () => void
+    const open = new Promise<void>((r) => (inserted = r))
     const tx = db.sql.transaction(async (t) => {
       await t.query("INSERT INTO prep_t (id, name) VALUES (10, 'in tx')")
+      inserted()
       await gate
       throw new Error('roll back')
     })
+    await open
     // issued while the transaction is open: it must not see (or commit) the transaction's row
     const during = db.sql.prepared<{ n: number }>('prep_count', 'SELECT count(*)::int AS n FROM prep_t WHERE id = $1', [10])
-    setTimeout(release, 20)
+    // one event-loop turn: on the embedded store (one connection, in this process) a statement that was not held
+    // back until the transaction ends would have run inside it by now
+    await new Promise((r) => setImmediate(r))
+    release()
     await expect(tx).rejects.toThrow('roll back')
     expect(await during).toEqual([{ n: 0 }])
     expect(await db.sql.query('SELECT id FROM prep_t WHERE id = 10')).toEqual([])
@@ -94,10 +102,10 @@ function sharedCases(open: () => Promise<Database | null>) {
 }
 
 describe('prepared statements on the embedded store', () => {
-  sharedCases(() => openDatabase({ kind: 'pglite', dir: null }, { migrate: false }))
+  sharedCases(() => openTestStore())
 
   it('a name re-prepared with a new text runs the new text', async () => {
-    const db = await openDatabase({ kind: 'pglite', dir: null }, { migrate: false })
+    const db = await openTestStore()
     try {
       expect(await db.sql.prepared('same_name', 'SELECT $1::int + 1 AS v', [1])).toEqual([{ v: 2 }])
       expect(await db.sql.prepared('same_name', 'SELECT $1::int * 10 AS v', [2])).toEqual([{ v: 20 }])

@@ -188,9 +188,10 @@ describe('binance order book: REST snapshot + diff stream (depth.json, ws_depth_
     await c.start()
     await waitFor(() => ws.sent.some((s) => s.message.method === 'SUBSCRIBE'), 2000, 'subscribe')
     expect(ws.sent[0]!.message.params).toEqual(['sushiusdt@depth@100ms'])
-    // give the spawned snapshot fetch time to run, then replay the diff stream
+    // the snapshot is fetched and in the book, then the diff stream is replayed
     await waitFor(() => requests.length === 1, 2000, 'snapshot request')
-    await new Promise((r) => setTimeout(r, 20))
+    const snap = fixture<{ lastUpdateId: number }>('binance/depth.json')
+    await waitFor(() => (ex.orderbooks['SUSHI/USDT:USDT'] as any)?.nonce === snap.lastUpdateId, 2000, 'snapshot applied')
     const frames = fixture<Array<{ stream: string; data: any }>>('binance/ws_depth_update.json')
     for (const f of frames) ws.push(f, binanceStream(f.stream))
     const snapshot = fixture<{ lastUpdateId: number; bids: string[][]; asks: string[][] }>('binance/depth.json')

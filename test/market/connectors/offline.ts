@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import type { Exchange } from 'ccxt'
 import type { EventSink, MarketEvent } from '../../../src/market/events.js'
+import { vi } from 'vitest'
 
 export const FIXTURES_DIR = process.env['EXCHANGE_FIXTURES_DIR'] ?? fileURLToPath(new URL('../../../../shared/fixtures/exchanges/', import.meta.url))
 
@@ -126,11 +127,9 @@ export class RecordingSink implements EventSink {
 }
 
 export async function waitFor(predicate: () => boolean, timeoutMs = 5_000, label = 'condition'): Promise<void> {
-  const start = Date.now()
-  while (!predicate()) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${label}`)
-    await new Promise((r) => setTimeout(r, 5))
-  }
+  await vi.waitFor(() => {
+    if (!predicate()) throw new Error(`timed out waiting for ${label}`)
+  }, { timeout: timeoutMs, interval: 5 })
 }
 
 /** Binance: the client that SUBSCRIBEd to the frame's stream. */

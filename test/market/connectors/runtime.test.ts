@@ -245,7 +245,8 @@ describe('connector runtime', () => {
     const t0 = Date.now()
     await c.stop()
     expect(Date.now() - t0).toBeLessThan(1_000)
-    await new Promise((r) => setTimeout(r, 20))
+    // a rejection nobody handles is reported once the microtasks have run: one event-loop turn
+    await new Promise((r) => setImmediate(r))
     expect(unhandled).toEqual([])
   })
 
@@ -282,7 +283,8 @@ describe('connector runtime', () => {
     expect(run.size).toBe(0)
     const n = sink.events.length
     ws.push(fixture<any[]>('bybit/ws_public_trade.json')[0])
-    await new Promise((r) => setTimeout(r, 20))
+    // a frame is handled within the turn it arrives in: one event-loop turn later nothing reached the sink
+    await new Promise((r) => setImmediate(r))
     expect(sink.events.length).toBe(n)
     expect(unhandled).toEqual([])
   })

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bookImbalance } from '../../../src/analytics/imbalance.js'
 import type { BookSnapshotEvent } from '../../../src/market/events.js'
 import { readBooks, writeBooks } from '../../../src/market/store/samples.js'
-import { openDatabase, type Database } from '../../../src/store/database.js'
+import type { Database } from '../../../src/store/database.js'
+import { openTestStore } from '../../helpers/store.js'
 
 const T0 = Date.UTC(2026, 3, 1, 5)
 
@@ -18,7 +19,7 @@ const book: BookSnapshotEvent = {
 describe('order_book reach', () => {
   let db: Database
   beforeAll(async () => {
-    db = await openDatabase({ kind: 'pglite', dir: null })
+    db = await openTestStore()
   })
   afterAll(() => db.close())
 

@@ -6,8 +6,9 @@ import { HOUR_MS, MINUTE_MS } from '../../../src/domain/time.js'
 import { readCandles, storedMinuteRanges, writeMinuteBars } from '../../../src/market/store/candles.js'
 import { readSamples, writeSamples, type MarketSample } from '../../../src/market/store/samples.js'
 import { vapAdd } from '../../../src/market/volume-at-price.js'
-import { type Vap } from '../../../src/domain/volume-at-price.js'
-import { openDatabase, type Database } from '../../../src/store/database.js'
+import type { Vap } from '../../../src/domain/volume-at-price.js'
+import type { Database } from '../../../src/store/database.js'
+import { openTestStore } from '../../helpers/store.js'
 
 const T0 = Date.UTC(2026, 3, 1, 5)
 
@@ -27,7 +28,7 @@ function bars(): MinuteBar[] {
 describe('writeMinuteBars', () => {
   let db: Database
   beforeAll(async () => {
-    db = await openDatabase({ kind: 'pglite', dir: null })
+    db = await openTestStore()
   })
   afterAll(() => db.close())
 

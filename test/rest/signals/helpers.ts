@@ -77,7 +77,7 @@ export async function callFail(t: TestService, acct: Acct, p: string, status: nu
  */
 export async function graphqlOp(t: TestService, acct: Acct, name: string, field: string, variables: Record<string, unknown>, cost: number): Promise<Json> {
   const before = await balance(t, acct.accountId)
-  const res = await fetch(`${t.url}/graphql`, {
+  const res = await t.fetch(`/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${acct.apiKey}` },
     body: JSON.stringify({ query: operationText(name), variables }),

@@ -9,7 +9,7 @@
 //                +4 %, open interest −5 %, taker flow balanced): an active bearish oi_price divergence on 1h
 //   ETH 3 h   -> 1h history too short, no 4h window at all; no regime
 //   the 9 other coins: no data at all
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { EXCHANGES as EXCHANGE_INFO } from '../../../src/domain/exchanges.js'
 import { Ingest } from '../../../src/market/ingest.js'
 import { TEST_NOW, seedMarket } from '../../helpers/market.js'
@@ -567,10 +567,10 @@ describe('snapshot cache', () => {
       const stale = (await callOk(t, acct, '/v1/signals/snapshot', 10)).data
       expect(stale.computed_at, 'the previous snapshot (3 s old) is served while the new one computes').toBe(first.computed_at)
       let fresh = stale
-      for (let i = 0; i < 50 && fresh.computed_at === first.computed_at; i++) {
-        await new Promise((r) => setTimeout(r, 100))
+      await vi.waitFor(async () => {
         fresh = (await callOk(t, acct, '/v1/signals/snapshot', 10)).data
-      }
+        expect(fresh.computed_at, 'recomputed after the refresh').not.toBe(first.computed_at)
+      }, { timeout: 5000, interval: 20 })
       expect(fresh.computed_at, 'recomputed after the refresh').toBe(first.computed_at + 3_000)
       expect(fresh.as_of).toBe(first.computed_at + 3_000)
       expect(fresh.coins.map((c: Json) => c.coin).sort()).toEqual(DEFAULT_COINS)
