@@ -5,7 +5,7 @@ export type ExchangeId = (typeof EXCHANGE_IDS)[number]
 export const MARKET_TYPES = ['perp', 'spot'] as const
 export type MarketType = (typeof MARKET_TYPES)[number]
 
-export type ExchangeType = 'CEX' | 'DEX'
+type ExchangeType = 'CEX' | 'DEX'
 /** the currency a venue's perp prices are in */
 export type QuoteCurrency = 'USDT' | 'USDC'
 

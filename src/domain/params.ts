@@ -7,7 +7,7 @@ import { EXCHANGE_IDS } from './exchanges.js'
 import { ExchangeName, MarketTypeName } from './markets.js'
 import { Lookback } from './windows.js'
 
-export type ParamKind = 'enum' | 'coin' | 'exchange' | 'int' | 'number' | 'timestamp'
+type ParamKind = 'enum' | 'coin' | 'exchange' | 'int' | 'number' | 'timestamp'
 
 export interface ParamInfo {
   kind: ParamKind
@@ -65,7 +65,7 @@ export const intParam = (o: { min: number; max: number; default: number; descrip
 
 export const positiveParam = (description: string) => param(z.number().positive(), { kind: 'number', description, required: true })
 
-export const timestampParam = (description: string) =>
+const timestampParam = (description: string) =>
   param(z.number().int().refine((t) => t >= EARLIEST_MS && (scope === null || t <= scope.now + AHEAD_MS)).optional(), { kind: 'timestamp', description, required: false })
 
 const INT = /^[+]?\d{1,15}$/
@@ -74,7 +74,7 @@ const DECIMAL = /^[+]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d{1,3})?$/
 const clip = (s: string) => (s.length > 40 ? `${s.slice(0, 40)}…` : s)
 
 /** allowed values, for the error body and the OpenAPI enum */
-export function allowedValues(info: ParamInfo, env: ParamEnv): readonly string[] | undefined {
+function allowedValues(info: ParamInfo, env: ParamEnv): readonly string[] | undefined {
   if (info.kind === 'coin') return env.coins
   return info.values
 }

@@ -9,7 +9,7 @@ export const INTERVALS = ['1m', '5m', '15m', '1h', '4h', '1d'] as const
 export const Interval = z.enum(INTERVALS)
 export type Interval = z.infer<typeof Interval>
 
-export const LOOKBACKS = ['1h', '4h', '24h', '7d', '30d'] as const
+const LOOKBACKS = ['1h', '4h', '24h', '7d', '30d'] as const
 export const Lookback = z.enum(LOOKBACKS)
 export type Lookback = z.infer<typeof Lookback>
 

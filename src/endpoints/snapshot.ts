@@ -37,7 +37,7 @@ export const snapshot = defineEndpoint({
 })
 
 
-export async function computeSnapshot(services: Services, now: number): Promise<SnapshotResult> {
+async function computeSnapshot(services: Services, now: number): Promise<SnapshotResult> {
   const { market } = services
   const version = market.series.version
   const coins = [...market.coins()]
@@ -85,14 +85,14 @@ export async function computeSnapshot(services: Services, now: number): Promise<
 }
 
 /** the snapshot is recomputed when the data moved or when it is older than this */
-export const SNAPSHOT_REFRESH_MS = DATA_TICK_MS
+const SNAPSHOT_REFRESH_MS = DATA_TICK_MS
 /** a cached snapshot is served only while no older than one refresh period plus one tick */
-export const SNAPSHOT_MAX_AGE_MS = SNAPSHOT_REFRESH_MS + DATA_TICK_MS
+const SNAPSHOT_MAX_AGE_MS = SNAPSHOT_REFRESH_MS + DATA_TICK_MS
 
 const snapshots = new WeakMap<object, VersionedCache<Promise<SnapshotResult>>>()
 
 /** the cached snapshot: recomputed when the series moved or after a refresh period; meanwhile the previous one is served */
-export function getSnapshot(services: Services): Promise<SnapshotResult> {
+function getSnapshot(services: Services): Promise<SnapshotResult> {
   const cache = cacheOf(snapshots, services, { maxEntries: 1, refreshMs: SNAPSHOT_REFRESH_MS, serveStaleMs: SNAPSHOT_MAX_AGE_MS, clock: services.clock })
   return cache.get('snapshot', services.market.series.version, () => {
     const computing = computeSnapshot(services, services.clock())

@@ -23,7 +23,7 @@ export interface CostTable {
   label: ReadonlyMap<string, string>
 }
 
-export interface OperationCost {
+interface OperationCost {
   total: number
   /** response key → root field, for the analytics fields that cost credits */
   fields: Map<string, string>
@@ -36,7 +36,7 @@ export function operationOf(document: DocumentNode, operationName?: string | nul
 }
 
 /** root fields of the operation, through fragments; skip/include are not evaluated (a skipped field is not charged after execution) */
-export function operationCost(document: DocumentNode, operationName: string | null | undefined, table: CostTable): OperationCost {
+function operationCost(document: DocumentNode, operationName: string | null | undefined, table: CostTable): OperationCost {
   const op = operationOf(document, operationName)
   const fragments = new Map(
     document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((f) => [f.name.value, f]),

@@ -15,7 +15,7 @@ const snake = (k: string) => {
 }
 
 /** GraphQL camelCase → REST snake_case, deeply; arrays and primitives as they are */
-export function snakeKeys(value: unknown): unknown {
+function snakeKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(snakeKeys)
   if (value && typeof value === 'object' && !(value instanceof Date)) {
     const out: Record<string, unknown> = {}

@@ -6,7 +6,7 @@ import { openDatabase, type Database } from '../../src/store/database.js'
 
 let template: Promise<Blob> | undefined
 
-export function pgliteTemplate(): Promise<Blob> {
+function pgliteTemplate(): Promise<Blob> {
   template ??= fs.readFile(inject('pgliteTemplate')).then((b) => new Blob([b]))
   return template
 }

@@ -13,7 +13,7 @@ export const ExchangeNoteRef = builder.objectRef<ExchangeNote>('ExchangeNote').i
   fields: (t) => ({ exchange: t.exposeString('exchange'), reason: t.exposeString('reason') }),
 })
 
-export const CoverageStatusEnum = builder.enumType('CoverageStatus', {
+const CoverageStatusEnum = builder.enumType('CoverageStatus', {
   description: 'Why a venue is missing from a figure, or in it only in part (docs/methodology.md#coverage)',
   values: COVERAGE_STATUSES,
 })

@@ -2,8 +2,8 @@ import type { ExchangeId } from '../../domain/exchanges.js'
 import { builder } from '../builder.js'
 import type { MarketState } from '../../market/state.js'
 
-export const ExchangeTypeEnum = builder.enumType('ExchangeType', { values: ['CEX', 'DEX'] as const })
-export const ExchangeStatusEnum = builder.enumType('ExchangeStatus', {
+const ExchangeTypeEnum = builder.enumType('ExchangeType', { values: ['CEX', 'DEX'] as const })
+const ExchangeStatusEnum = builder.enumType('ExchangeStatus', {
   description: 'Derived from the freshness of the exchange feed (docs/data.md)',
   values: ['operational', 'degraded', 'down'] as const,
 })

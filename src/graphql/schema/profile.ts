@@ -69,7 +69,7 @@ const ZoneRef = builder.objectRef<{ low: number; high: number }>('PriceZone').im
   fields: (t) => ({ low: t.exposeFloat('low'), high: t.exposeFloat('high') }),
 })
 
-export interface CascadeVenue extends ExchangeLiquidation {
+interface CascadeVenue extends ExchangeLiquidation {
   estimatedLiquidationsUsd: number
   liquidationLevels: number
   tiers: TierTable

@@ -13,7 +13,7 @@ import { liveSamples } from './market-data.js'
 import { cacheOf, VersionedCache } from './versioned-cache.js'
 
 /** minutes of the divergence grid taken from minute cells; older windows come from hourly cells */
-export const DIVERGENCE_MINUTE_TAIL_MS = 6 * HOUR_MS
+const DIVERGENCE_MINUTE_TAIL_MS = 6 * HOUR_MS
 /** hours of open-interest build-up the liquidation map is estimated from */
 export const CASCADE_OI_HOURS = 7 * 24
 
@@ -29,7 +29,7 @@ function memoized<T>(market: MarketState, key: string, stamp: number, compute: (
  * funding are chain-linked over the whole grid (each step measured over the venues present at both ends), so a
  * venue's feed gap is not a move; every minute names the venues behind each input.
  */
-export function divergenceMinutes(market: MarketState, coin: string, now: number): DivergenceMinute[] {
+function divergenceMinutes(market: MarketState, coin: string, now: number): DivergenceMinute[] {
   const end = floorTo(now, MINUTE_MS)
   const tailStart = floorTo(end - DIVERGENCE_MINUTE_TAIL_MS, HOUR_MS)
   const from = end - divergenceLookbackMinutes('4h') * MINUTE_MS
@@ -68,7 +68,7 @@ export function coinRegime(market: MarketState, coin: string, now: number): Regi
 }
 
 /** one venue's hourly OI build-up of the last week: where its positions were opened, for its liquidation map */
-export function oiBuildUp(market: MarketState, coin: string, now: number, exchange: ExchangeId): OiBuildUpPoint[] {
+function oiBuildUp(market: MarketState, coin: string, now: number, exchange: ExchangeId): OiBuildUpPoint[] {
   const to = floorTo(now, HOUR_MS) + HOUR_MS
   const points = market.series.hours.points(coin, to - (CASCADE_OI_HOURS + 1) * HOUR_MS, to, exchange)
   const out: OiBuildUpPoint[] = []
