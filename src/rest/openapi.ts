@@ -69,16 +69,22 @@ function responseSchema(document: DocumentNode, field: string): JsonSchema {
   return outputSchema(f.type, sel?.kind === Kind.FIELD ? sel.selectionSet : undefined, fragments)
 }
 
-/** the endpoint's parameters with what the document says of each (the coins offered right now, for one) */
-function documentedParams(route: Endpoint, coins: readonly string[]): z.ZodObject {
-  const shape = Object.fromEntries(
-    Object.entries(route.params.shape as Record<string, z.ZodType>).map(([name, schema]) => {
-      const info = paramInfo(schema)
-      const extra = info.kind === 'coin' ? { schema: { examples: coins.slice(0, 3) } } : {}
-      return [name, schema.meta({ description: info.description, ...(info.kind === 'coin' ? { examples: coins.slice(0, 3) } : {}), ...extra.schema })]
-    }),
-  )
-  return z.object(shape)
+/** the endpoint's parameters, each described (zod-to-openapi puts the description on the parameter and its schema) */
+function documentedParams(route: Endpoint): z.ZodObject {
+  const shape = route.params.shape as Record<string, z.ZodType>
+  return z.object(Object.fromEntries(Object.entries(shape).map(([name, schema]) => [name, schema.meta({ description: paramInfo(schema).description })])))
+}
+
+/**
+ * What a parameter's schema says beyond its type, as clients read it: the coins offered right now (they change
+ * with imports; the dashboard builds its coin list from this), timestamps as epoch milliseconds, nothing else.
+ */
+function schemaNote(route: Endpoint, parameter: { name: string; schema?: Record<string, unknown> }, coins: readonly string[]) {
+  const info = paramInfo((route.params.shape as Record<string, z.ZodType>)[parameter.name]!)
+  const schema = parameter.schema ?? {}
+  delete schema.description
+  if (info.kind === 'coin') Object.assign(schema, { examples: coins.slice(0, 3), description: `one of ${coins.join(', ')} (case-insensitive)` })
+  if (info.kind === 'timestamp') schema.description = 'Unix epoch milliseconds'
 }
 
 const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } }) as never
@@ -101,7 +107,7 @@ export function openApiDocument(services: Pick<Services, 'market'>): JsonSchema 
       description: `${route.summary}. Costs ${route.cost} credit${route.cost > 1 ? 's' : ''}, charged only on a 2xx answer.${document ? '' : ' Not available in this deployment yet (503).'}`,
       'x-credits': route.cost,
       security: [{ bearerAuth: [] }],
-      request: { query: documentedParams(route, coins) },
+      request: { query: documentedParams(route) },
       responses: {
         '200': {
           description: 'Success',
@@ -122,6 +128,10 @@ export function openApiDocument(services: Pick<Services, 'market'>): JsonSchema 
   }
   const generated = new OpenApiGeneratorV31(registry.definitions).generateDocument({ openapi: '3.1.0', info: { title: '', version: '' } })
   const paths: Record<string, unknown> = { ...generated.paths }
+  for (const route of ENDPOINTS) {
+    const get = (paths[route.path] as { get: { parameters?: { name: string; schema?: Record<string, unknown> }[] } }).get
+    for (const p of get.parameters ?? []) schemaNote(route, p, coins)
+  }
   Object.assign(paths, accountPaths())
   return {
     openapi: '3.1.0',

@@ -10,7 +10,7 @@ beforeAll(async () => {
 afterAll(() => t?.close())
 
 const gql = async (query: string, key: string | null, variables?: Record<string, unknown>) => {
-  const res = await fetch(`${t.url}/graphql`, {
+  const res = await t.fetch(`/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
     body: JSON.stringify({ query, variables }),

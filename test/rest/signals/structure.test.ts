@@ -295,6 +295,6 @@ describe('GraphQL gives the same numbers as REST (the stored operation, POST /gr
     const gql = await graphqlOp(t, acct, 'volume-profile', 'volumeProfile', { coin: 'BTC', lookback: 'H4', bins: 20, exchange: 'BYBIT', end }, 3)
     expect(snakeDeep(gql)).toEqual(rest)
     const restDefault = (await callOk(t, acct, '/v1/structure/volume-profile?coin=BTC&market_type=spot', 3)).data
-    expect(snakeDeep(await graphqlOp(t, acct, 'volume-profile', 'volumeProfile', { coin: 'BTC', marketType: 'spot' }, 3))).toEqual(restDefault)
+    expect(snakeDeep(await graphqlOp(t, acct, 'volume-profile', 'volumeProfile', { coin: 'BTC', marketType: 'SPOT' }, 3))).toEqual(restDefault)
   })
 })
