@@ -1,38 +1,9 @@
 // Candles for /v1/markets/ohlc: stored 1-minute trade aggregates resampled into UTC-aligned buckets,
 // for one exchange or as one volume-weighted composite across exchanges. Plain arrays in, plain objects out.
-import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../domain/time.js'
+import { floorTo } from '../domain/time.js'
+import { INTERVAL_MS, LOOKBACK_MS, intervalFitsLookback, type Interval, type Lookback } from '../domain/windows.js'
 import { type Bar } from '../domain/bars.js'
 import { EXCHANGE_IDS, type ExchangeId, type MarketType } from '../domain/exchanges.js'
-
-export const OHLC_INTERVALS = ['1m', '5m', '15m', '1h', '4h', '1d'] as const
-export type OhlcInterval = (typeof OHLC_INTERVALS)[number]
-
-export const INTERVAL_MS: Readonly<Record<OhlcInterval, number>> = {
-  '1m': MINUTE_MS,
-  '5m': 5 * MINUTE_MS,
-  '15m': 15 * MINUTE_MS,
-  '1h': HOUR_MS,
-  '4h': 4 * HOUR_MS,
-  '1d': DAY_MS,
-}
-
-const LOOKBACKS = ['1h', '4h', '24h', '7d', '30d'] as const
-export type Lookback = (typeof LOOKBACKS)[number]
-
-export const LOOKBACK_MS: Readonly<Record<Lookback, number>> = {
-  '1h': HOUR_MS,
-  '4h': 4 * HOUR_MS,
-  '24h': DAY_MS,
-  '7d': 7 * DAY_MS,
-  '30d': 30 * DAY_MS,
-}
-
-export const isOhlcInterval = (s: string): s is OhlcInterval => (OHLC_INTERVALS as readonly string[]).includes(s)
-export const isLookback = (s: string): s is Lookback => (LOOKBACKS as readonly string[]).includes(s)
-
-/** an interval longer than the lookback is an invalid parameter (docs/contract.md#parameters) */
-export const intervalFitsLookback = (interval: OhlcInterval, lookback: Lookback): boolean =>
-  INTERVAL_MS[interval] <= LOOKBACK_MS[lookback]
 
 /** half-open time range [start, end), Unix ms */
 export interface TimeWindow {
@@ -67,7 +38,7 @@ export interface OhlcPayload {
   exchange: ExchangeId | 'composite'
   /** exchanges the candles include: [exchange] for one exchange (empty when it had no data), contributors for composite */
   exchanges: ExchangeId[]
-  interval: OhlcInterval
+  interval: Interval
   lookback: Lookback
   marketType: MarketType
   /** oldest first; empty buckets are omitted */
@@ -198,7 +169,7 @@ function toCandle(b: Bar, exchanges?: ExchangeId[]): Candle {
 export interface OhlcRequest {
   coin: string
   marketType: MarketType
-  interval: OhlcInterval
+  interval: Interval
   lookback: Lookback
   /** window end, Unix ms (default now at the caller) */
   end: number

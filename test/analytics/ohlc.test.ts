@@ -3,18 +3,8 @@ import { describe, expect, it } from 'vitest'
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../src/domain/time.js'
 import { type Bar } from '../../src/domain/bars.js'
 import type { ExchangeId } from '../../src/domain/exchanges.js'
-import {
-  INTERVAL_MS,
-  LOOKBACK_MS,
-  OHLC_INTERVALS,
-  buildOhlc,
-  composite,
-  intervalFitsLookback,
-  isLookback,
-  isOhlcInterval,
-  lookbackWindow,
-  resample,
-} from '../../src/analytics/ohlc.js'
+import { buildOhlc, composite, lookbackWindow, resample } from '../../src/analytics/ohlc.js'
+import { INTERVALS, INTERVAL_MS } from '../../src/domain/windows.js'
 
 const T0 = Date.UTC(2025, 0, 1) // a UTC midnight, aligned to every interval
 
@@ -24,16 +14,8 @@ function bar(ts: number, open: number, high: number, low: number, close: number,
 
 const rel = (a: number, b: number, tol = 1e-12) => expect(Math.abs(a - b)).toBeLessThanOrEqual(tol * Math.max(1, Math.abs(b)))
 
-describe('constants', () => {
-  it('maps every interval and lookback to ms', () => {
-    expect(INTERVAL_MS).toEqual({ '1m': 60_000, '5m': 300_000, '15m': 900_000, '1h': 3_600_000, '4h': 14_400_000, '1d': 86_400_000 })
-    expect(LOOKBACK_MS).toEqual({ '1h': 3_600_000, '4h': 14_400_000, '24h': 86_400_000, '7d': 604_800_000, '30d': 2_592_000_000 })
-    expect(isOhlcInterval('15m')).toBe(true)
-    expect(isOhlcInterval('2h')).toBe(false)
-    expect(isLookback('7d')).toBe(true)
-    expect(isLookback('1d')).toBe(false)
-    expect(intervalFitsLookback('1d', '24h')).toBe(true)
-    expect(intervalFitsLookback('1d', '4h')).toBe(false)
+describe('lookbackWindow', () => {
+  it('ends at end and reaches back the lookback', () => {
     expect(lookbackWindow('4h', T0)).toEqual({ start: T0 - 4 * HOUR_MS, end: T0 })
   })
 })
@@ -262,7 +244,7 @@ describe('properties', () => {
 
   it('every candle lies in the window, is aligned, and keeps low <= open, close <= high', () => {
     fc.assert(
-      fc.property(arbMinutes, arbWindow, fc.constantFrom(...OHLC_INTERVALS), (minutes, w, iv) => {
+      fc.property(arbMinutes, arbWindow, fc.constantFrom(...INTERVALS), (minutes, w, iv) => {
         const ms = INTERVAL_MS[iv]
         for (const c of resample(minutes, ms, w)) {
           expect(c.ts % ms).toBe(0)
