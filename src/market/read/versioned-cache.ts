@@ -24,6 +24,7 @@ interface Entry<T> {
 
 export class VersionedCache<T> {
   private readonly entries = new Map<string, Entry<T>>()
+  /** background recomputations (serveStaleMs) under way, by key */
   private readonly refreshing = new Map<string, T>()
 
   constructor(private readonly opts: CacheOptions = {}) {}
@@ -35,9 +36,10 @@ export class VersionedCache<T> {
     const upToDate = hit !== undefined && hit.version === version && (this.opts.refreshMs === undefined || now - hit.at <= this.opts.refreshMs)
     if (upToDate) return hit.value
     if (hit && this.opts.serveStaleMs !== undefined && now - hit.at <= this.opts.serveStaleMs) {
-      if (!this.refreshing.has(key)) this.refreshing.set(key, this.compute(key, version, now, compute, true))
+      if (!this.refreshing.has(key)) this.compute(key, version, now, compute, true)
       return hit.value
     }
+    // too old to serve: wait for the background recomputation if one is under way, else compute now
     return this.refreshing.get(key) ?? this.compute(key, version, now, compute, false)
   }
 
@@ -47,16 +49,18 @@ export class VersionedCache<T> {
       this.put(key, { version, at: now, value })
       return value
     }
-    if (!background) this.put(key, { version, at: now, value })
-    this.refreshing.set(key, value)
+    // a computation in the foreground is the entry at once (concurrent callers of the same version share it); one in
+    // the background replaces the entry only once it is there, and the clock then says when it was computed
+    if (background) this.refreshing.set(key, value)
+    else this.put(key, { version, at: now, value })
     value.then(
       () => {
+        if (!background) return
         this.refreshing.delete(key)
-        // a background result replaces the entry once it is there; the clock then says when it was computed
-        if (background) this.put(key, { version, at: this.opts.clock?.() ?? now, value })
+        this.put(key, { version, at: this.opts.clock?.() ?? now, value })
       },
       () => {
-        this.refreshing.delete(key)
+        if (background) this.refreshing.delete(key)
         if (this.entries.get(key)?.value === value) this.entries.delete(key)
       },
     )
