@@ -10,23 +10,14 @@ import {
 } from 'graphql'
 import type { z } from 'zod'
 import { snakeToCamel } from '../domain/case.js'
-import { paramInfo } from '../domain/params.js'
+import { paramInfo, type ParamInfo } from '../domain/params.js'
 import type { Endpoint } from '../endpoints/define.js'
 import { ENDPOINTS as ROUTES, schema as appSchema } from '../endpoints/index.js'
 import { enumValueName } from '../graphql/enums.js'
 import { operationPath } from '../rest/shim.js'
 
-type AnalyticsRoute = Endpoint
-interface ParamSpec {
-  name: string
-  kind: ReturnType<typeof paramInfo>['kind']
-  required: boolean
-  description: string
-  values?: readonly string[]
-  min?: number
-  max?: number
-  default?: string | number
-}
+/** a parameter as the explorer describes it: its name and what the domain says of it */
+type ParamSpec = ParamInfo & { name: string }
 /** an endpoint's parameters, in order, as the explorer describes them */
 const paramsOf = (route: Endpoint): ParamSpec[] =>
   Object.entries(route.params.shape as Record<string, z.ZodType>).map(([name, schema]) => ({ name, ...paramInfo(schema) }))
@@ -72,7 +63,7 @@ function describeParam(p: ParamSpec): string[] {
   return [`#   $${snakeToCamel(p.name)}${p.required ? ' (required)' : ''}: ${kind}${dflt}`, ...comment(p.description, '#       ')]
 }
 
-function header(route: AnalyticsRoute): string {
+function header(route: Endpoint): string {
   const title = `# ── ${route.path} · ${credits(route.cost)} `
   const params = paramsOf(route)
   const example = params.filter((p) => p.required || p.name === 'coin').map((p) => `${p.name}=${p.kind === 'number' ? '…' : 'BTC'}`)
@@ -119,7 +110,7 @@ function withoutFragments(definitions: readonly DefinitionNode[], schema: GraphQ
 }
 
 interface StoredOperation {
-  route: AnalyticsRoute | null
+  route: Endpoint | null
   name: string
   definitions: DefinitionNode[]
 }

@@ -70,10 +70,11 @@ export function analyticsRouter(services: Services, schema: GraphQLSchema): Requ
     try {
       const principal = await services.auth.authenticate(req.headers.authorization)
       res.set('X-Credits-Remaining', String(principal.credits))
-      const now = services.clock()
-      // parsed once: the resolver takes these values as they are
-      const values = parseParams(route.params, req.query as Record<string, unknown>, { coins: services.market.coins(), now })
-      const ctx = createContext(services, { requestId, authorization: req.headers.authorization, principal, parsedParams: new Map([[route.field, values]]) })
+      // parsed once, against the request's clock: the resolver takes these values as they are
+      const parsed = new Map<string, unknown>()
+      const ctx = createContext(services, { requestId, authorization: req.headers.authorization, principal, parsedParams: parsed })
+      const values = parseParams(route.params, req.query as Record<string, unknown>, { coins: services.market.coins(), now: ctx.now })
+      parsed.set(route.field, values)
       if (!document || !run) throw unavailable(`${route.path} is not available yet: its market data is not being collected by this deployment. Nothing was charged.`)
       // HEAD: the headers a GET would get (key and parameters checked), without running the query or charging
       if (req.method === 'HEAD') {
