@@ -1,5 +1,5 @@
 // The layers import one way: domain <- analytics <- market/store/accounts <- endpoints <- graphql <- rest <- server.
-// `npm run check:structure` runs this over src/ (and knip); type-only imports count as imports.
+// `npm run check:structure` runs this over src/, then knip (knip.jsonc); type-only imports count as imports.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [

@@ -28,7 +28,12 @@ const DEMO_EMAIL = 'demo@example.com'
 export async function ensureDemoAccount(services: Services): Promise<{ apiKey: string | null; created: boolean }> {
   const file = path.resolve(services.config.DATA_DIR, 'demo-api-key')
   if ((await services.db.prisma.account.count()) === 0) {
-    const demo = await signup(services.db, DEMO_EMAIL, services.config.DEMO_CREDITS)
+    // API nodes starting together on a new database race for it: the loser finds the account there
+    const demo = await signup(services.db, DEMO_EMAIL, services.config.DEMO_CREDITS).catch(async (e: unknown) => {
+      if ((await services.db.prisma.account.count()) > 0) return null
+      throw e
+    })
+    if (!demo) return { apiKey: null, created: false }
     if (services.db.kind === 'pglite' && services.config.store.kind === 'pglite' && services.config.store.dir) {
       await fs.mkdir(path.dirname(file), { recursive: true })
       await fs.writeFile(file, `${demo.apiKey}\n`, { mode: 0o600 })

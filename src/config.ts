@@ -27,6 +27,13 @@ const isOrigin = (v: string) => {
   }
 }
 
+const optionalUrl = (protocols: string[], message: string) =>
+  z
+    .string()
+    .optional()
+    .transform((v) => (v === '' ? undefined : v))
+    .refine((v) => v === undefined || v.split(',').every((u) => URL.canParse(u.trim()) && protocols.includes(new URL(u.trim()).protocol)), { message })
+
 const EnvSchema = z.object({
   PORT: intFrom(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -85,6 +92,32 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** credits the demo account starts with (only created when the store has no account) */
   DEMO_CREDITS: intFrom(100_000),
+  /** all: one process does everything (default); ingest: market source, store writes, bus publishing; api: HTTP only */
+  ROLE: z.enum(['all', 'ingest', 'api'], { message: 'ROLE must be all, ingest or api' }).default('all'),
+  /** NATS with JetStream (nats://host:port[,nats://…]): ingest publishes live state there, API nodes follow it */
+  NATS_URL: optionalUrl(['nats:', 'tls:'], 'NATS_URL must be a nats:// URL (several: comma-separated)'),
+  /** Redis (redis://host:port[/db]) for the rate-limit and auth-failure counters shared by every API node */
+  REDIS_URL: optionalUrl(['redis:', 'rediss:'], 'REDIS_URL must be a redis:// or rediss:// URL'),
+  /** the bus's subject prefix and stream-name stem: one per deployment sharing a NATS server */
+  BUS_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, { message: 'BUS_PREFIX must be 1-32 letters, digits, _ or -' }).default('perp'),
+  /** MARKET_SOURCE=simulator: the coins simulated (comma-separated); default the default universe */
+  SIM_COINS: z
+    .string()
+    .default('')
+    .transform((v) => list(v).map((c) => c.toUpperCase()))
+    .refine((v) => v.every((c) => /^[A-Z0-9]{1,20}$/.test(c)), { message: 'SIM_COINS must be a comma-separated list of coin symbols' }),
+  /** how often an ingest node on PostgreSQL tries to take the writer lease of a venue it does not hold, ms */
+  LEASE_POLL_MS: intFrom(2000, 100),
+  /** GET /v1/stream: the metered minute (1 credit per channel each), ms; shorter only in tests */
+  STREAM_MINUTE_MS: intFrom(60_000, 100),
+  /** GET /v1/stream: a comment line this often keeps proxies from closing an idle stream, ms */
+  STREAM_HEARTBEAT_MS: intFrom(15_000, 100),
+  /** alerts: deliveries to 127.0.0.1/::1 are allowed (local receivers, tests); private and link-local never */
+  ALERT_ALLOW_LOOPBACK: z.enum(['0', '1']).default('0').transform((v) => v === '1'),
+  /** alerts: rules are evaluated and due deliveries sent this often, ms */
+  ALERT_POLL_MS: intFrom(1000, 20),
+  /** alerts: the first retry after a failed delivery, ms; each next one waits twice as long (at most an hour), for 24 h */
+  ALERT_RETRY_BASE_MS: intFrom(10_000, 10),
 })
 
 type Env = z.infer<typeof EnvSchema>
@@ -116,7 +149,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     store = { kind: 'pglite', dir: where === 'memory' ? null : path.resolve(where) }
   } else if (e.DATABASE_URL) store = { kind: 'postgres', url: e.DATABASE_URL, timeoutMs: e.STORE_TIMEOUT_MS }
   else store = { kind: 'pglite', dir: path.resolve(e.DATA_DIR, 'pglite') }
+  checkRole(e, store)
   return { ...e, store }
+}
+
+/** the mixes of ROLE, store, bus and source that cannot work, refused at start with what to change */
+function checkRole(e: Env, store: Config['store']): void {
+  const problems: string[] = []
+  if (e.ROLE !== 'all' && store.kind !== 'postgres')
+    problems.push(`ROLE=${e.ROLE} needs DATABASE_URL=postgres://…: the embedded store (${store.kind === 'pglite' && store.dir ? store.dir : 'pglite:memory'}) belongs to one process, so no other node could read what ingest writes or write what API nodes charge; use ROLE=all for one process`)
+  if (e.ROLE !== 'all' && !e.NATS_URL) problems.push(`ROLE=${e.ROLE} needs NATS_URL (ingest publishes live tickers, books and data versions there; API nodes follow them)`)
+  if (e.ROLE === 'ingest' && parseMarketSource(e.MARKET_SOURCE).kind === 'none') problems.push('ROLE=ingest with MARKET_SOURCE=none has nothing to ingest; set MARKET_SOURCE')
+  if (problems.length) throw new ConfigError(`invalid configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`)
 }
 
 function checkReadable(file: string): void {

@@ -3,23 +3,25 @@ import type { AddressInfo } from 'node:net'
 import { createServer, type ServerResponse } from 'node:http'
 import { createServices, ensureDemoAccount } from './bootstrap.js'
 import { ConfigError, loadConfig } from './config.js'
-import { startMarketRuntime } from './market/runtime.js'
+import { createOpsApp, startRole } from './roles.js'
 import { answerClientErrors, createApp } from './server.js'
+import { StoreLockedError } from './store/data-dir-lock.js'
 
 async function main() {
   const config = loadConfig()
   const services = await createServices(config)
   const { logger } = services
-  const demo = await ensureDemoAccount(services)
+  const role = config.ROLE
+  const demo = role === 'ingest' ? { apiKey: null } : await ensureDemoAccount(services)
   const started = Date.now()
-  const runtime = await startMarketRuntime(services, {
+  const running = await startRole(services, {
     onProgress: (p) =>
       logger.info(
         { day: new Date(p.from).toISOString().slice(0, 10), chunk: `${p.chunk}/${p.chunks}`, bars: p.bars, seconds: Math.round((Date.now() - started) / 1000) },
         'backfill progress',
       ),
   })
-  const app = createApp(services)
+  const app = role === 'ingest' ? createOpsApp(services, running.metrics) : createApp(services, running.metrics)
   const server = createServer(app)
   server.keepAliveTimeout = 65_000
   answerClientErrors(server)
@@ -28,10 +30,10 @@ async function main() {
   const url = `http://${config.HOST}:${port}`
   const lines = [
     '',
-    `  Perp analytics is running at ${url}`,
+    `  Perp analytics is running at ${url}${role === 'all' ? '' : ` (ROLE=${role}${role === 'ingest' ? ': /healthz, /readyz and /metrics only' : ''})`}`,
     `  store:      ${services.db.kind === 'pglite' ? `embedded PGlite (${config.store.kind === 'pglite' ? (config.store.dir ?? 'memory') : ''})` : 'PostgreSQL'}`,
-    `  dashboard:  ${url}/dashboard      GraphQL explorer: ${url}/graphql      OpenAPI: ${url}/openapi.json`,
-    demo.apiKey ? `  demo key:   ${demo.apiKey}` : '  demo key:   (the store already had accounts; sign up at /v1/auth/signup or use your key)',
+    ...(role === 'ingest' ? [] : [`  dashboard:  ${url}/dashboard      GraphQL explorer: ${url}/graphql      OpenAPI: ${url}/openapi.json`]),
+    role === 'ingest' ? '' : demo.apiKey ? `  demo key:   ${demo.apiKey}` : '  demo key:   (the store already had accounts; sign up at /v1/auth/signup or use your key)',
     demo.apiKey ? `  try:        curl -H "Authorization: Bearer ${demo.apiKey}" ${url}/v1/markets/exchanges` : '',
     '',
   ]
@@ -51,10 +53,14 @@ async function main() {
     stopping = true
     logger.info({ signal }, 'shutting down: draining requests')
     for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close')
+    // GET /v1/stream never finishes by itself: it ends with a last event, and its clients resume elsewhere
+    for (const res of inFlight)
+      if ((res as { locals?: { route?: string } }).locals?.route === '/v1/stream' && res.headersSent && !res.writableEnded)
+        res.end(`event: end\ndata: ${JSON.stringify({ reason: 'shutting_down', detail: 'This node is stopping; reconnect with Last-Event-ID.' })}\n\n`)
     server.closeIdleConnections()
     await new Promise<void>((resolve) => server.close(() => resolve()))
     logger.info('flushing market data')
-    await runtime.stop()
+    await running.stop()
     await services.db.close()
     logger.info('stopped')
     process.exit(0)
@@ -64,6 +70,6 @@ async function main() {
 }
 
 main().catch((e: unknown) => {
-  process.stderr.write(`${e instanceof ConfigError ? e.message : e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`)
+  process.stderr.write(`${e instanceof ConfigError || e instanceof StoreLockedError ? e.message : e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`)
   process.exit(1)
 })

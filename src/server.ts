@@ -1,4 +1,5 @@
 // The HTTP application: REST (/v1), GraphQL (/graphql), OpenAPI, health and metrics on one Express app.
+import compression from 'compression'
 import express, { type NextFunction, type Request, type Response } from 'express'
 import helmet from 'helmet'
 import { dashboardRouter } from './dashboard/router.js'
@@ -13,26 +14,26 @@ import { opsRouter } from './http/ops-routes.js'
 import { requestFront } from './http/request-front.js'
 import { recordHeaders } from './http/security-headers.js'
 import { accountRouter } from './rest/account-routes.js'
+import { accountBrowserPaths, accountMethods } from './rest/account-table.js'
 import { sendProblem } from './rest/envelope.js'
 import { openApiDocument } from './rest/openapi.js'
 import { authFailureGuard, perKeyLimiter } from './rest/rate-limit.js'
+import { alertEngine } from './push/alerts.js'
+import { signalSource } from './push/signals.js'
+import { STREAM_PATH, streamRoute } from './push/stream-route.js'
 import { analyticsRouter } from './rest/shim.js'
 import type { Services } from './services.js'
 
 /** every method each known path answers, for 405s */
 const KNOWN: [RegExp, string[]][] = [
   ...ROUTES.map((r): [RegExp, string[]] => [new RegExp(`^${r.path}/?$`), ['GET']]),
-  [/^\/v1\/auth\/signup\/?$/, ['POST']],
-  [/^\/v1\/auth\/keys\/?$/, ['GET', 'POST']],
-  [/^\/v1\/auth\/keys\/[^/]+\/?$/, ['DELETE']],
-  [/^\/v1\/account\/?$/, ['GET']],
-  [/^\/v1\/account\/usage\/?$/, ['GET']],
-  [/^\/v1\/billing\/webhook\/?$/, ['POST']],
+  ...accountMethods(),
+  [new RegExp(`^${STREAM_PATH}/?$`), ['GET']],
   [/^\/dashboard\/?$/, ['GET']],
 ]
 
 /** the /v1 paths a browser may call with GET (analytics and the caller's own account, keys and usage) */
-const CORS_GET_PATHS = [...ROUTES.map((r) => r.path), '/v1/account', '/v1/account/usage', '/v1/auth/keys']
+const CORS_GET_PATHS = [...ROUTES.map((r) => r.path), STREAM_PATH, ...accountBrowserPaths()]
 
 export function createApp(services: Services, metrics: Metrics = createMetrics()) {
   const { config } = services
@@ -42,7 +43,8 @@ export function createApp(services: Services, metrics: Metrics = createMetrics()
   // X-Forwarded-For is believed only from the proxies TRUST_PROXY names (default none: the socket's address)
   app.set('trust proxy', config.TRUST_PROXY.length ? config.TRUST_PROXY : false)
   app.set('query parser', 'simple')
-  const authFailures = authFailureGuard(config.AUTH_FAILURE_LIMIT, services.auth)
+  // REDIS_URL: the counters are shared by every API node
+  const authFailures = authFailureGuard(config.AUTH_FAILURE_LIMIT, services.auth, services.limits?.store('authfail:'))
 
   // GraphiQL (and the dashboard) run inline scripts from our own origin; everything else gets helmet's strict defaults
   const strict = recordHeaders(helmet())
@@ -63,11 +65,17 @@ export function createApp(services: Services, metrics: Metrics = createMetrics()
     }),
   )
   app.use(bodyLimit())
+  // answers over 1 KB are gzip/deflate/br-compressed when the caller accepts it (docs/contract.md#compression)
+  // (event streams are never compressed: compression buffers, and each event must leave as it happens)
+  app.use(compression({ threshold: 1024, filter: (req, res) => !String(res.getHeader('Content-Type') ?? '').startsWith('text/event-stream') && compression.filter(req, res) }))
   // preflights are answered here, before any limiter or key check (a browser sends no Authorization on them)
   app.use(corsByPath(config.CORS_ORIGINS, CORS_GET_PATHS, '/graphql'))
 
   // the metered analytics routes first: they are the hot path, and no other route shares their paths
-  app.use(['/v1', '/graphql'], authFailures.gate, perKeyLimiter(config.RATE_LIMIT_RPS, services.auth))
+  app.use(['/v1', '/graphql'], authFailures.gate, perKeyLimiter(config.RATE_LIMIT_RPS, services.auth, services.limits?.store('key:')))
+  const signals = signalSource(services, schema)
+  alertEngine(services, signals)
+  app.use(streamRoute(services))
   app.use(analyticsRouter(services, schema))
   app.use(accountRouter(services))
   app.use(opsRouter(services, metrics, authFailures.gateFor))

@@ -5,6 +5,8 @@ import type { Database } from './store/database.js'
 import type { MarketState } from './market/state.js'
 import type { AuthCache } from './accounts/auth-cache.js'
 import type { ChargeBatcher } from './accounts/charge-batcher.js'
+import type { NatsBus } from './market/bus/nats-bus.js'
+import type { LimitStores } from './rest/rate-limit-store.js'
 
 export interface Services {
   config: Config
@@ -17,4 +19,10 @@ export interface Services {
   auth: AuthCache
   /** Unix ms; injectable so tests can pin time */
   clock: () => number
+  /** NATS_URL: the bus between ingest and API nodes (docs/operations.md, "Deployment") */
+  bus?: NatsBus | null
+  /** REDIS_URL: rate-limit and auth-failure counters shared by every API node */
+  limits?: LimitStores | null
+  /** ingest on PostgreSQL: the venues whose writer lease this node holds (null: no leases, e.g. an API node) */
+  writing?: (() => readonly string[]) | null
 }

@@ -39,4 +39,18 @@ describe('configuration', () => {
     expect(() => loadConfig(env)).toThrow(ConfigError)
     expect(() => loadConfig(env)).toThrow(message)
   })
+  it('roles: all by default; ingest and api need PostgreSQL and NATS; ingest needs a source; MARKET_SOURCE=none is real', () => {
+    expect(loadConfig({}).ROLE).toBe('all')
+    expect(loadConfig({ MARKET_SOURCE: 'none' }).MARKET_SOURCE).toBe('none')
+    const pgNats = { DATABASE_URL: 'postgres://u@h:5432/db', NATS_URL: 'nats://127.0.0.1:4222' }
+    expect(loadConfig({ ...pgNats, ROLE: 'api', REDIS_URL: 'redis://127.0.0.1:6379' })).toMatchObject({ ROLE: 'api', REDIS_URL: 'redis://127.0.0.1:6379' })
+    expect(loadConfig({ ...pgNats, ROLE: 'ingest' }).ROLE).toBe('ingest')
+    expect(() => loadConfig({ ROLE: 'api', NATS_URL: 'nats://127.0.0.1:4222' })).toThrow(/ROLE=api needs DATABASE_URL=postgres:\/\/.*embedded store .*belongs to one process/)
+    expect(() => loadConfig({ ROLE: 'ingest', DATABASE_URL: 'postgres://u@h:5432/db' })).toThrow(/ROLE=ingest needs NATS_URL/)
+    expect(() => loadConfig({ ...pgNats, ROLE: 'ingest', MARKET_SOURCE: 'none' })).toThrow(/nothing to ingest/)
+    expect(() => loadConfig({ ROLE: 'web' })).toThrow(/ROLE must be all, ingest or api/)
+    expect(() => loadConfig({ NATS_URL: 'http://x' })).toThrow(/NATS_URL must be a nats:\/\/ URL/)
+    expect(() => loadConfig({ REDIS_URL: 'localhost:6379' })).toThrow(/REDIS_URL must be a redis:\/\//)
+    expect(() => loadConfig({ MARKET_SOURCE: 'none,binance' })).toThrow(/"none" cannot be combined/)
+  })
 })

@@ -3,7 +3,7 @@
 // what was asked (a venue down, a book too shallow, a window still backfilling) says so.
 import { EXCHANGE_IDS, type ExchangeId } from '../domain/exchanges.js'
 
-export const COVERAGE_STATUSES = ['not_listed', 'no_data', 'stale', 'down', 'degraded', 'truncated', 'backfilling'] as const
+export const COVERAGE_STATUSES = ['not_listed', 'no_data', 'stale', 'down', 'degraded', 'truncated', 'backfilling', 'not_published'] as const
 type CoverageStatus = (typeof COVERAGE_STATUSES)[number]
 
 export interface CoverageGap {
@@ -76,7 +76,8 @@ export function buildCoverage(input: CoverageInput): Coverage {
   if (backfilling) for (const e of EXCHANGE_IDS) if (!used.has(e) && gaps.get(e)?.status === 'no_data') gaps.set(e, { exchange: e, status: 'backfilling', reason: 'history is still being backfilled' })
 
   const missing = [...gaps.values()].sort((a, b) => rank(a.exchange) - rank(b.exchange))
-  const venueShort = missing.filter((g) => g.status !== 'not_listed')
+  // a venue without the market, or one that publishes no such data, is not a shortfall of this figure
+  const venueShort = missing.filter((g) => g.status !== 'not_listed' && g.status !== 'not_published')
   const spanShort = !!req && (from === null || to === null || from > req.from + tol || to < req.to - tol)
   const partial = venueShort.length > 0 || spanShort
   let note: string | null = null

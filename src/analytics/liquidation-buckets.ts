@@ -26,17 +26,19 @@ export class BucketSet {
     b.units += units
     b.weighted += units * liq
   }
-  /** remove buckets whose price the period reached (longs: price >= low, shorts: price <= high); returns their units */
-  sweep(reached: number): number {
-    let removed = 0
+  /** remove buckets whose price the period reached (longs: price >= low, shorts: price <= high); returns their units and units × price */
+  sweep(reached: number): { units: number; weighted: number } {
+    let units = 0
+    let weighted = 0
     for (let top = this.heap[0]; top; top = this.heap[0]) {
       const price = top.weighted / top.units
       if (this.highFirst ? price < reached : price > reached) break
       this.pop()
       this.buckets.delete(top.key)
-      removed += top.units
+      units += top.units
+      weighted += top.weighted
     }
-    return removed
+    return { units, weighted }
   }
   rescale(f: number): void {
     for (const b of this.buckets.values()) {

@@ -57,6 +57,21 @@ export interface LiquidationEstimateOptions {
  * Ascending by price.
  */
 export function estimateLiquidationLevels(series: readonly OiBuildUpPoint[], options: LiquidationEstimateOptions = {}): LiquidationLevel[] {
+  return estimateLiquidationMap(series, options).levels
+}
+
+export interface LiquidationMapTrace {
+  /** per series point, the USD of estimated positions its range swept */
+  swept: number[]
+  /** the levels right after each point index asked for in `snapshotAt` */
+  snapshots: Map<number, LiquidationLevel[]>
+}
+
+/**
+ * The levels, and the USD of estimated positions the series' own ranges swept (what the model says was
+ * liquidated); with `snapshotAt`, also each point's swept USD and the levels after the points asked for.
+ */
+export function estimateLiquidationMap(series: readonly OiBuildUpPoint[], options: LiquidationEstimateOptions & { snapshotAt?: ReadonlySet<number> } = {}): { levels: LiquidationLevel[]; sweptUsd: number; trace: LiquidationMapTrace } {
   const bucketBps = options.bucketBps ?? DEFAULT_LIQUIDATION_BUCKET_BPS
   if (!(bucketBps >= 0)) throw new RangeError(`bucketBps must be >= 0, got ${bucketBps}`)
   const classes = options.classes ?? uniformClasses(options.maintenanceMarginRate ?? DEFAULT_MAINTENANCE_MARGIN_RATE, options.leverageMix)
@@ -77,12 +92,31 @@ export function estimateLiquidationLevels(series: readonly OiBuildUpPoint[], opt
   // Lazy proportional scaling: coins = units * scale, so an OI decrease is O(1) instead of touching every bucket.
   let scale = 1
   let units = 0
+  let sweptUsd = 0
+  const trace: LiquidationMapTrace = { swept: new Array<number>(series.length).fill(0), snapshots: new Map() }
+  const levelsNow = (): LiquidationLevel[] => {
+    const out: LiquidationLevel[] = []
+    for (const [set, side] of [[longs, 'long'], [shorts, 'short']] as const)
+      for (const b of set.buckets.values()) if (b.units * scale > 0) out.push({ price: b.weighted / b.units, side, notionalUsd: b.weighted * scale })
+    return out.sort((a, b) => a.price - b.price || (a.side < b.side ? -1 : a.side > b.side ? 1 : 0))
+  }
 
-  for (const pt of series) {
-    if (!(pt.price > 0) || !Number.isFinite(pt.price) || !Number.isFinite(pt.oiChangeCoins)) continue
+  for (let i = 0; i < series.length; i++) {
+    period(i)
+    if (options.snapshotAt?.has(i)) trace.snapshots.set(i, levelsNow())
+  }
+  return { levels: levelsNow(), sweptUsd, trace }
+
+  function period(i: number): void {
+    const pt = series[i]!
+    if (!(pt.price > 0) || !Number.isFinite(pt.price) || !Number.isFinite(pt.oiChangeCoins)) return
     const low = pt.low != null && pt.low > 0 ? pt.low : pt.price
     const high = pt.high != null && Number.isFinite(pt.high) ? pt.high : pt.price
-    units -= longs.sweep(low) + shorts.sweep(high)
+    const sl = longs.sweep(low)
+    const ss = shorts.sweep(high)
+    units -= sl.units + ss.units
+    trace.swept[i] = (sl.weighted + ss.weighted) * scale
+    sweptUsd += trace.swept[i]!
 
     const d = pt.oiChangeCoins
     if (d > 0) {
@@ -101,7 +135,7 @@ export function estimateLiquidationLevels(series: readonly OiBuildUpPoint[], opt
       }
     } else if (d < 0) {
       const open = Math.max(0, units) * scale
-      if (open <= 0) continue
+      if (open <= 0) return
       const base = pt.openInterestCoins != null && Number.isFinite(pt.openInterestCoins) ? Math.max(pt.openInterestCoins, open) : open
       const closed = -d / base
       if (closed >= 1) {
@@ -109,7 +143,7 @@ export function estimateLiquidationLevels(series: readonly OiBuildUpPoint[], opt
         shorts.clear()
         units = 0
         scale = 1
-        continue
+        return
       }
       scale *= 1 - closed
       if (scale < 1e-100) {
@@ -120,9 +154,4 @@ export function estimateLiquidationLevels(series: readonly OiBuildUpPoint[], opt
       }
     }
   }
-
-  const out: LiquidationLevel[] = []
-  for (const [set, side] of [[longs, 'long'], [shorts, 'short']] as const)
-    for (const b of set.buckets.values()) if (b.units * scale > 0) out.push({ price: b.weighted / b.units, side, notionalUsd: b.weighted * scale })
-  return out.sort((a, b) => a.price - b.price || (a.side < b.side ? -1 : a.side > b.side ? 1 : 0))
 }

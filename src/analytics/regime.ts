@@ -24,6 +24,17 @@ const REGIME_LOW_VOL_PCT = 10
 /** 24 h OI log change at or above which OI is building */
 const REGIME_OI_BUILD = 0.03
 
+/** the rules' thresholds, as answered with a regime (docs/methodology.md#regime) */
+export const REGIME_THRESHOLDS = {
+  trendEfficiencyRatio: REGIME_TREND_ER,
+  minTrendMove: REGIME_MIN_TREND_MOVE,
+  highVolPercentile: REGIME_HIGH_VOL_PCT,
+  lowVolPercentile: REGIME_LOW_VOL_PCT,
+  oiBuild: REGIME_OI_BUILD,
+  windowHours: REGIME_WINDOW_HOURS,
+  minHistoryWindows: REGIME_MIN_POINTS,
+} as const
+
 /** one hour of a coin's perp market, oldest first, one per hour without gaps */
 export interface RegimeHour {
   /** hour open, Unix ms */

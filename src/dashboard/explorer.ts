@@ -60,7 +60,8 @@ function describeParam(p: ParamSpec): string[] {
     : 'String'
   const shown = typeof p.default === 'string' ? enumValueName(p.default) : p.default
   const dflt = p.default !== undefined ? `; default ${shown}` : ''
-  return [`#   $${snakeToCamel(p.name)}${p.required ? ' (required)' : ''}: ${kind}${dflt}`, ...comment(p.description, '#       ')]
+  // a long list of values wraps like the descriptions do
+  return [...comment(`$${snakeToCamel(p.name)}${p.required ? ' (required)' : ''}: ${kind}${dflt}`, '#   ', '#       '), ...comment(p.description, '#       ')]
 }
 
 function header(route: Endpoint): string {

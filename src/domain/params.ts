@@ -7,7 +7,7 @@ import { EXCHANGE_IDS } from './exchanges.js'
 import { ExchangeName, MarketTypeName } from './markets.js'
 import { Lookback } from './windows.js'
 
-type ParamKind = 'enum' | 'coin' | 'exchange' | 'int' | 'number' | 'timestamp'
+type ParamKind = 'enum' | 'coin' | 'exchange' | 'int' | 'number' | 'timestamp' | 'cursor'
 
 export interface ParamInfo {
   kind: ParamKind
@@ -48,6 +48,10 @@ export const enumParam = <E extends z.ZodEnum>(e: E, o: { description: string; d
     kind: 'enum', enumOf: e, values: e.options as readonly string[], description: o.description, required: false, default: o.default as string,
   })
 
+/** one of a domain enum's values, or absent (the endpoint decides what absent means, e.g. when another parameter stands in) */
+export const optionalEnumParam = <E extends z.ZodEnum>(e: E, description: string) =>
+  param(e.optional(), { kind: 'enum', enumOf: e, values: e.options as readonly string[], description, required: false })
+
 export const exchangeParam = (description = 'one exchange; omitted = all exchanges') =>
   param(ExchangeName.optional(), { kind: 'exchange', enumOf: ExchangeName, values: EXCHANGE_IDS, description, required: false })
 
@@ -63,10 +67,21 @@ export function coinParam(required: boolean, description = 'base-asset symbol, e
 export const intParam = (o: { min: number; max: number; default: number; description: string }) =>
   param(z.number().int().min(o.min).max(o.max).default(o.default), { kind: 'int', description: o.description, required: false, min: o.min, max: o.max, default: o.default })
 
+/** an optional number ≥ 0 (a threshold; absent = none) */
+export const nonNegativeParam = (description: string, max = 1e15) =>
+  param(z.number().min(0).max(max).optional(), { kind: 'number', description, required: false, min: 0, max })
+
 export const positiveParam = (description: string) => param(z.number().positive(), { kind: 'number', description, required: true })
 
-const timestampParam = (description: string) =>
+export const timestampParam = (description: string) =>
   param(z.number().int().refine((t) => t >= EARLIEST_MS && (scope === null || t <= scope.now + AHEAD_MS)).optional(), { kind: 'timestamp', description, required: false })
+
+/** an opaque paging cursor (meta.next of the previous page), checked by `valid` */
+export const cursorParam = (valid: (s: string) => boolean, description = 'meta.next of the previous page, passed back unchanged with the same parameters') =>
+  param(z.string().refine(valid).optional(), { kind: 'cursor', description, required: false })
+
+/** the clock of the parse in progress (for rules across parameters that depend on now); outside a parse, the wall clock */
+export const parsingNow = (): number => scope?.now ?? Date.now()
 
 const INT = /^[+]?\d{1,15}$/
 // a plain decimal (no hex, no exponent tricks beyond e-notation, no Infinity/NaN)
@@ -94,6 +109,8 @@ function normalize(info: ParamInfo, raw: unknown): unknown {
         return INT.test(s) ? Number(s) : raw
       case 'number':
         return DECIMAL.test(s) ? Number(s) : raw
+      case 'cursor':
+        return s
     }
   }
   return raw
@@ -115,6 +132,8 @@ function valueError(name: string, info: ParamInfo, raw: unknown, env: ParamEnv):
       return invalidParameter(name, `${name} must be a number greater than 0.`)
     case 'timestamp':
       return invalidParameter(name, `${name} must be a Unix timestamp in milliseconds from 2009-01-01 up to one day ahead of now.`)
+    case 'cursor':
+      return invalidParameter(name, `${name} is not a cursor this service issued: pass meta.next of the previous page unchanged.`)
   }
 }
 

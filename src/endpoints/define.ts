@@ -5,6 +5,7 @@ import type { z } from 'zod'
 import { argsOf, paramsOf } from '../graphql/args.js'
 import { builder } from '../graphql/builder.js'
 import type { RequestContext } from '../graphql/context.js'
+import { tickView } from '../market/read/tick-views.js'
 
 type QueryFieldBuilder = Parameters<Parameters<typeof builder.queryField>[1]>[0]
 type FieldRef = ReturnType<Parameters<typeof builder.queryField>[1]>
@@ -61,3 +62,20 @@ export function defineEndpoint<S extends z.ZodObject>(e: {
 
 /** the coins a per-coin endpoint covers: the one asked for, or all of them */
 export const coinsOf = (v: { coin?: string }, ctx: RequestContext): string[] => (v.coin ? [v.coin] : [...ctx.services.market.coins()])
+
+/**
+ * Per-coin results taken from the view of every coin that is precomputed on the data tick
+ * (src/market/read/tick-views.ts), so a request only serialises; a coin outside the view is computed alone.
+ */
+export async function fromAllCoinsView<R>(
+  ctx: RequestContext,
+  name: string,
+  coins: readonly string[],
+  compute: (coins: readonly string[], now: number) => Promise<Map<string, R>>,
+): Promise<R[]> {
+  const { market } = ctx.services
+  const view = await tickView(market, name, market.clock(), (now) => compute([...market.coins()], now))
+  const missing = coins.filter((c) => !view.has(c))
+  const alone = missing.length ? await compute(missing, ctx.now) : new Map<string, R>()
+  return coins.map((c) => view.get(c) ?? alone.get(c)!)
+}

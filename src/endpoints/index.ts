@@ -3,15 +3,30 @@
 import '../graphql/schema/index.js'
 import { builder } from '../graphql/builder.js'
 import type { CostTable } from '../graphql/metering.js'
+import { coins } from './coins.js'
 import type { Endpoint } from './define.js'
+import { basis } from './basis.js'
+import { cvd } from './cvd.js'
 import { divergence } from './divergence.js'
 import { exchanges } from './exchanges.js'
+import { fundingHistory } from './funding-history.js'
+import { fundingArbitrage } from './funding-arbitrage.js'
 import { imbalance } from './imbalance.js'
+import { largeTrades } from './large-trades.js'
 import { liquidationCascade } from './liquidation-cascade.js'
+import { marketsOverview } from './markets-overview.js'
+import { liquidationHeatmap } from './liquidation-heatmap.js'
+import { liquidationHistory } from './liquidation-history.js'
+import { liquidationOrders } from './liquidation-orders.js'
 import { ohlc } from './ohlc.js'
 import { oiChanges } from './oi-changes.js'
+import { oiHistory } from './oi-history.js'
+import { positioning } from './positioning.js'
+import { regime } from './regime.js'
+import { signalBacktest } from './signal-backtest.js'
 import { snapshot } from './snapshot.js'
 import { spread } from './spread.js'
+import { takerVolume } from './taker-volume.js'
 import { ticker } from './ticker.js'
 import { volumeProfileEndpoint } from './volume-profile.js'
 import { weightedFunding } from './weighted-funding.js'
@@ -21,6 +36,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   volumeProfileEndpoint,
   liquidationCascade,
   exchanges,
+  coins,
   snapshot,
   divergence,
   spread,
@@ -28,6 +44,20 @@ export const ENDPOINTS: readonly Endpoint[] = [
   imbalance,
   ticker,
   oiChanges,
+  cvd,
+  takerVolume,
+  oiHistory,
+  fundingHistory,
+  basis,
+  marketsOverview,
+  fundingArbitrage,
+  regime,
+  largeTrades,
+  liquidationHistory,
+  liquidationOrders,
+  positioning,
+  liquidationHeatmap,
+  signalBacktest,
 ]
 
 for (const e of ENDPOINTS) e.register()

@@ -3,6 +3,8 @@
 import { z } from 'zod'
 import type { Coverage, CoverageGap } from '../analytics/coverage.js'
 import { simulateCascade } from '../analytics/liquidation-cascade.js'
+import { calibrateVenue } from '../analytics/liquidation-calibration.js'
+import { LIQUIDATION_FEEDS } from '../domain/liquidations.js'
 import { coinParam, exchangeParam, positiveParam } from '../domain/params.js'
 import { unavailable } from '../errors.js'
 import { CascadeRef } from '../graphql/schema/profile.js'
@@ -39,7 +41,23 @@ export const liquidationCascade = defineEndpoint({
         const startPrice = marks.reduce((s, r) => s + r.markPrice!, 0) / marks.length
         // each venue's positions are liquidated by its own build-up and its own tiers: no netting across venues
         const venues = EXCHANGE_IDS.filter((e) => !exchange || e === exchange)
-        const maps = venues.map((e) => venueLiquidationMap(market, coin, e, ctx.now))
+        const modelled = venues.map((e) => venueLiquidationMap(market, coin, e, ctx.now))
+        // observed liquidations over the maps' own build-up window calibrate each venue's levels where it published enough
+        const window = modelled[0]!.window
+        const minutes = await market.reader.liquidationMinutes([coin], window.from, window.to, exchange)
+        const maps = modelled.map((m) => {
+          const mine = minutes.filter((r) => r.exchange === m.exchange)
+          const calibration = calibrateVenue({
+            published: LIQUIDATION_FEEDS[m.exchange].published,
+            note: LIQUIDATION_FEEDS[m.exchange].note,
+            orders: mine.reduce((s, r) => s + r.longCount + r.shortCount, 0),
+            observedUsd: mine.reduce((s, r) => s + r.longUsd + r.shortUsd, 0),
+            modelledUsd: m.sweptUsd,
+          })
+          const f = calibration.factor
+          const levels = f === 1 ? m.levels : m.levels.map((l) => ({ ...l, notionalUsd: l.notionalUsd * f }))
+          return { ...m, levels, estimatedUsd: m.estimatedUsd * f, calibration }
+        })
         const zones = await coinHvnZones(market, { coin, marketType: 'perp', start: ctx.now - DAY_MS, end: ctx.now, exchange })
         const result = simulateCascade({
           currentPrice: startPrice,
@@ -56,12 +74,20 @@ export const liquidationCascade = defineEndpoint({
           estimatedLiquidationsUsd: m.estimatedUsd,
           liquidationLevels: m.levels.length,
           tiers: m.tiers,
+          calibration: m.calibration,
         }))
+        const observed = maps.filter((m) => m.calibration.kind === 'observed').map((m) => m.exchange)
         return {
           ...result, coin, exchanges: used, byExchange,
           liquidationLevels: maps.reduce((s, m) => s + m.levels.length, 0),
           estimatedLiquidationsUsd: maps.reduce((s, m) => s + m.estimatedUsd, 0),
           asOf: ctx.now,
+          calibration: {
+            kind: observed.length ? ('observed' as const) : ('modelled' as const),
+            exchanges: observed,
+            orders: maps.reduce((s, m) => s + m.calibration.orders, 0),
+            window,
+          },
           missing: missingExchanges('perp', used, () => `no fresh ${coin} order book`, exchange),
           coverage: cascadeCoverage(ctx, coin, used, exchange),
         }

@@ -4,7 +4,9 @@ import { buildOhlc } from '../analytics/ohlc.js'
 import type { Bar } from '../domain/bars.js'
 import { HOUR_MS, MINUTE_MS } from '../domain/time.js'
 import { coinParam, endParam, enumParam, exchangeParam, lookbackParam, marketTypeParam } from '../domain/params.js'
-import { Interval, INTERVAL_MS, LOOKBACK_MS } from '../domain/windows.js'
+import { Interval, INTERVAL_MS } from '../domain/windows.js'
+import { cursorParam } from '../domain/params.js'
+import { decodeCursor, limitParam, MAX_LIMIT, pageOf, seriesRules } from '../domain/series.js'
 import { OhlcRef } from '../graphql/schema/markets.js'
 import type { ExchangeId } from '../domain/exchanges.js'
 import { coverageOf, missingExchanges, rangesOf } from '../market/read/coverage.js'
@@ -24,9 +26,13 @@ const params = z
     lookback: lookbackParam(),
     market_type: marketTypeParam(),
     end: endParam(),
+    // up to MAX_LIMIT candles answer in one page, as before paging existed; longer 1m/5m windows page on
+    limit: limitParam('candles', MAX_LIMIT),
+    cursor: cursorParam((s) => decodeCursor(s) !== null),
   })
   .superRefine(intervalWithinLookback)
   .superRefine(spotNeedsCex)
+  .superRefine(seriesRules)
 
 type Payload = ReturnType<typeof buildOhlc> & { ranges: ReturnType<typeof rangesOf> }
 const candles = new WeakMap<object, VersionedCache<Promise<Payload>>>()
@@ -47,8 +53,9 @@ export const ohlc = defineEndpoint({
       resolve: async (_r, args, ctx) => {
         const v = f.params(args, ctx)
         const { coin, interval, lookback, market_type: marketType, exchange } = v
-        const end = v.end ?? ctx.now
-        const start = end - LOOKBACK_MS[lookback]
+        // the cursor, when given, fixes the window of the first page
+        const page = pageOf(v, INTERVAL_MS[interval], ctx.now)
+        const { start, end } = page
         const market = ctx.services.market
         // bars and bucket opens sit on whole minutes, so the candles depend on the window only through its minutes
         const key = `${coin}|${exchange ?? ''}|${interval}|${lookback}|${marketType}|${Math.ceil(end / MINUTE_MS)}`
@@ -62,10 +69,11 @@ export const ohlc = defineEndpoint({
           const ranges = rangesOf(out.candles.flatMap((c) => (c.exchanges ?? [out.exchange]).map((e) => ({ exchange: e, ts: c.ts }))), size)
           return { ...out, ranges }
         })
-        const { ranges, ...rest } = payload
+        const { ranges, candles: all, ...rest } = payload
+        const shown = all.filter((c) => c.ts >= page.from && c.ts < page.to)
         const missing = missingExchanges(marketType, payload.exchanges, () => 'no trades in the window', exchange)
         const coverage = coverageOf(ctx, { marketType, used: payload.exchanges as ExchangeId[], noData: () => 'no trades in the window', only: exchange, requested: { from: start, to: end }, ranges, toleranceMs: WINDOW_TOLERANCE_MS })
-        return { ...rest, start, end, asOf: Math.min(end, ctx.now), missing, coverage }
+        return { ...rest, candles: shown, start, end, asOf: Math.min(end, ctx.now), missing, coverage, next: page.next }
       },
     }),
 })

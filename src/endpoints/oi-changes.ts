@@ -5,9 +5,9 @@ import { buildOiChanges, OI_HORIZON_MS, OI_SAMPLE_TOLERANCE_MS } from '../analyt
 import { coinParam } from '../domain/params.js'
 import { CoinOiRef } from '../graphql/schema/open-interest.js'
 import type { ExchangeId } from '../domain/exchanges.js'
-import { coverageOf, missingOrStale, rangesOf } from '../market/read/coverage.js'
-import { loadAll, requestLoaders } from '../market/read/request-loaders.js'
-import { coinsOf, defineEndpoint } from './define.js'
+import { coverageOf, missingOrStale, rangesOf, type CoverageContext } from '../market/read/coverage.js'
+import { oiSamples } from '../market/read/market-data.js'
+import { coinsOf, defineEndpoint, fromAllCoinsView } from './define.js'
 
 export const oiChanges = defineEndpoint({
   path: '/v1/oi/changes',
@@ -22,26 +22,28 @@ export const oiChanges = defineEndpoint({
       type: [CoinOiRef],
       description: f.description,
       args: f.args,
-      resolve: async (_r, args, ctx) => {
-        const coins = coinsOf(f.params(args, ctx), ctx)
-        const samples = await loadAll(requestLoaders(ctx).oiSamples, coins)
-        return coins.map((coin, i) => {
-          const o = buildOiChanges({ coin, samples: samples[i]!, now: ctx.now })
-          const seen = new Set(samples[i]!.filter((x) => x.ts <= ctx.now).map((x) => x.exchange as string))
-          const current = o.exchanges.filter((e) => e.oi !== null).map((e) => e.exchange)
-          const gaps: CoverageGap[] = o.exchanges
-            .filter((e) => e.oi === null && seen.has(e.exchange))
-            .map((e) => ({ exchange: e.exchange, status: 'stale', reason: `latest ${coin} open interest older than 5 minutes` }))
-          const withOi = samples[i]!.filter((x) => x.ts <= ctx.now && x.openInterest !== null && current.includes(x.exchange as ExchangeId))
-          const coverage = coverageOf(ctx, {
-            used: current, gaps, noData: () => `no ${coin} perp open interest sample`,
-            requested: { from: ctx.now - OI_HORIZON_MS['24h'], to: ctx.now },
-            // a venue's span: its samples, each good for the tolerance the reference lookup allows
-            ranges: rangesOf(withOi, OI_SAMPLE_TOLERANCE_MS),
-            toleranceMs: OI_SAMPLE_TOLERANCE_MS,
-          })
-          return { ...o, missing: missingOrStale(o.exchanges, seen, `${coin} perp open interest sample`, '5 minutes'), coverage }
-        })
-      },
+      resolve: (_r, args, ctx) => fromAllCoinsView(ctx, 'oi-changes', coinsOf(f.params(args, ctx), ctx), (coins, now) => oiView({ services: ctx.services, now }, coins)),
     }),
 })
+
+/** the open interest changes of each coin asked, at ctx.now */
+async function oiView(ctx: CoverageContext, coins: readonly string[]) {
+  const samples = await oiSamples(ctx.services.market, coins, ctx.now)
+  return new Map(coins.map((coin, i) => {
+    const o = buildOiChanges({ coin, samples: samples[i]!, now: ctx.now })
+    const seen = new Set(samples[i]!.filter((x) => x.ts <= ctx.now).map((x) => x.exchange as string))
+    const current = o.exchanges.filter((e) => e.oi !== null).map((e) => e.exchange)
+    const gaps: CoverageGap[] = o.exchanges
+      .filter((e) => e.oi === null && seen.has(e.exchange))
+      .map((e) => ({ exchange: e.exchange, status: 'stale', reason: `latest ${coin} open interest older than 5 minutes` }))
+    const withOi = samples[i]!.filter((x) => x.ts <= ctx.now && x.openInterest !== null && current.includes(x.exchange as ExchangeId))
+    const coverage = coverageOf(ctx, {
+      used: current, gaps, noData: () => `no ${coin} perp open interest sample`,
+      requested: { from: ctx.now - OI_HORIZON_MS['24h'], to: ctx.now },
+      // a venue's span: its samples, each good for the tolerance the reference lookup allows
+      ranges: rangesOf(withOi, OI_SAMPLE_TOLERANCE_MS),
+      toleranceMs: OI_SAMPLE_TOLERANCE_MS,
+    })
+    return [coin, { ...o, missing: missingOrStale(o.exchanges, seen, `${coin} perp open interest sample`, '5 minutes'), coverage }]
+  }))
+}

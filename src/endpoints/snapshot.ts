@@ -91,9 +91,12 @@ const SNAPSHOT_MAX_AGE_MS = SNAPSHOT_REFRESH_MS + DATA_TICK_MS
 
 const snapshots = new WeakMap<object, VersionedCache<Promise<SnapshotResult>>>()
 
-/** the cached snapshot: recomputed when the series moved or after a refresh period; meanwhile the previous one is served */
+/**
+ * the cached snapshot: recomputed when the series moved or after a refresh period; meanwhile the previous one is
+ * served, and the recomputation starts on the next turn of the event loop, after the answer that found it outdated
+ */
 function getSnapshot(services: Services): Promise<SnapshotResult> {
-  const cache = cacheOf(snapshots, services, { maxEntries: 1, refreshMs: SNAPSHOT_REFRESH_MS, serveStaleMs: SNAPSHOT_MAX_AGE_MS, clock: services.clock })
+  const cache = cacheOf(snapshots, services, { maxEntries: 1, refreshMs: SNAPSHOT_REFRESH_MS, serveStaleMs: SNAPSHOT_MAX_AGE_MS, deferRefresh: true, clock: services.clock })
   return cache.get('snapshot', services.market.series.version, () => {
     const computing = computeSnapshot(services, services.clock())
     // keep the rejection of a background refresh from going unhandled

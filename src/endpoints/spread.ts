@@ -5,10 +5,9 @@ import { buildSpread, SPREAD_MAX_PRICE_AGE_MS, SPREAD_Z_WINDOW } from '../analyt
 import { coinParam } from '../domain/params.js'
 import { SpreadRef } from '../graphql/schema/structure.js'
 import { MINUTE_MS } from '../domain/time.js'
-import { coverageOf, missingExchanges, rangesOf } from '../market/read/coverage.js'
-import { currentMarks, markRows } from '../market/read/market-data.js'
-import { loadAll, requestLoaders } from '../market/read/request-loaders.js'
-import { coinsOf, defineEndpoint } from './define.js'
+import { coverageOf, missingExchanges, rangesOf, type CoverageContext } from '../market/read/coverage.js'
+import { currentMarks, markRows, oiSamples } from '../market/read/market-data.js'
+import { coinsOf, defineEndpoint, fromAllCoinsView } from './define.js'
 
 export const spread = defineEndpoint({
   path: '/v1/structure/spread',
@@ -23,25 +22,27 @@ export const spread = defineEndpoint({
       type: [SpreadRef],
       description: f.description,
       args: f.args,
-      resolve: async (_r, args, ctx) => {
-        const coins = coinsOf(f.params(args, ctx), ctx)
-        const samples = await loadAll(requestLoaders(ctx).oiSamples, coins)
-        return coins.map((coin, i) => {
-          const s = buildSpread({ coin, current: currentMarks(ctx.services.market, coin, samples[i]!), history: markRows(samples[i]!), now: ctx.now })
-          const missing = missingExchanges('perp', s.prices.filter((p) => p.ts !== null).map((p) => p.exchange), () => `no ${coin} perp data`)
-          const stale = `latest mark older than ${SPREAD_MAX_PRICE_AGE_MS / 60_000} minutes by its own timestamp (stale feed)`
-          for (const p of s.prices) if (p.ts !== null && p.price === null) missing.push({ exchange: p.exchange, reason: stale })
-          const used = s.prices.filter((p) => p.price !== null).map((p) => p.exchange)
-          const gaps: CoverageGap[] = s.prices.filter((p) => p.ts !== null && p.price === null).map((p) => ({ exchange: p.exchange, status: 'stale', reason: stale }))
-          const history = markRows(samples[i]!).filter((r) => r.price !== null && r.ts <= ctx.now && used.includes(r.exchange))
-          const coverage = coverageOf(ctx, {
-            used, gaps, noData: () => `no ${coin} perp mark`,
-            requested: { from: ctx.now - SPREAD_Z_WINDOW.lookbackMs, to: ctx.now },
-            ranges: rangesOf(history, MINUTE_MS),
-            toleranceMs: SPREAD_MAX_PRICE_AGE_MS,
-          })
-          return { ...s, missing, coverage }
-        })
-      },
+      resolve: (_r, args, ctx) => fromAllCoinsView(ctx, 'spread', coinsOf(f.params(args, ctx), ctx), (coins, now) => spreadView({ services: ctx.services, now }, coins)),
     }),
 })
+
+/** the spread of each coin asked, at ctx.now */
+async function spreadView(ctx: CoverageContext, coins: readonly string[]) {
+  const samples = await oiSamples(ctx.services.market, coins, ctx.now)
+  return new Map(coins.map((coin, i) => {
+    const s = buildSpread({ coin, current: currentMarks(ctx.services.market, coin, samples[i]!), history: markRows(samples[i]!), now: ctx.now })
+    const missing = missingExchanges('perp', s.prices.filter((p) => p.ts !== null).map((p) => p.exchange), () => `no ${coin} perp data`)
+    const stale = `latest mark older than ${SPREAD_MAX_PRICE_AGE_MS / 60_000} minutes by its own timestamp (stale feed)`
+    for (const p of s.prices) if (p.ts !== null && p.price === null) missing.push({ exchange: p.exchange, reason: stale })
+    const used = s.prices.filter((p) => p.price !== null).map((p) => p.exchange)
+    const gaps: CoverageGap[] = s.prices.filter((p) => p.ts !== null && p.price === null).map((p) => ({ exchange: p.exchange, status: 'stale', reason: stale }))
+    const history = markRows(samples[i]!).filter((r) => r.price !== null && r.ts <= ctx.now && used.includes(r.exchange))
+    const coverage = coverageOf(ctx, {
+      used, gaps, noData: () => `no ${coin} perp mark`,
+      requested: { from: ctx.now - SPREAD_Z_WINDOW.lookbackMs, to: ctx.now },
+      ranges: rangesOf(history, MINUTE_MS),
+      toleranceMs: SPREAD_MAX_PRICE_AGE_MS,
+    })
+    return [coin, { ...s, missing, coverage }]
+  }))
+}

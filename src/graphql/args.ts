@@ -32,6 +32,7 @@ export function argsOf(arg: ArgBuilder, params: z.ZodObject): Record<string, any
           // eslint-disable-next-line @typescript-eslint/no-explicit-any
           return [snakeToCamel(name), arg({ type: enumRef(p.enumOf!) as any, ...common, ...withDefault })]
         case 'coin':
+        case 'cursor':
           return [snakeToCamel(name), arg.string(common)]
       }
     }),

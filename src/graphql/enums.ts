@@ -1,8 +1,10 @@
 // GraphQL enum types generated from the domain's zod enums. A value's GraphQL name is its REST value in GraphQL's
 // spelling (1h → H1, 30d → D30, binance → BINANCE); resolvers receive the REST value.
 import type { z } from 'zod'
-import { Interval, Lookback } from '../domain/windows.js'
+import { BacktestLookback, Interval, Lookback } from '../domain/windows.js'
 import { ExchangeName, MarketTypeName } from '../domain/markets.js'
+import { OverviewSort, SortOrder } from '../domain/screener.js'
+import { PositionSide } from '../domain/liquidations.js'
 import { builder } from './builder.js'
 
 /** the GraphQL name of a REST enum value */
@@ -16,6 +18,10 @@ const DOMAIN_ENUMS: [z.ZodEnum, string, string][] = [
   [Lookback, 'Lookback', 'How far back a window reaches (REST: 1h, 4h, 24h, 7d, 30d)'],
   [MarketTypeName, 'MarketType', 'perp or spot'],
   [ExchangeName, 'ExchangeId', 'One of the five supported exchanges'],
+  [OverviewSort, 'OverviewSort', 'A column of the market overview (REST: its snake_case field name)'],
+  [SortOrder, 'SortOrder', 'asc or desc'],
+  [BacktestLookback, 'BacktestLookback', 'How much stored history the signal backtest tests (REST: 7d, 30d, 90d)'],
+  [PositionSide, 'PositionSide', 'The side of the position a liquidation closed (REST: long, short)'],
 ]
 
 const refs = new Map(

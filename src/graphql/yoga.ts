@@ -4,7 +4,7 @@ import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor'
 import type { GraphQLSchema } from 'graphql'
 import { createYoga, type Plugin } from 'graphql-yoga'
 import type { ServerResponse } from 'node:http'
-import { BODY_LIMIT_BYTES } from '../http/body-limit.js'
+import { GRAPHQL_BODY_LIMIT_BYTES } from '../http/body-limit.js'
 import type { Services } from '../services.js'
 import { createContext, type RequestContext } from './context.js'
 import { toGraphQLError } from './errors.js'
@@ -46,8 +46,8 @@ export function createGraphQL(services: Services, schema: GraphQLSchema, opts: G
     landingPage: false,
     // CORS is answered in front of yoga (src/http/cors.ts): yoga's own default reflects any origin with credentials
     cors: false,
-    // the same 16 kB as every other route, enforced while the body streams in (a declared length is refused earlier)
-    maxRequestBodySize: BODY_LIMIT_BYTES,
+    // 64 kB (the explorer's whole document), enforced while the body streams in (a declared length is refused earlier)
+    maxRequestBodySize: GRAPHQL_BODY_LIMIT_BYTES,
     multipart: false,
     // the explorer's bundle (tens of MB in memory) is loaded when a browser first asks for it
     renderGraphiQL: async (opts) => (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(opts),
@@ -73,7 +73,8 @@ export function createGraphQL(services: Services, schema: GraphQLSchema, opts: G
         maxDepth: { n: 10 },
         maxAliases: { n: 20 },
         maxDirectives: { n: 20 },
-        maxTokens: { n: 3000 },
+        // the explorer sends its whole default document (every stored operation, ~100 tokens each) with each run
+        maxTokens: { n: 8000 },
         costLimit: { maxCost: 5000 },
         blockFieldSuggestion: { enabled: true },
       }),

@@ -8,9 +8,12 @@ import { sendProblem } from '../rest/envelope.js'
 /** every route but the payment webhook (whose provider's events are larger) */
 export const BODY_LIMIT_BYTES = 16 * 1024
 export const WEBHOOK_BODY_LIMIT_BYTES = 256 * 1024
+/** /graphql: the explorer sends its whole default document (every stored operation) with each run */
+export const GRAPHQL_BODY_LIMIT_BYTES = 64 * 1024
 const WEBHOOK_PATH = '/v1/billing/webhook'
 
-const bodyLimitFor = (path: string) => (path === WEBHOOK_PATH || path === `${WEBHOOK_PATH}/` ? WEBHOOK_BODY_LIMIT_BYTES : BODY_LIMIT_BYTES)
+const bodyLimitFor = (path: string) =>
+  path === WEBHOOK_PATH || path === `${WEBHOOK_PATH}/` ? WEBHOOK_BODY_LIMIT_BYTES : path === '/graphql' || path === '/graphql/' ? GRAPHQL_BODY_LIMIT_BYTES : BODY_LIMIT_BYTES
 
 const kb = (n: number) => `${n / 1024} kB`
 

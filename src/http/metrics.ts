@@ -1,9 +1,12 @@
-// Prometheus metrics at /metrics (prom-client): process defaults, HTTP latency by route, credits charged.
+// Prometheus metrics at /metrics (prom-client): process defaults, HTTP latency by route, credits charged, and
+// per role (every series carries `role`): ingest lag per venue, events, bus publishes and failures, writer leases,
+// backfill progress (node-metrics.ts registers those).
 import type { Request, Response } from 'express'
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 
-export function createMetrics() {
+export function createMetrics(role = 'all') {
   const registry = new Registry()
+  registry.setDefaultLabels({ role })
   collectDefaultMetrics({ register: registry })
   const httpDuration = new Histogram({
     name: 'http_request_duration_seconds',

@@ -7,7 +7,7 @@ import type { Database } from '../store/database.js'
 import { type BarSink } from './bars.js'
 import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../domain/time.js'
 import type { EventSink } from './events.js'
-import { Ingest } from './ingest.js'
+import { Ingest, type Written } from './ingest.js'
 import { storedMinuteRanges } from './store/candles.js'
 import type { MarketState } from './state.js'
 
@@ -79,6 +79,8 @@ export async function runBackfill(opts: {
   onProgress?: (p: BackfillProgress) => void
   /** checked between chunks: return true to stop early (shutdown) */
   aborted?: () => boolean
+  /** after every write (the bus publisher) */
+  onWritten?: (w: Written) => void
 }): Promise<{ chunks: number; bars: number }> {
   const chunks = await planBackfill(opts.db, opts.sourceName, opts.now, opts.days)
   const windowTo = floorTo(opts.now, MINUTE_MS)
@@ -89,7 +91,7 @@ export async function runBackfill(opts: {
   let bars = 0
   for (const [i, c] of chunks.entries()) {
     if (opts.aborted?.()) break
-    const ingest = new Ingest({ db: opts.db, market: opts.market, logger: opts.logger, sampleEveryMs: HISTORY_SAMPLE_MS, trackLive: false })
+    const ingest = new Ingest({ db: opts.db, market: opts.market, logger: opts.logger, sampleEveryMs: HISTORY_SAMPLE_MS, trackLive: false, onWritten: opts.onWritten })
     // the source replays the whole chunk: a partial minute inside it is completed, not skipped
     if (c.resume) await ingest.resume({ replayFrom: c.from, replayTo: c.to })
     // an hour at a time: small batches keep memory flat and let requests in between

@@ -59,7 +59,37 @@ export interface FundingEvent extends EventBase {
   intervalHours: number
 }
 
-export type MarketEvent = TradeEvent | BookSnapshotEvent | TickerEvent | OpenInterestEvent | FundingEvent
+/** the side of the position a liquidation closed (not the side of the closing order) */
+export type PositionSide = 'long' | 'short'
+
+export interface LiquidationEvent extends EventBase {
+  type: 'liquidation'
+  /** the venue's id where it sends one (dYdX fill id), else one derived from the order's fields (ts, side, price, size) */
+  id: string
+  side: PositionSide
+  /** the fill (average) price, or the bankruptcy price where that is all the venue sends (OKX) */
+  price: number
+  /** coin units (contracts already converted) */
+  size: number
+  /** price × size, USD (USDT/USDC taken at par) */
+  usd: number
+}
+
+/** what a positioning ratio counts: accounts (all holders), or the position sizes of the venue's top traders */
+export type PositioningKind = 'account' | 'top_position'
+
+export interface PositioningEvent extends EventBase {
+  type: 'positioning'
+  kind: PositioningKind
+  /** share of longs and shorts (0..1, summing to 1 where the venue sends both) and their ratio */
+  longShare: number
+  shortShare: number
+  ratio: number
+  /** the venue's period the figure covers, ms (5 min) */
+  periodMs: number
+}
+
+export type MarketEvent = TradeEvent | BookSnapshotEvent | TickerEvent | OpenInterestEvent | FundingEvent | LiquidationEvent | PositioningEvent
 
 /** Where events go: the ingest pipeline implements this; sources only ever call it. */
 export interface EventSink {

@@ -5,13 +5,25 @@ import type { Database } from '../store/database.js'
 import { type BarSink, type MinuteBar } from './bars.js'
 import { MINUTE_MS } from '../domain/time.js'
 import { MinuteAggregator } from './aggregate/index.js'
-import type { EventSink, MarketEvent, OpenInterestEvent, TickerEvent } from './events.js'
+import type { BookSnapshotEvent, EventSink, MarketEvent, OpenInterestEvent, TickerEvent, TradeEvent } from './events.js'
 import type { ExchangeId, MarketType } from '../domain/exchanges.js'
 import { LiveMarket, marketId } from './live.js'
 import type { MarketState } from './state.js'
 import { storedMinuteRanges, writeMinuteBars, type HourCache } from './store/candles.js'
 import { clearPartial, markPartial, minuteKey, readResumablePartials } from './store/partial-minutes.js'
+import { isStoredLargeTrade, LARGE_TRADE_RETENTION_MS, pruneLargeTrades, writeLargeTrades } from './store/large-trades.js'
+import { SideEvents } from './side-events.js'
 import { mergeSamples, writeBooks, writeFunding, writeSamples, type FundingRow, type MarketSample } from './store/samples.js'
+import type { DataKind } from './reader.js'
+import type { WriteGate } from './writer-lease.js'
+
+/** what one flush wrote: the rows the hot series mirror, and the kinds of stored data that changed */
+export interface Written {
+  minuteBars: MinuteBar[]
+  hourBars: MinuteBar[]
+  samples: MarketSample[]
+  kinds: DataKind[]
+}
 
 export interface IngestOptions {
   db: Database
@@ -29,6 +41,12 @@ export interface IngestOptions {
   onEvent?: (e: MarketEvent) => void
   /** update the live cache and feed freshness (false for history: old events are not the current market) */
   trackLive?: boolean
+  /** live state as it arrives (tickers, open interest, books; only with trackLive): the bus publisher */
+  onLive?: (e: TickerEvent | OpenInterestEvent | BookSnapshotEvent) => void
+  /** after every successful write: the bus publisher */
+  onWritten?: (w: Written) => void
+  /** another process may be a venue's writer: only rows of venues this process holds are written (writer-lease.ts) */
+  gate?: WriteGate
 }
 
 export interface IngestStats {
@@ -59,6 +77,9 @@ interface SlotState extends SlotSources {
  */
 const LATE_REWRITE_MS = 30 * MINUTE_MS
 
+/** stored large trades past their retention are deleted at most this often */
+const LARGE_TRADE_PRUNE_EVERY_MS = 10 * MINUTE_MS
+
 export class Ingest implements EventSink, BarSink {
   readonly aggregator: MinuteAggregator
   readonly live: LiveMarket
@@ -69,6 +90,9 @@ export class Ingest implements EventSink, BarSink {
   /** partial rows for slots already written: only the fields they carry are merged into the stored rows */
   private pendingLate: MarketSample[] = []
   private pendingFunding: FundingRow[] = []
+  /** trades at or above the storage threshold, for /v1/flow/large-trades */
+  private pendingTrades: TradeEvent[] = []
+  private lastTradePrune = Number.NEGATIVE_INFINITY
   /** bars drained from the aggregator but not yet written (the store was unreachable) */
   private pendingBars: MinuteBar[] = []
   /** of the bars to write, those holding only part of their minute, with the ts of their newest trade */
@@ -76,6 +100,8 @@ export class Ingest implements EventSink, BarSink {
   /** stored minutes marked partial that this pipeline reopened or marked: clear the mark once written whole */
   private readonly marked = new Set<string>()
   private readonly hourCache: HourCache | undefined
+  /** liquidation orders and positioning ratios (side-events.ts) */
+  private readonly side = new SideEvents()
   private lastBookWrite = 0
   /** a failed flush may have half-written hours: never take the fresh shortcut for the retry */
   private retried = false
@@ -129,14 +155,21 @@ export class Ingest implements EventSink, BarSink {
     switch (e.type) {
       case 'trade':
         this.aggregator.add(e)
+        if (isStoredLargeTrade(e, this.opts.market.clock())) this.pendingTrades.push(e)
         return
       case 'ticker':
-        if (live) this.live.onTicker(e)
+        if (live) {
+          this.live.onTicker(e)
+          this.opts.onLive?.(e)
+        }
         this.aggregator.observe(e, e.ts)
         this.sample(e)
         return
       case 'open_interest':
-        if (live) this.live.onOpenInterest(e)
+        if (live) {
+          this.live.onOpenInterest(e)
+          this.opts.onLive?.(e)
+        }
         this.aggregator.observe(e, e.ts)
         this.sample(e)
         return
@@ -144,8 +177,18 @@ export class Ingest implements EventSink, BarSink {
         this.pendingFunding.push({ exchange: e.exchange, coin: e.coin, ts: e.ts, rate: e.rate, intervalHours: e.intervalHours })
         return
       case 'book':
-        if (live) this.live.onBook(e)
+        if (live) {
+          this.live.onBook(e)
+          this.opts.onLive?.(e)
+        }
         this.aggregator.observe(e, e.ts)
+        return
+      case 'liquidation':
+        if (live) this.live.onLiquidation(e)
+        this.side.add(e)
+        return
+      case 'positioning':
+        this.side.add(e)
         return
     }
   }
@@ -228,10 +271,10 @@ export class Ingest implements EventSink, BarSink {
   private async flushNow({ final = false, fresh = false, freshHours = false }: { final?: boolean; fresh?: boolean; freshHours?: boolean }): Promise<void> {
     const { sql } = this.opts.db
     const partial = this.pendingPartial
-    const bars = this.pendingBars.concat(final ? this.aggregator.drainAll((bar, coveredTo) => partial.set(bar, coveredTo)) : this.aggregator.drainClosed())
+    let bars = this.pendingBars.concat(final ? this.aggregator.drainAll((bar, coveredTo) => partial.set(bar, coveredTo)) : this.aggregator.drainClosed())
     this.pendingBars = []
     this.pendingPartial = new Map()
-    const samples = this.pendingSamples.concat(this.pendingLate)
+    let samples = this.pendingSamples.concat(this.pendingLate)
     this.pendingSamples = []
     this.pendingLate = []
     if (final) {
@@ -242,16 +285,25 @@ export class Ingest implements EventSink, BarSink {
     const merged = mergeSamples(samples)
     samples.length = 0
     samples.push(...merged)
-    const funding = this.pendingFunding
+    let funding = this.pendingFunding
     this.pendingFunding = []
+    const trades = this.pendingTrades
+    this.pendingTrades = []
     const now = this.opts.market.clock()
     const booksDue = final || now - this.lastBookWrite >= (this.opts.bookEveryMs ?? 15_000)
-    const books = booksDue ? [...this.live.dirtyBooks].map((id) => this.live.books.get(id)!).filter(Boolean) : []
+    let books = booksDue ? [...this.live.dirtyBooks].map((id) => this.live.books.get(id)!).filter(Boolean) : []
     if (booksDue) {
       this.live.dirtyBooks.clear()
       this.lastBookWrite = now
     }
     let hourBars: MinuteBar[] = []
+    let side = { orders: 0, positioning: 0 }
+    if (this.opts.gate) {
+      // rows of venues another process writes wait in the gate; a venue just taken over brings back what its writer had not stored
+      const admitted = await this.opts.gate.admit({ bars, samples, funding, books }, partial)
+      ;({ bars, samples, funding, books } = admitted)
+      if (admitted.tookOver) this.retried = true // the hour rollups of a venue taken over are read from the store, not the cache
+    }
     try {
       // the mark goes in before the short bar, so no moment exists where the bar passes for a complete minute
       await this.markShort(partial)
@@ -262,6 +314,12 @@ export class Ingest implements EventSink, BarSink {
       await writeSamples(sql, samples, { fresh: isFresh && freshHours })
       await writeFunding(sql, funding)
       await writeBooks(sql, books)
+      await writeLargeTrades(sql, trades)
+      if (now - this.lastTradePrune >= LARGE_TRADE_PRUNE_EVERY_MS) {
+        await pruneLargeTrades(sql, now - LARGE_TRADE_RETENTION_MS)
+        this.lastTradePrune = now
+      }
+      side = await this.side.flush(sql)
     } catch (e) {
       // keep what could not be written for the next flush (the store may be back by then)
       this.pendingBars = bars.concat(this.pendingBars)
@@ -269,6 +327,7 @@ export class Ingest implements EventSink, BarSink {
       this.retried = true
       this.pendingSamples.unshift(...samples)
       this.pendingFunding.unshift(...funding)
+      this.pendingTrades.unshift(...trades)
       for (const b of books) this.live.dirtyBooks.add(marketId(b.exchange, b.coin, b.marketType))
       throw e
     }
@@ -280,6 +339,14 @@ export class Ingest implements EventSink, BarSink {
     if (samples.length) reader.bump('samples')
     if (funding.length) reader.bump('funding')
     if (books.length) reader.bump('books')
+    if (trades.length) reader.bump('trades')
+    if (side.orders) reader.bump('liquidations')
+    if (side.positioning) reader.bump('positioning')
+    const kinds: DataKind[] = (['candles', 'samples', 'funding', 'books'] as const).filter((k, i) => [bars, samples, funding, books][i]!.length > 0)
+    if (trades.length) kinds.push('trades')
+    if (side.orders) kinds.push('liquidations')
+    if (side.positioning) kinds.push('positioning')
+    if (kinds.length) this.opts.onWritten?.({ minuteBars: bars, hourBars, samples, kinds })
     this.stats.barsWritten += bars.length
     this.stats.samplesWritten += samples.length
     this.stats.fundingWritten += funding.length

@@ -3,18 +3,22 @@
 // Windows are widened to whole minutes first: stored rows sit on minute boundaries, so the rows are the same.
 import type { Database } from '../store/database.js'
 import { MINUTE_MS } from '../domain/time.js'
-import type { MarketType } from '../domain/exchanges.js'
+import type { ExchangeId, MarketType } from '../domain/exchanges.js'
 import type { MinuteBar } from './bars.js'
 import { readCandles, type CandleTable } from './store/candles.js'
+import { readAggregateOiBuckets, readVenueSampleBuckets, type AggregateSampleBucket, type VenueSampleBucket } from './store/sample-buckets.js'
+import { readLargeTrades, type LargeTrade, type LargeTradeQuery } from './store/large-trades.js'
 import { readBooks, readFunding, readSamples, type FundingRow, type MarketSample, type StoredBook } from './store/samples.js'
 
-export type DataKind = 'candles' | 'samples' | 'funding' | 'books'
+import { readLiquidationMinutes, readLiquidationOrders, readPositioning, type LiquidationMinuteRow, type LiquidationOrderRow, type OrderQuery, type PositioningRow } from './store/liquidations.js'
+
+export type DataKind = 'candles' | 'samples' | 'funding' | 'books' | 'trades' | 'liquidations' | 'positioning'
 
 const ceilMinute = (t: number) => Math.ceil(t / MINUTE_MS) * MINUTE_MS
 
 export class MarketReader {
   /** per kind of data, bumped by every write of it */
-  private readonly versions: Record<DataKind, number> = { candles: 0, samples: 0, funding: 0, books: 0 }
+  private readonly versions: Record<DataKind, number> = { candles: 0, samples: 0, funding: 0, books: 0, trades: 0, liquidations: 0, positioning: 0 }
   private memo = new Map<string, { kind: DataKind; version: number; value: Promise<unknown> }>()
   private readonly maxEntries: number
 
@@ -70,7 +74,39 @@ export class MarketReader {
     return this.cached('funding', `f|${[...coins].sort().join(',')}|${s}|${e}`, () => readFunding(this.db.sql, { coins, start: s, end: e }))
   }
 
+  /** perp samples of one coin per venue and interval (open interest OHLC, premium), the store aggregating them */
+  sampleBuckets(coin: string, start: number, end: number, bucketMs: number, exchange?: ExchangeId): Promise<VenueSampleBucket[]> {
+    const s = ceilMinute(start)
+    const e = ceilMinute(end)
+    return this.cached('samples', `sb|${coin}|${exchange ?? ''}|${bucketMs}|${s}|${e}`, () => readVenueSampleBuckets(this.db.sql, { coin, start: s, end: e, bucketMs, exchange }))
+  }
+
+  /** the aggregate open interest of one coin per interval, over the venues present in each */
+  aggregateOiBuckets(coin: string, start: number, end: number, bucketMs: number): Promise<AggregateSampleBucket[]> {
+    const s = ceilMinute(start)
+    const e = ceilMinute(end)
+    return this.cached('samples', `ab|${coin}|${bucketMs}|${s}|${e}`, () => readAggregateOiBuckets(this.db.sql, { coin, start: s, end: e, bucketMs }))
+  }
+
   books(coins: readonly string[], marketType: MarketType): Promise<StoredBook[]> {
     return this.cached('books', `b|${marketType}|${[...coins].sort().join(',')}`, () => readBooks(this.db.sql, { coins, marketType }))
+  }
+
+  /** stored large trades, newest first (memoized until trades are written again) */
+  largeTrades(q: LargeTradeQuery): Promise<LargeTrade[]> {
+    return this.cached('trades', `t|${JSON.stringify(q)}`, () => readLargeTrades(this.db.sql, q))
+  }
+
+  liquidationMinutes(coins: readonly string[], start: number, end: number, exchange?: ExchangeId): Promise<LiquidationMinuteRow[]> {
+    const key = `lm|${[...coins].sort().join(',')}|${start}|${end}|${exchange ?? ''}`
+    return this.cached('liquidations', key, () => readLiquidationMinutes(this.db.sql, { coins, start, end, exchange }))
+  }
+
+  liquidationOrders(q: OrderQuery): Promise<LiquidationOrderRow[]> {
+    return this.cached('liquidations', `lo|${JSON.stringify(q)}`, () => readLiquidationOrders(this.db.sql, q))
+  }
+
+  positioning(coins: readonly string[], start: number, end: number): Promise<PositioningRow[]> {
+    return this.cached('positioning', `p|${[...coins].sort().join(',')}|${start}|${end}`, () => readPositioning(this.db.sql, { coins, start, end }))
   }
 }

@@ -15,6 +15,10 @@ import { MarketSimulator } from './simulator/index.js'
 import { DATA_TICK_MS } from './state.js'
 import type { ReplayPlayer } from './replay/player.js'
 import { startTierRefresh } from './tiers/refresh.js'
+import { floorTo } from '../domain/time.js'
+import { EXCHANGE_IDS } from '../domain/exchanges.js'
+import { busPublisher } from './bus/publisher.js'
+import { WriterLeases } from './writer-lease.js'
 
 export interface MarketRuntime {
   ingest: Ingest
@@ -24,6 +28,8 @@ export interface MarketRuntime {
   replay: ReplayPlayer | null
   /** the time minutes close on: the wall clock, or the replay's warped clock */
   now(): number
+  /** on PostgreSQL: the writer leases (which venues this process writes), null on the embedded store */
+  leases: WriterLeases | null
   /** stop sources, finish the backfill chunk in hand, write everything pending */
   stop(): Promise<void>
 }
@@ -40,14 +46,24 @@ export async function startMarketRuntime(
     replayConnectorOptions?: Partial<ConnectorOptions>
   } = {},
 ): Promise<MarketRuntime> {
-  const { config, db, market, logger, clock } = services
+  const { config, db, market, logger, clock, bus } = services
   const source = parseMarketSource(config.MARKET_SOURCE)
-  const ingest = new Ingest({ db, market, logger, onEvent: opts.onEvent, cacheHours: true })
+  // on PostgreSQL another process may ingest the same venues: one writer per venue (writer-lease.ts)
+  const venues = source.kind === 'live' ? source.exchanges : source.kind === 'none' ? [] : [...EXCHANGE_IDS]
+  let startBackfill = () => {}
+  const leases =
+    config.store.kind === 'postgres' && venues.length
+      ? new WriterLeases({ url: config.store.url, sql: db.sql, venues, tasks: ['backfill'], pollMs: config.LEASE_POLL_MS, logger, clock, onAcquire: (n) => n === 'backfill' && startBackfill() })
+      : null
+  const publish = bus ? busPublisher(bus, market, (e) => !leases || leases.holds(e), () => (leases ? leases.writing() : [...market.enabled])) : null
+  const ingest = new Ingest({ db, market, logger, onEvent: opts.onEvent, cacheHours: true, gate: leases ?? undefined, onLive: publish?.live, onWritten: publish?.written })
   // a shutdown inside this very minute left it partial: the simulator replays from just after its newest trade
   // (live venues cannot replay, so their partial minute keeps its mark)
   const startedAt = clock()
   const current = source.kind === 'simulator' ? (await readResumablePartials(db.sql)).filter((p) => p.bar.ts + MINUTE_MS > startedAt) : []
-  const liveFrom = current.length ? Math.min(startedAt, ...current.map((p) => p.coveredTo + 1)) : startedAt
+  // beside another writer, the simulator starts at the minute's start: a standby's minutes are whole from the first
+  const from = leases ? floorTo(startedAt, MINUTE_MS) : startedAt
+  const liveFrom = current.length ? Math.min(from, ...current.map((p) => p.coveredTo + 1)) : from
   await ingest.resume(source.kind === 'simulator' ? { replayFrom: liveFrom } : null)
 
   let simulator: MarketSimulator | null = null
@@ -58,16 +74,19 @@ export async function startMarketRuntime(
 
   if (source.kind === 'simulator') {
     // the simulated universe is the default coins; imported coins have only their imported history
-    simulator = new MarketSimulator({ seed: config.SIM_SEED, coins: DEFAULT_COINS })
+    simulator = new MarketSimulator({ seed: config.SIM_SEED, coins: config.SIM_COINS.length ? config.SIM_COINS : DEFAULT_COINS })
     for (const e of ['binance', 'bybit', 'okx', 'hyperliquid', 'dydx'] as const) market.enabled.add(e)
     const now = clock()
     simulator.live(ingest, { now: clock, fromTs: liveFrom })
     const days = opts.backfillDays ?? config.BACKFILL_DAYS
     if (days > 0) {
       const history = new MarketSimulator({ seed: config.SIM_SEED, coins: simulator.coins })
-      backfill = runBackfill({ db, market, source: history, sourceName: `simulator:${config.SIM_SEED}`, now, days, logger, onProgress: opts.onProgress, aborted: () => stopping })
-        .then((r) => logger.info({ chunks: r.chunks, bars: r.bars }, 'backfill done'))
-        .catch((err: unknown) => logger.error({ err }, 'backfill failed'))
+      // one process backfills (the holder of the backfill lease; a standby takes over what is left if it dies)
+      startBackfill = () =>
+        void (backfill = runBackfill({ db, market, source: history, sourceName: `simulator:${config.SIM_SEED}`, now, days, logger, onProgress: opts.onProgress, aborted: () => stopping, onWritten: publish?.written })
+          .then((r) => logger.info({ chunks: r.chunks, bars: r.bars }, 'backfill done'))
+          .catch((err: unknown) => logger.error({ err }, 'backfill failed')))
+      if (!leases) startBackfill()
     }
   } else if (source.kind === 'replay') {
     // no simulator and no backfill: the recording is the only data
@@ -85,7 +104,7 @@ export async function startMarketRuntime(
       connectorOptions: opts.replayConnectorOptions,
     })
     replay.start()
-  } else {
+  } else if (source.kind === 'live') {
     // CCXT is loaded only when live connectors are configured
     const { createConnector } = await import('./connectors/index.js')
     for (const exchange of source.exchanges) {
@@ -95,6 +114,7 @@ export async function startMarketRuntime(
       c.start()
     }
   }
+  await leases?.start()
   const stopTiers = startTierRefresh(connectors, market.tiers, { now: clock, warn: (o, m) => logger.warn(o, m) })
 
   const now = () => (replay ? replay.warpedNow() : clock())
@@ -103,6 +123,7 @@ export async function startMarketRuntime(
     ingest.advance(now())
     ingest.flush().catch((err: unknown) => logger.warn({ err }, 'market flush failed; will retry'))
     market.persist().catch(() => {})
+    publish?.status()
     // coins imported by another process become valid parameters here too
     if (++ticks % 15 === 0) market.refreshCoins().catch(() => {})
   }, FLUSH_EVERY_MS)
@@ -113,6 +134,7 @@ export async function startMarketRuntime(
     backfill,
     replay,
     now,
+    leases,
     async stop() {
       stopping = true
       clearInterval(timer)
@@ -123,6 +145,8 @@ export async function startMarketRuntime(
       await backfill
       await ingest.flush({ final: true })
       await market.persist().catch(() => {})
+      // after the last write: the standby takes over from what is stored
+      await leases?.stop()
     },
   }
 }

@@ -199,6 +199,17 @@ export class CoinSeries {
   minutes: Grid
   /** bumped on every change, for caches of results computed from the series */
   version = 0
+  /** called after every change (views precomputed on the data tick: src/market/read/tick-views.ts) */
+  private readonly listeners: (() => void)[] = []
+
+  onChange(listener: () => void): void {
+    this.listeners.push(listener)
+  }
+
+  private moved(): void {
+    this.version++
+    for (const l of this.listeners) l()
+  }
 
   constructor(
     readonly retentionMs = 31 * DAY_MS,
@@ -226,7 +237,7 @@ export class CoinSeries {
       this.hours.setSample(s)
       if (s.ts >= minuteFloor) this.minutes.setSample(s)
     }
-    this.version++
+    this.moved()
     if (this.version % 64 === 0) this.prune(now)
   }
 
@@ -268,7 +279,7 @@ export class CoinSeries {
     minutes.coveredFrom = mFrom
     this.hours = hours
     this.minutes = minutes
-    this.version++
+    this.moved()
   }
 }
 

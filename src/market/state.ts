@@ -6,6 +6,8 @@ import { DEFAULT_COINS } from './coins.js'
 import { feedStatus, type FeedStatus } from './connectors/feed-status.js'
 import { LiveMarket } from './live.js'
 import { MarketReader } from './reader.js'
+import { liveDraft } from './stream/drafts.js'
+import { StreamHub } from './stream/hub.js'
 import { CoinSeries } from './series.js'
 import { TierBook } from './tiers/book.js'
 
@@ -42,12 +44,16 @@ export class MarketState {
   backfill: BackfillStatus | null = null
   /** leverage tiers per venue and coin for the cascade (live when a connector fetched them) */
   readonly tiers = new TierBook()
+  /** the push channels (GET /v1/stream, alerts): live tickers and liquidations go in as they arrive */
+  readonly stream: StreamHub
 
   constructor(
     private readonly db: Database,
     readonly clock: () => number = Date.now,
   ) {
     this.reader = new MarketReader(db)
+    this.stream = new StreamHub(clock)
+    this.live.listener = (e) => this.stream.publish(liveDraft(e))
   }
 
   coins(): readonly string[] {
@@ -68,7 +74,7 @@ export class MarketState {
   /** the exchange rows as stored (what other processes last persisted), re-read with every persist */
   exchangeRows: Exchange[] = []
 
-  private async refreshExchanges(): Promise<void> {
+  async refreshExchanges(): Promise<void> {
     this.exchangeRows = await this.db.prisma.exchange.findMany()
   }
 

@@ -15,7 +15,7 @@ const snake = (k: string) => {
 }
 
 /** GraphQL camelCase → REST snake_case, deeply; arrays and primitives as they are */
-function snakeKeys(value: unknown): unknown {
+export function snakeKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(snakeKeys)
   if (value && typeof value === 'object' && !(value instanceof Date)) {
     const out: Record<string, unknown> = {}
@@ -30,10 +30,15 @@ export interface Meta {
   creditsCharged: number
   creditsRemaining: number | null
   asOf: number
+  /** paged answers: the cursor of the next page, null on the last (docs/contract.md#paging) */
+  next?: string | null
 }
 
 export function sendData(res: Response, status: number, data: unknown, meta: Meta, alreadySnake = false): void {
-  const metaJson = JSON.stringify({ request_id: meta.requestId, credits_charged: meta.creditsCharged, credits_remaining: meta.creditsRemaining, as_of: meta.asOf })
+  const metaJson = JSON.stringify({
+    request_id: meta.requestId, credits_charged: meta.creditsCharged, credits_remaining: meta.creditsRemaining, as_of: meta.asOf,
+    ...(meta.next !== undefined ? { next: meta.next } : {}),
+  })
   const body = `{"data":${JSON.stringify(alreadySnake ? data : snakeKeys(data)) ?? 'null'},"meta":${metaJson}}`
   res.status(status).set('Content-Type', 'application/json; charset=utf-8').end(body)
 }

@@ -14,9 +14,11 @@ import { ENDPOINTS, schema } from '../endpoints/index.js'
 import type { Endpoint } from '../endpoints/define.js'
 import { operationOf } from '../graphql/metering.js'
 import type { Services } from '../services.js'
+import { accountPaths } from './account-table.js'
+import { STREAM_CHANNELS } from '../market/stream/hub.js'
+import { STREAM_PATH } from '../graphql/stream-meter.js'
+import { envelope, problem, type JsonSchema } from './openapi-parts.js'
 import { loadOperation } from './shim.js'
-
-type JsonSchema = Record<string, unknown>
 
 const SCALARS: Record<string, JsonSchema> = {
   Int: { type: 'integer' },
@@ -66,7 +68,13 @@ function responseSchema(document: DocumentNode, field: string): JsonSchema {
   const fragments: Fragments = new Map(
     document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d.selectionSet]),
   )
-  return outputSchema(f.type, sel?.kind === Kind.FIELD ? sel.selectionSet : undefined, fragments)
+  const out = outputSchema(f.type, sel?.kind === Kind.FIELD ? sel.selectionSet : undefined, fragments)
+  // a paged answer's cursor is sent in meta.next, not in the data (rest/shim.ts)
+  if (out.properties && typeof out.properties === 'object' && 'next' in out.properties) {
+    delete (out.properties as Record<string, unknown>).next
+    out.required = (out.required as string[]).filter((k) => k !== 'next')
+  }
+  return out
 }
 
 /** the endpoint's parameters, each described (zod-to-openapi puts the description on the parameter and its schema) */
@@ -87,12 +95,6 @@ function schemaNote(route: Endpoint, parameter: { name: string; schema?: Record<
   if (info.kind === 'timestamp') schema.description = 'Unix epoch milliseconds'
 }
 
-const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } }) as never
-const envelope = (data: JsonSchema) => ({
-  type: 'object',
-  required: ['data', 'meta'],
-  properties: { data, meta: { $ref: '#/components/schemas/Meta' } },
-})
 
 export function openApiDocument(services: Pick<Services, 'market'>): JsonSchema {
   const coins = services.market.coins()
@@ -132,6 +134,7 @@ export function openApiDocument(services: Pick<Services, 'market'>): JsonSchema 
     const get = (paths[route.path] as { get: { parameters?: { name: string; schema?: Record<string, unknown> }[] } }).get
     for (const p of get.parameters ?? []) schemaNote(route, p, coins)
   }
+  paths[STREAM_PATH] = { get: streamDoc() }
   Object.assign(paths, accountPaths())
   return {
     openapi: '3.1.0',
@@ -153,6 +156,7 @@ export function openApiDocument(services: Pick<Services, 'market'>): JsonSchema 
             credits_charged: { type: 'integer', minimum: 0 },
             credits_remaining: { type: ['integer', 'null'] },
             as_of: { type: 'integer', description: 'Unix ms the data is as of' },
+            next: { type: ['string', 'null'], description: 'paged endpoints only: pass it back as `cursor` (same parameters) for the next page; null on the last page' },
           },
         },
         Problem: {
@@ -188,95 +192,27 @@ export function openApiDocument(services: Pick<Services, 'market'>): JsonSchema 
   }
 }
 
-function accountPaths(): Record<string, unknown> {
-  const json = (s: JsonSchema) => ({ content: { 'application/json': { schema: s } } })
-  const keyRef = { $ref: '#/components/schemas/Key' }
-  const secured = { security: [{ bearerAuth: [] }], 'x-credits': 0 }
+/** GET /v1/stream: metered by the minute, not by the call (x-credits 0, so clients that price calls do not treat it as one) */
+function streamDoc() {
   return {
-    '/v1/auth/signup': {
-      post: {
-        operationId: 'signup', summary: 'Create an account with trial credits and a first key (no key needed)', security: [], 'x-credits': 0,
-        requestBody: { required: true, ...json({ type: 'object', required: ['email'], properties: { email: { type: 'string', format: 'email' } } }) },
-        responses: {
-          '201': { description: 'Created', ...json(envelope({ type: 'object', required: ['account_id', 'key_id', 'api_key', 'credits'], properties: { account_id: { type: 'string' }, key_id: { type: 'string' }, api_key: { type: 'string' }, credits: { type: 'integer' } } })) },
-          '400': problem('invalid_parameter (email)'),
-          '409': problem('conflict: the email is taken'),
-        },
-      },
-    },
-    '/v1/auth/keys': {
-      post: {
-        operationId: 'createKey', summary: 'Create a key (the secret is in the answer, once)', ...secured,
-        requestBody: { required: true, ...json({ type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 100 } } }) },
-        responses: { '201': { description: 'Created', ...json(envelope({ allOf: [keyRef, { type: 'object', required: ['api_key'], properties: { api_key: { type: 'string' } } }] })) }, '400': problem('invalid_parameter (name)'), '401': problem('unauthorized') },
-      },
-      get: { operationId: 'listKeys', summary: 'The caller\'s keys, never their secrets', ...secured, responses: { '200': { description: 'OK', ...json(envelope({ type: 'array', items: keyRef })) }, '401': problem('unauthorized') } },
-    },
-    '/v1/auth/keys/{key_id}': {
-      delete: {
-        operationId: 'revokeKey', summary: 'Revoke one of the caller\'s keys', ...secured,
-        parameters: [{ name: 'key_id', in: 'path', required: true, schema: { type: 'string' } }],
-        responses: { '200': { description: 'Revoked', ...json(envelope(keyRef)) }, '401': problem('unauthorized'), '404': problem('not_found: no such key on this account'), '409': problem('conflict: the account\'s last active key') },
-      },
-    },
-    '/v1/account': {
-      get: {
-        operationId: 'account', summary: 'The caller\'s account and balance', ...secured,
-        responses: { '200': { description: 'OK', ...json(envelope({ type: 'object', required: ['account_id', 'email', 'credits', 'created_at'], properties: { account_id: { type: 'string' }, email: { type: 'string' }, credits: { type: 'integer' }, created_at: { type: 'integer' } } })) }, '401': problem('unauthorized') },
-      },
-    },
-    '/v1/account/usage': {
-      get: {
-        operationId: 'usage', summary: 'Credits per endpoint and per day, and recent calls', ...secured,
-        parameters: [{ name: 'days', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 90, default: 30 } }],
-        responses: {
-          '200': {
-            description: 'OK',
-            ...json(envelope({
-              type: 'object',
-              required: ['days', 'since', 'total_credits', 'calls', 'by_endpoint', 'by_day', 'recent'],
-              properties: {
-                days: { type: 'integer' },
-                since: { type: 'integer' },
-                total_credits: { type: 'integer' },
-                calls: { type: 'integer' },
-                by_endpoint: { type: 'array', items: { type: 'object', required: ['endpoint', 'calls', 'credits'], properties: { endpoint: { type: 'string' }, calls: { type: 'integer' }, credits: { type: 'integer' } } } },
-                by_day: { type: 'array', items: { type: 'object', required: ['day', 'calls', 'credits'], properties: { day: { type: 'integer', description: 'UTC day start, Unix ms' }, calls: { type: 'integer' }, credits: { type: 'integer' } } } },
-                recent: {
-                  type: 'array',
-                  items: { type: 'object', required: ['ts', 'endpoint', 'credits', 'request_id', 'key_id'], properties: { ts: { type: 'integer' }, endpoint: { type: 'string' }, credits: { type: 'integer' }, request_id: { type: ['string', 'null'] }, key_id: { type: ['string', 'null'] } } },
-                },
-              },
-            })),
-          },
-          '400': problem('invalid_parameter (days)'),
-          '401': problem('unauthorized'),
-        },
-      },
-    },
-    '/v1/billing/webhook': {
-      post: {
-        operationId: 'billingWebhook', summary: 'Payment provider webhook (Stripe signing scheme; no key)', security: [], 'x-credits': 0,
-        parameters: [{ name: 'Stripe-Signature', in: 'header', required: true, schema: { type: 'string' } }],
-        requestBody: { required: true, ...json({ type: 'object' }) },
-        responses: {
-          '200': {
-            description: 'Received (applied, duplicate or ignored)',
-            ...json(envelope({
-              type: 'object',
-              required: ['received', 'event_id', 'type', 'outcome', 'account_id', 'credits_added', 'balance'],
-              properties: {
-                received: { type: 'boolean' },
-                event_id: { type: 'string' },
-                type: { type: 'string' },
-                outcome: { type: 'string', enum: ['applied', 'duplicate', 'ignored'] },
-                account_id: { type: ['string', 'null'] },
-                credits_added: { type: 'integer' },
-                balance: { type: ['integer', 'null'] },
-              },
-            })),
-          }, '400': problem('bad or stale signature, or invalid metadata'), '503': problem('webhook secret not configured') },
-      },
+    operationId: 'stream',
+    summary: 'Server-Sent Events: live push channels (1 credit per channel per minute connected)',
+    description:
+      'An event stream (text/event-stream). Each event has `id` (resume with the Last-Event-ID header within 15 minutes), `event` (the channel) and `data` (JSON, REST field names). Comment lines are heartbeats. 1 credit per channel is taken as each minute starts; a minute the account cannot pay ends the stream with an `end` event. See docs/streaming.md.',
+    security: [{ bearerAuth: [] }],
+    'x-credits': 0,
+    'x-credits-per-minute-per-channel': 1,
+    parameters: [
+      { name: 'channels', in: 'query', required: false, description: 'comma-separated; default ticker', schema: { type: 'string', examples: ['ticker,liquidations'] }, 'x-allowed': [...STREAM_CHANNELS] },
+      { name: 'coin', in: 'query', required: false, description: 'comma-separated base-asset symbols; omitted = every coin', schema: { type: 'string' } },
+      { name: 'Last-Event-ID', in: 'header', required: false, description: 'the id of the last event received: the retained events after it come first', schema: { type: 'string' } },
+      { name: 'last_event_id', in: 'query', required: false, description: 'the same, for clients that cannot set headers', schema: { type: 'string' } },
+    ],
+    responses: {
+      '200': { description: 'The event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+      '400': { description: 'invalid_parameter (channels, coin, Last-Event-ID)', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } },
+      '401': { description: 'unauthorized', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } },
+      '402': { description: 'insufficient_credits: the first minute cannot be paid', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } },
     },
   }
 }

@@ -1,9 +1,9 @@
 // Rate limits via express-rate-limit: per API key (RATE_LIMIT_RPS per second; 0 = off), and per client
 // address for failed authentications (AUTH_FAILURE_LIMIT per minute), a guard against key guessing.
-// Counters are in process: behind a load balancer each node limits its own share (docs/operations.md).
+// Counters are in process, or shared by every API node in Redis when REDIS_URL is set (rate-limit-store.ts).
 import { createHash } from 'node:crypto'
 import type { Request, RequestHandler, Response } from 'express'
-import { ipKeyGenerator, MemoryStore, rateLimit } from 'express-rate-limit'
+import { ipKeyGenerator, MemoryStore, rateLimit, type Store } from 'express-rate-limit'
 import { bearerToken, isWellFormedKey } from '../accounts/api-keys.js'
 import type { AuthCache } from '../accounts/auth-cache.js'
 import { ApiError } from '../errors.js'
@@ -27,10 +27,12 @@ async function sendRateLimited(auth: AuthCache, req: Request, res: Response, det
 }
 
 /** keyed by the presented key (hashed, so secrets never sit in the limiter's store), else by client address */
-export function perKeyLimiter(perSecond: number, auth: AuthCache): RequestHandler {
+export function perKeyLimiter(perSecond: number, auth: AuthCache, store?: Store): RequestHandler {
   if (perSecond <= 0) return (_req, _res, next) => next()
   const what = `Rate limit of ${perSecond} requests per second per API key exceeded`
   return rateLimit({
+    // a shared store that does not answer lets the request through (fail open)
+    ...(store ? { store, passOnStoreError: true } : {}),
     windowMs: 1000,
     limit: Math.max(1, Math.round(perSecond)),
     // RateLimit-Policy and RateLimit on every answer, Retry-After on a 429 (set by the library)
@@ -63,11 +65,16 @@ export interface AuthFailureGuard {
  * analytics call makes) and a valid one always passes — other clients behind the same address cannot lock it
  * out — while an invalid one gets 429 instead of 401 until the window ends.
  */
-export function authFailureGuard(perMinute: number, auth: AuthCache): AuthFailureGuard {
+export function authFailureGuard(perMinute: number, auth: AuthCache, shared?: Store): AuthFailureGuard {
   if (perMinute <= 0) return { gate: (_req, _res, next) => next(), gateFor: () => (_req, _res, next) => next(), observe: () => {} }
   const windowMs = 60_000
-  const store = new MemoryStore()
-  store.init({ windowMs } as never)
+  const counters: Store = shared ?? new MemoryStore()
+  void counters.init?.({ windowMs } as never)
+  // a shared store that does not answer counts nothing (fail open, like the per-key limiter)
+  const store = {
+    get: (key: string) => Promise.resolve(counters.get?.(key)).catch(() => undefined),
+    increment: (key: string) => Promise.resolve(counters.increment(key)).catch(() => undefined),
+  }
   const keyOf = (req: Request) => `authfail:${clientIp(req)}`
   const what = `Too many requests with an invalid API key from this address (limit ${perMinute} per minute)`
 

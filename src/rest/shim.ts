@@ -86,10 +86,17 @@ export function analyticsRouter(services: Services, schema: GraphQLSchema): Requ
       if (metered.remaining !== null) res.set('X-Credits-Remaining', String(metered.remaining))
       const errors = metered.result.errors
       if (errors?.length) throw apiErrorOf(errors[0]!)
-      const data = (metered.result.data as Record<string, unknown>)[route.field]
+      let data = (metered.result.data as Record<string, unknown>)[route.field]
       res.set('X-Credits-Charged', String(metered.charged))
       const asOf = data && typeof data === 'object' && 'asOf' in data && typeof data.asOf === 'number' ? data.asOf : ctx.now
-      sendData(res, 200, data, { requestId, creditsCharged: metered.charged, creditsRemaining: metered.remaining, asOf })
+      // a paged answer's cursor is in the meta, not in the data (docs/contract.md#paging)
+      let next: string | null | undefined
+      if (data && typeof data === 'object' && !Array.isArray(data) && 'next' in data) {
+        const { next: cursor, ...rest } = data as { next: string | null }
+        next = cursor
+        data = rest
+      }
+      sendData(res, 200, data, { requestId, creditsCharged: metered.charged, creditsRemaining: metered.remaining, asOf, next })
     } catch (e) {
       const err = toApiError(e)
       if (err.status >= 500) services.logger.error({ err: e, requestId, path: route.path }, 'analytics request failed')

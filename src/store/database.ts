@@ -7,6 +7,7 @@ import type { Config } from '../config.js'
 import { PrismaClient } from '../generated/prisma/client.js'
 import { pgConfigFromUrl, pgliteMigrationFactory, pgMigrationFactory } from './migration-adapters.js'
 import { applyMigrations } from './migrations.js'
+import { lockDataDir } from './data-dir-lock.js'
 import { pglitePrepared } from './prepared.js'
 
 export interface Sql {
@@ -53,6 +54,8 @@ async function openPglite(dir: string | null, loadDataDir?: Blob): Promise<Datab
   const { PGlite } = await import('@electric-sql/pglite')
   const { PrismaPGlite } = await import('pglite-prisma-adapter')
   if (dir) await fs.mkdir(dir, { recursive: true })
+  // one process per data directory: a second one stops here, naming the holder (data-dir-lock.ts)
+  const unlock = dir ? await lockDataDir(dir, (err) => process.stderr.write(`the embedded store's lock was lost: ${err.message}\n`)) : async () => {}
   // small buffers: the embedded store lives in this process, and PGlite's WebAssembly memory never shrinks.
   // One options object: PGlite reads its second argument only when the first is a directory name.
   const pg: PGlite = new PGlite({
@@ -60,7 +63,12 @@ async function openPglite(dir: string | null, loadDataDir?: Blob): Promise<Datab
     loadDataDir,
     postgresqlconf: ['shared_buffers=32MB', 'work_mem=8MB', 'maintenance_work_mem=32MB', 'wal_buffers=2MB'],
   })
-  await pg.waitReady
+  try {
+    await pg.waitReady
+  } catch (e) {
+    await unlock()
+    throw e
+  }
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(pg) })
   const sql: Sql = {
     query: async <T>(text: string, params?: unknown[]) => (await pg.query<T>(text, params)).rows,
@@ -80,6 +88,7 @@ async function openPglite(dir: string | null, loadDataDir?: Blob): Promise<Datab
     async close() {
       await prisma.$disconnect()
       await pg.close()
+      await unlock()
     },
   }
 }

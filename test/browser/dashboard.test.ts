@@ -69,7 +69,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium', () => {
     expect(signupKey).toMatch(/^pa_/)
     expect(await apiCredits(signupKey)).toBe(1000)
     // the first key is shown once too, with the warning
-    expect(await page.locator('#secret-value').inputValue()).toBe(signupKey)
+    await expect.poll(() => page.locator('#secret-value').inputValue()).toBe(signupKey)
     expect(await page.locator('#secret-panel').innerText()).toMatch(/you won't see it again/i)
     await page.getByRole('button', { name: /I have saved it/ }).click()
     await expect.poll(() => page.locator('#secret-panel').isVisible()).toBe(false)

@@ -50,6 +50,40 @@ const ANALYTICS: string[] = [
   '/v1/markets/ticker?coin=BTC&coin=ETH',
 ]
 
+/** the liquidation endpoints (issue 18): called last, with an account of their own, so the entries before them stay */
+const LIQUIDATION_REST: string[] = [
+  '/v1/liquidations/history?coin=BTC&lookback=4h',
+  '/v1/liquidations/history?coin=ETH&exchange=okx&interval=15m&lookback=1h&limit=2',
+  '/v1/liquidations/orders?coin=BTC&lookback=1h&limit=5',
+  '/v1/liquidations/orders?side=up',
+]
+const LIQUIDATION_GRAPHQL: { op: string; variables: Record<string, unknown> }[] = [
+  { op: 'liquidation-history', variables: { coin: 'BTC', interval: 'H4', lookback: 'H24' } },
+  { op: 'liquidation-orders', variables: { coin: 'ETH', side: 'LONG', limit: 3 } },
+]
+
+/** issue 18, second half: under their own account, after every older entry */
+const POSITIONING_REST: string[] = [
+  '/v1/positioning/long-short?coin=BTC&lookback=4h',
+  '/v1/positioning/long-short?coin=ETH&exchange=hyperliquid&lookback=1h',
+  '/v1/positioning/long-short?coin=BTC&exchange=binance&interval=15m&lookback=1h&limit=2',
+  '/v1/positioning/long-short?coin=BTC&interval=2h',
+  '/v1/liquidations/heatmap?coin=BTC&lookback=4h&bins=10',
+  '/v1/liquidations/heatmap?coin=ETH&exchange=okx&interval=4h&lookback=24h&bins=10&range_pct=10',
+  '/v1/liquidations/heatmap?coin=BTC&interval=5m',
+  '/v1/signals/backtest?coin=BTC&lookback=7d',
+  '/v1/signals/backtest?coin=BTC&lookback=1y',
+]
+const POSITIONING_GRAPHQL: { op: string; variables: Record<string, unknown> }[] = [
+  { op: 'long-short', variables: { coin: 'BTC', exchange: 'OKX', interval: 'H1', lookback: 'H4' } },
+  { op: 'liquidation-heatmap', variables: { coin: 'BTC', exchange: 'BYBIT', lookback: 'H4', bins: 10 } },
+  { op: 'signal-backtest', variables: { coin: 'ETH', backtestLookback: 'D7' } },
+]
+
+/** endpoints added since the golden was first recorded (GET /v1/markets/coins) */
+const ADDED: string[] = ['/v1/markets/coins', '/v1/markets/coins?coin=eth&exchange=okx', '/v1/markets/coins?exchange=kraken']
+const ADDED_GRAPHQL: { op: string; variables: Record<string, unknown> }[] = [{ op: 'coins', variables: { coin: 'BTC' } }]
+
 /** GraphQL: each stored operation with REST-equivalent variables, and the account fields */
 // `as` is the key the result is pinned under: the variables as first written (REST values, before GraphQL took enums)
 const GRAPHQL: { op: string; variables: Record<string, unknown>; as?: string }[] = [
@@ -66,6 +100,54 @@ const GRAPHQL: { op: string; variables: Record<string, unknown>; as?: string }[]
   { op: 'liquidation-cascade', variables: { coin: 'ETH', triggerPrice: 2000 } },
   { op: 'snapshot', variables: {} },
   { op: 'ohlc', variables: { coin: 'BTC', interval: 'H4', lookback: 'H1' }, as: '{"coin":"BTC","interval":"4h","lookback":"1h"}' },
+]
+/**
+ * The series endpoints (issue 17), added after the contract above was pinned: called last, with an account of their
+ * own, so the entries before them (balances, usage) stay as they were.
+ */
+const SERIES_REST: string[] = [
+  '/v1/flow/cvd?coin=BTC&lookback=4h',
+  '/v1/flow/cvd?coin=ETH&exchange=okx&interval=15m&lookback=1h&limit=2',
+  '/v1/flow/cvd?coin=BTC&interval=1d',
+  '/v1/flow/taker-volume?coin=BTC&interval=4h&lookback=24h',
+  '/v1/flow/taker-volume?coin=ETH&exchange=bybit&market_type=spot&interval=15m&lookback=1h',
+  '/v1/flow/taker-volume?coin=BTC&exchange=dydx&market_type=spot',
+  '/v1/oi/history?coin=BTC&interval=1h&lookback=4h',
+  '/v1/oi/history?coin=ETH&exchange=binance&interval=15m&lookback=1h',
+  '/v1/funding/history?coin=BTC&interval=4h&lookback=24h',
+  '/v1/funding/history?coin=ETH&exchange=dydx&lookback=4h&limit=2',
+  '/v1/structure/basis?coin=BTC&lookback=4h',
+  '/v1/structure/basis?coin=ETH&exchange=hyperliquid&interval=15m&lookback=1h',
+]
+const SERIES_GRAPHQL: { op: string; variables: Record<string, unknown> }[] = [
+  { op: 'cvd', variables: { coin: 'ETH', interval: 'H1', lookback: 'H4' } },
+  { op: 'oi-history', variables: { coin: 'ETH', interval: 'H1', lookback: 'H4' } },
+  { op: 'funding-history', variables: { coin: 'ETH', interval: 'H1', lookback: 'H4' } },
+  { op: 'basis', variables: { coin: 'BTC', interval: 'M15', lookback: 'H1', exchange: 'OKX' } },
+  { op: 'taker-volume', variables: { coin: 'BTC', interval: 'M15', lookback: 'H1', exchange: 'BINANCE' } },
+]
+/**
+ * The endpoints of the series and screener issue, called by an account of their own after everything above, so the
+ * entries pinned before them (balances, usage) are unchanged.
+ */
+const SERIES_ANALYTICS: string[] = [
+  '/v1/markets/overview',
+  '/v1/markets/overview?sort=change_1h_pct&order=asc',
+  '/v1/funding/arbitrage?coin=BTC',
+  '/v1/funding/arbitrage?holding_hours=168',
+  '/v1/flow/large-trades?min_usd=100000&limit=5',
+  '/v1/signals/regime?coin=BTC&lookback=4h',
+  '/v1/signals/regime?coin=ETH&interval=4h&lookback=24h&limit=3',
+  '/v1/markets/overview?sort=market_cap',
+  '/v1/funding/arbitrage?holding_hours=0',
+  '/v1/flow/large-trades?min_usd=50000',
+  '/v1/signals/regime?coin=BTC&interval=15m',
+]
+const SCREENER_GRAPHQL: { op: string; variables: Record<string, unknown> }[] = [
+  { op: 'markets-overview', variables: { sort: 'FUNDING_8H', order: 'ASC' } },
+  { op: 'funding-arbitrage', variables: { coin: 'ETH' } },
+  { op: 'large-trades', variables: { minUsd: 100000, limit: 3 } },
+  { op: 'regime', variables: { coin: 'BTC', interval: 'H1', lookback: 'H4' } },
 ]
 const ACCOUNT_QUERY = 'query { account { email credits } apiKeys { name revokedAt } usage(days: 7) { days totalCredits calls byEndpoint { endpoint calls credits } byDay { calls credits } recent { endpoint credits } } }'
 
@@ -136,13 +218,47 @@ describe('golden contract (fixed seed and clock)', () => {
     const header = Stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET, timestamp: Math.floor(TEST_NOW / 1000) })
     actual['POST /v1/billing/webhook'] = await call('POST', '/v1/billing/webhook', { body: payload, headers: { 'stripe-signature': header } })
     actual['POST /v1/billing/webhook (bad signature)'] = await call('POST', '/v1/billing/webhook', { body: payload, headers: { 'stripe-signature': 't=1,v1=00' } })
+    // endpoints added after the redesign: called after the account routes so the pinned usage and balances stay as they were
+    for (const p of ADDED) actual[`GET ${p}`] = await call('GET', p, { key })
+    for (const { op, variables } of ADDED_GRAPHQL) {
+      const query = fs.readFileSync(path.join(OPS, `${op}.graphql`), 'utf8')
+      actual[`graphql ${op} ${JSON.stringify(variables)}`] = await call('POST', '/graphql', { key, body: JSON.stringify({ query, variables }) })
+    }
     actual['GET /v1/markets/exchanges (out of credits)'] = await (async () => {
       await t.setCredits(s.data.account_id, 0)
       return call('GET', '/v1/markets/exchanges', { key })
     })()
 
+    const second = await t.signup('golden-series@example.com')
+    for (const p of SERIES_ANALYTICS) actual[`GET ${p}`] = await call('GET', p, { key: second.apiKey })
+    for (const { op, variables } of SCREENER_GRAPHQL) {
+      const query = fs.readFileSync(path.join(OPS, `${op}.graphql`), 'utf8')
+      actual[`graphql ${op} ${JSON.stringify(variables)}`] = await call('POST', '/graphql', { key: second.apiKey, body: JSON.stringify({ query, variables }) })
+    }
+
     const openapi = (await (await t.fetch(`/openapi.json`)).json()) as { paths: Record<string, unknown> }
     actual['openapi paths'] = JSON.stringify(openapi.paths, null, 1)
+
+    const series = (await (await t.fetch(`/v1/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'series@example.com' }) })).json()) as { data: { api_key: string } }
+    for (const p of SERIES_REST) actual[`GET ${p}`] = await call('GET', p, { key: series.data.api_key })
+    for (const { op, variables } of SERIES_GRAPHQL) {
+      const query = fs.readFileSync(path.join(OPS, `${op}.graphql`), 'utf8')
+      actual[`graphql ${op} ${JSON.stringify(variables)}`] = await call('POST', '/graphql', { key: series.data.api_key, body: JSON.stringify({ query, variables }) })
+    }
+
+    const third = await t.signup('golden-liquidations@example.com')
+    for (const p of LIQUIDATION_REST) actual[`GET ${p}`] = await call('GET', p, { key: third.apiKey })
+    for (const { op, variables } of LIQUIDATION_GRAPHQL) {
+      const query = fs.readFileSync(path.join(OPS, `${op}.graphql`), 'utf8')
+      actual[`graphql ${op} ${JSON.stringify(variables)}`] = await call('POST', '/graphql', { key: third.apiKey, body: JSON.stringify({ query, variables }) })
+    }
+
+    const fourth = await t.signup('golden-positioning@example.com')
+    for (const p of POSITIONING_REST) actual[`GET ${p}`] = await call('GET', p, { key: fourth.apiKey })
+    for (const { op, variables } of POSITIONING_GRAPHQL) {
+      const query = fs.readFileSync(path.join(OPS, `${op}.graphql`), 'utf8')
+      actual[`graphql ${op} ${JSON.stringify(variables)}`] = await call('POST', '/graphql', { key: fourth.apiKey, body: JSON.stringify({ query, variables }) })
+    }
 
     if (process.env.GOLDEN_OUT) fs.writeFileSync(process.env.GOLDEN_OUT, JSON.stringify(actual, null, 1))
     if (process.env.UPDATE_GOLDEN === '1') fs.writeFileSync(GOLDEN, `${JSON.stringify(actual, null, 1)}\n`)

@@ -33,7 +33,7 @@ describe('typed GraphQL client (graphql-codegen documents)', () => {
     const rest = (await (await t.get('/v1/markets/ticker?coin=BTC', key)).json()) as { data: { exchange: string; mark_price: number; funding_interval_hours: number }[] }
     expect(ticker.ticker.map((r) => [r.exchange, r.markPrice, r.fundingIntervalHours])).toEqual(rest.data.map((r) => [r.exchange, r.mark_price, r.funding_interval_hours]))
 
-    const ohlc: OhlcQuery = await execute(OhlcDocument, { coin: 'BTC', exchange: 'OKX', interval: 'M15', lookback: 'H1', marketType: null, end: null })
+    const ohlc: OhlcQuery = await execute(OhlcDocument, { coin: 'BTC', exchange: 'OKX', interval: 'M15', lookback: 'H1', marketType: null, end: null, limit: null, cursor: null })
     const restOhlc = (await (await t.get('/v1/markets/ohlc?coin=BTC&exchange=okx&interval=15m&lookback=1h', key)).json()) as { data: { candles: { ts: number; close: number; buy_volume: number }[] } }
     expect(ohlc.ohlc.candles.map((c) => [c.ts, c.close, c.buyVolume])).toEqual(restOhlc.data.candles.map((c) => [c.ts, c.close, c.buy_volume]))
   })

@@ -23,6 +23,9 @@ export interface TestService {
   /** sign up a fresh account; returns its key and id */
   signup(email?: string): Promise<{ apiKey: string; accountId: string; keyId: string; credits: number }>
   get(path: string, key?: string | null, headers?: Record<string, string>): Promise<Response>
+  /** POST /graphql; the JSON body ({data, errors, extensions}) */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  graphql(query: string, variables?: Record<string, unknown>, key?: string | null): Promise<{ data: any; errors?: { message: string; extensions?: Record<string, any> }[]; extensions?: Record<string, unknown> }>
   setCredits(accountId: string, credits: number): Promise<void>
   close(): Promise<void>
 }
@@ -69,6 +72,14 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
     },
     services,
     fetch: send,
+    async graphql(query, variables, key) {
+      const res = await send('/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+        body: JSON.stringify({ query, variables }),
+      })
+      return res.json() as never
+    },
     async signup(email) {
       const res = await send('/v1/auth/signup', {
         method: 'POST',

@@ -108,26 +108,26 @@ describe('request bodies are capped at 16 kB on every route, before authenticati
   })
   afterAll(() => t?.close())
 
-  const big = JSON.stringify({ query: '{ exchanges { id } }', padding: 'x'.repeat(20 * 1024) })
+  const big = JSON.stringify({ query: '{ exchanges { id } }', padding: 'x'.repeat(80 * 1024) })
 
-  it('/graphql without a key: a declared 20 kB body → 413 problem+json at once', async () => {
+  it('/graphql without a key: a declared 80 kB body → 413 problem+json at once', async () => {
     const res = await rawRequest(t.url, { method: 'POST', path: '/graphql', headers: { 'content-type': 'application/json' }, body: big })
     expect(res.status).toBe(413)
-    expect(assertProblemShape(413, res.headers, res.body, '/graphql 20 kB').code).toBe('payload_too_large')
+    expect(assertProblemShape(413, res.headers, res.body, '/graphql 80 kB').code).toBe('payload_too_large')
   })
 
-  it('/graphql with a chunked body (no length declared) past 16 kB → 413, nothing charged', async () => {
+  it('/graphql with a chunked body (no length declared) past 64 kB → 413, nothing charged', async () => {
     const a = await t.signup()
     const res = await rawRequest(t.url, { method: 'POST', path: '/graphql', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked', authorization: `Bearer ${a.apiKey}` }, body: big })
     expect(res.status).toBe(413)
     expect(await chargeRowsOf(t, a.accountId)).toEqual({ n: 0, sum: 0 })
   })
 
-  it('a GET analytics route with a large body → 413 before the key is looked at; a 15 kB GraphQL body still runs', async () => {
+  it('a GET analytics route with a large body → 413 before the key is looked at; a 60 kB GraphQL body still runs', async () => {
     const res = await rawRequest(t.url, { method: 'GET', path: '/v1/markets/exchanges', headers: { 'content-type': 'application/json' }, body: big })
     expect(res.status).toBe(413)
     const a = await t.signup()
-    const fits = JSON.stringify({ query: '{ exchanges { id } }', extensions: { padding: 'x'.repeat(15 * 1024) } })
+    const fits = JSON.stringify({ query: '{ exchanges { id } }', extensions: { padding: 'x'.repeat(60 * 1024) } })
     const ok = await rawRequest(t.url, { method: 'POST', path: '/graphql', headers: { 'content-type': 'application/json', authorization: `Bearer ${a.apiKey}` }, body: fits })
     expect(ok.status, ok.body.slice(0, 200)).toBe(200)
   })

@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { MINUTE_MS } from '../../src/domain/time.js'
 import { openDatabase } from '../../src/store/database.js'
 import { clockAhead, printed, startService } from '../helpers/process.js'
+import { sseReader, until } from '../push/sse-client.js'
 
 // The real service process (the README's `npm start`, on the embedded store): SIGTERM lets an in-flight
 // request finish and writes the pending 1-minute aggregates; a restart then resumes with no gap and no
@@ -70,7 +71,13 @@ describe('SIGTERM and restart (npm start process)', () => {
     procs.push(second.proc)
     expect((await fetch(`${second.url}/v1/markets/exchanges`, { headers: { authorization: `Bearer ${first.key}` } })).status).toBe(200)
     await printed(second, /backfill done/)
+    // a live stream of the simulated tickers; SIGTERM ends it with a last event instead of holding the shutdown
+    const stream = sseReader(await fetch(`${second.url}/v1/stream?channels=ticker&coin=BTC`, { headers: { authorization: `Bearer ${first.key}` } }))
+    await until(() => stream.frames.some((f) => f.event === 'ticker'), 30_000, 'a simulated ticker on the stream')
     second.proc.kill('SIGTERM')
+    await stream.done
+    expect(stream.frames.at(-1)!.event).toBe('end')
+    expect(JSON.parse(stream.frames.at(-1)!.data)).toMatchObject({ reason: 'shutting_down' })
     expect(await second.exited).toBe(0)
 
     const db = await openDatabase({ kind: 'pglite', dir: path.join(dir, 'pglite') }, { migrate: false })

@@ -24,8 +24,19 @@ describe('GET /v1/markets/exchanges', () => {
       ['dydx', 'dYdX', 'DEX'],
     ])
     for (const e of body.data) {
-      expect(Object.keys(e).sort()).toEqual(['id', 'last_update', 'name', 'status', 'status_reason', 'type'])
+      expect(Object.keys(e).sort()).toEqual(['id', 'last_update', 'liquidations', 'name', 'positioning', 'status', 'status_reason', 'type'])
       expect(['operational', 'degraded', 'down']).toContain(e.status)
+    }
+    // which venues publish liquidations and long/short ratios (issue 18): Hyperliquid publishes no liquidation
+    // feed, and neither DEX publishes positioning ratios
+    const feeds = (k: string) => body.data.map((e) => [e.id, (e[k] as { published: boolean }).published])
+    expect(feeds('liquidations')).toEqual([['binance', true], ['bybit', true], ['okx', true], ['hyperliquid', false], ['dydx', true]])
+    expect(feeds('positioning')).toEqual([['binance', true], ['bybit', true], ['okx', true], ['hyperliquid', false], ['dydx', false]])
+    const hl = body.data.find((e) => e.id === 'hyperliquid')!
+    expect(hl.liquidations).toEqual({ published: false, source: null, note: 'Hyperliquid publishes no public liquidation feed' })
+    for (const e of body.data) for (const k of ['liquidations', 'positioning']) {
+      const f = e[k] as { published: boolean; source: string | null }
+      expect(f.source === null, `${String(e.id)} ${k}: a source exactly when published`).toBe(!f.published)
     }
     expect(body.meta).toEqual({ request_id: res.headers.get('x-request-id'), credits_charged: 1, credits_remaining: 999, as_of: expect.any(Number) })
   })

@@ -1,38 +1,38 @@
+// The registry against the contract's own tables (docs/contract.md "Parameters per endpoint" and "Credits"): every
+// endpoint is documented there with its cost and parameters, and nothing is documented that is not served.
+import fs from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { paramInfo } from '../../src/domain/params.js'
 import { ENDPOINTS as ROUTES } from '../../src/endpoints/index.js'
 
+const CONTRACT = fs.readFileSync(fileURLToPath(new URL('../../docs/contract.md', import.meta.url)), 'utf8')
+
+/** the rows `| \`/v1/…\` | … |` of the table under a heading */
+function table(heading: string): Map<string, string> {
+  const from = CONTRACT.indexOf(`\n${heading}\n`)
+  expect(from, heading).toBeGreaterThan(-1)
+  const rows = new Map<string, string>()
+  for (const line of CONTRACT.slice(from + heading.length + 2).split('\n')) {
+    if (line.startsWith('#')) break
+    const m = /^\| `(\/v1\/[^`]+)` \| (.+) \|$/.exec(line)
+    if (m) rows.set(m[1]!, m[2]!)
+  }
+  return rows
+}
+
 describe('route table', () => {
-  it('pins the credit cost of all 11 analytics paths (interface.md)', () => {
-    expect(Object.fromEntries(ROUTES.map((r) => [r.path, r.cost]))).toEqual({
-      '/v1/markets/ohlc': 2,
-      '/v1/structure/volume-profile': 3,
-      '/v1/signals/liquidation-cascade': 5,
-      '/v1/markets/exchanges': 1,
-      '/v1/signals/snapshot': 10,
-      '/v1/signals/divergence': 5,
-      '/v1/structure/spread': 3,
-      '/v1/funding/weighted': 3,
-      '/v1/flow/imbalance': 5,
-      '/v1/markets/ticker': 1,
-      '/v1/oi/changes': 3,
-    })
+  it('each endpoint costs what docs/contract.md says', () => {
+    const doc = [...table('## Credits')].map(([p, c]) => [p, Number(c)])
+    expect(Object.fromEntries(ROUTES.map((r) => [r.path, r.cost]))).toEqual(Object.fromEntries(doc))
+    // the interface's fixed prices
+    expect(Object.fromEntries(doc)).toMatchObject({ '/v1/markets/ohlc': 2, '/v1/signals/snapshot': 10, '/v1/markets/ticker': 1 })
   })
 
-  it('pins each endpoint\'s parameters (decisions.md)', () => {
+  it('each endpoint takes the parameters docs/contract.md lists, required where it says so', () => {
+    const doc = [...table('### Parameters per endpoint')].map(([p, text]) => [p, [...text.matchAll(/`([a-z_]+)`( \(required)?/g)].map((m) => `${m[1]}${m[2] ? '!' : ''}`)])
     const params = Object.fromEntries(ROUTES.map((r) => [r.path, Object.entries(r.params.shape).map(([name, schema]) => `${name}${paramInfo(schema as never).required ? '!' : ''}`)]))
-    expect(params).toEqual({
-      '/v1/markets/ohlc': ['coin!', 'exchange', 'interval', 'lookback', 'market_type', 'end'],
-      '/v1/structure/volume-profile': ['coin!', 'lookback', 'bins', 'exchange', 'market_type', 'end'],
-      '/v1/signals/liquidation-cascade': ['coin!', 'trigger_price!', 'exchange'],
-      '/v1/markets/exchanges': [],
-      '/v1/signals/snapshot': [],
-      '/v1/signals/divergence': ['coin'],
-      '/v1/structure/spread': ['coin'],
-      '/v1/funding/weighted': ['coin'],
-      '/v1/flow/imbalance': ['coin', 'exchange'],
-      '/v1/markets/ticker': ['coin', 'exchange'],
-      '/v1/oi/changes': ['coin'],
-    })
+    expect(params).toEqual(Object.fromEntries(doc))
+    expect(params['/v1/markets/ohlc']).toEqual(['coin!', 'exchange', 'interval', 'lookback', 'market_type', 'end', 'limit', 'cursor'])
   })
 })

@@ -9,6 +9,7 @@
 import fc from 'fast-check'
 import Stripe from 'stripe'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ENDPOINTS } from '../../src/endpoints/index.js'
 import { seedMarket, TEST_NOW } from '../helpers/market.js'
 import { startTestService, type TestService } from '../helpers/service.js'
 import { assertNoLeaks, assertProblemShape, balanceOf, creditSnapshot, gql, rawRequest, type CreditSnapshot, type RawResponse } from './support.js'
@@ -126,7 +127,7 @@ describe('hostile input fuzz', () => {
       const query = Object.values(ops).flatMap((o) => (o.parameters ?? []).filter((p) => p.in === 'query'))
       return { path, methods: Object.keys(ops).map((m) => m.toUpperCase()), params: query.map((p) => p.name), required: query.filter((p) => p.required).map((p) => p.name) }
     })
-    expect(routes.length).toBeGreaterThanOrEqual(17) // 11 analytics + 6 account/billing paths
+    expect(routes.length).toBeGreaterThanOrEqual(18) // 12 analytics + 6 account/billing paths
   })
   afterAll(() => t?.close())
 
@@ -253,8 +254,9 @@ describe('hostile input fuzz', () => {
   })
 
   it('REST analytics: hostile parameter values (bins 0/201/1e9/-1/2.5, NaN, Infinity, 1e309, injections) with a valid key', async () => {
-    const list = routes.filter((r) => r.methods.includes('GET') && /^\/v1\/(markets|structure|signals|funding|flow|oi)\//.test(r.path))
-    expect(list.length).toBe(11)
+    const list = routes.filter((r) => r.methods.includes('GET') && /^\/v1\/(markets|structure|signals|funding|flow|oi|liquidations|positioning)\//.test(r.path))
+    // every analytics endpoint of the registry
+    expect(list.map((r) => r.path).sort()).toEqual(ENDPOINTS.map((e) => e.path).sort())
     const GOOD: Record<string, string[]> = {
       coin: ['BTC', 'btc', ' eth ', 'ETH', 'DOGE', 'Btc'],
       exchange: ['binance', 'BYBIT', 'okx', 'hyperliquid', 'dydx'],
@@ -263,6 +265,10 @@ describe('hostile input fuzz', () => {
       market_type: ['perp', 'spot', 'PERP'],
       end: [String(TEST_NOW), String(TEST_NOW - 3_600_000), '1230768000000', '1230767999999', String(TEST_NOW + 86_400_000), String(TEST_NOW + 86_400_001), '1.5e12'],
       bins: ['0', '201', '1e9', '-1', '2.5', '1', '200', '50', 'NaN', 'Infinity', '1e309', '', '0x10', ' 7 ', '+5', '007'],
+      limit: ['0', '1', '5000', '5001', '-1', '2.5', 'NaN', '', '1e3', '500'],
+      cursor: ['', 'x', 'WzEsMiwzLCJrIl0', '!!!!', 'eyJzIjoxfQ', 'W1tdXQ', 'WzEsMCwwLCIiXQ'],
+      start_time: [String(TEST_NOW - 3_600_000), '0', '-1', '1e13', 'NaN', String(TEST_NOW + 86_400_001)],
+      end_time: [String(TEST_NOW), String(TEST_NOW - 7_200_000), '1230767999999', 'abc'],
       trigger_price: ['0', '-1', 'NaN', 'Infinity', '-Infinity', '1e309', '1e-400', '4.9e-324', '1e308', '0.0000001', '1e300', '86000', '90000', '', 'abc', '.5', '5.', '+1e3'],
     }
     const request = fc.record({
@@ -283,15 +289,18 @@ describe('hostile input fuzz', () => {
           if (!route.params.length) break
           const name = route.params[pi % route.params.length]!
           // 60 % a sane-or-boundary value for that parameter, 40 % anything hostile
-          q.set(name, kind < 6 ? GOOD[name]![vi % GOOD[name]!.length]! : v)
+          // (a parameter without a list here gets hostile values only)
+          const good = GOOD[name]
+          q.set(name, kind < 6 && good ? good[vi % good.length]! : v)
         }
         if (r.foreign) q.set(r.foreign[0], r.foreign[1])
         const pairs = [...q.entries()].map(([k, v]) => `${pct(k)}=${pct(v)}`)
         if (r.repeat !== null && route.params.length) {
           // the same parameter twice (query arrays must be refused, not crash a parser)
           const name = route.params[r.repeat % route.params.length]!
-          pairs.push(`${name}=${pct(GOOD[name]![0]!)}`)
-          if (!q.has(name)) pairs.push(`${name}=${pct(GOOD[name]![1]!)}`)
+          const good = GOOD[name] ?? ['1', '2']
+          pairs.push(`${name}=${pct(good[0]!)}`)
+          if (!q.has(name)) pairs.push(`${name}=${pct(good[1]!)}`)
         }
         const { res } = await sendAndCheck({ method: 'GET', path: `${route.path}${pairs.length ? `?${pairs.join('&')}` : ''}`, headers: { authorization: authHeader(r.auth, '')! } }, 'analytics')
         if (res.status === 400) expect(JSON.parse(res.body).code).toBe('invalid_parameter')

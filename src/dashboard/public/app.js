@@ -3,6 +3,7 @@
 import { createAccount } from './account.js'
 import { keyStore, problemMessage, request } from './api.js'
 import { fmtInt, timeZone, zoneLabel } from './format.js'
+import { initPush } from './push.js'
 import { initTryIt } from './tryit.js'
 import { initViews } from './views-page.js'
 
@@ -13,6 +14,8 @@ const state = {
   key: keyStore.get(),
   started: null,
   views: null,
+  /** live tickers and alerts (push.js), built once */
+  push: null,
 }
 
 // ---------- messages ----------
@@ -54,6 +57,7 @@ function signOut(message = 'Signed out. Your key was removed from this browser.'
   keyStore.clear()
   state.key = null
   state.views?.reset()
+  state.push?.stop()
   account.reset()
   account.hideSecret()
   showSignedOut()
@@ -86,6 +90,8 @@ async function enterApp() {
     initTryIt({ getKey: () => state.key, announce, onAnswer }),
   ])
   await state.started
+  state.push ??= initPush({ getKey: () => state.key, announce, onUnauthorized, onAnswer })
+  await state.push.loadAlerts()
 }
 
 // ---------- wiring ----------

@@ -1,8 +1,10 @@
-// The market views: one panel per module in views/registry.js, with parameters and costs from
-// /openapi.json, a table of contents, and what the auto-refresh turned on costs an hour in all.
+// The market views: one panel per module in views/registry.js, and a generic one (generic-view.js) for an endpoint
+// without its own module; parameters and costs from /openapi.json, a table of contents, and what the auto-refresh
+// turned on costs an hour in all.
 import { loadSpec, problemMessage } from './api.js'
 import { h } from './dom.js'
 import { BROWSER_ZONE, fmtDuration, fmtInt, setTimeZone, timeZone } from './format.js'
+import { genericView } from './generic-view.js'
 import { createPanel } from './panel.js'
 import { creditsPerHour } from './refresh.js'
 import { VIEWS } from './views/registry.js'
@@ -34,14 +36,12 @@ export async function initViews(ctx) {
     },
     onAutoChange: () => summarize(),
   }
-  for (const view of VIEWS) panels.push(createPanel(view, paths[view.path]?.get ?? null, hooks))
+  // every paid endpoint the service offers gets a panel: its own view module, else the generic one
+  const covered = new Set(VIEWS.map((v) => v.path))
+  const generic = Object.entries(paths).filter(([p, item]) => p.startsWith('/v1/') && Number(item.get?.['x-credits']) > 0 && !covered.has(p)).map(([p, item]) => genericView(p, item.get))
+  for (const view of [...VIEWS, ...generic]) panels.push(createPanel(view, paths[view.path]?.get ?? null, hooks))
   $('views').append(...panels.map((p) => p.section))
   $('views-toc').append(h('ul', null, panels.map((p) => h('li', null, h('a', { href: `#${p.section.id}` }, p.view.title)))))
-
-  // an endpoint the service offers that has no view yet can still be called from "try it"
-  const covered = new Set(VIEWS.map((v) => v.path))
-  const without = Object.entries(paths).filter(([p, item]) => p.startsWith('/v1/') && Number(item.get?.['x-credits']) > 0 && !covered.has(p)).map(([p]) => p)
-  if (without.length) $('views-missing').textContent = `No view yet for ${without.join(', ')}: call them from "Try the API" below.`
 
   function summarize() {
     const on = panels.filter((p) => p.autoEnabled)

@@ -1,5 +1,7 @@
 import type { ExchangeId } from '../../domain/exchanges.js'
+import { LIQUIDATION_FEEDS, POSITIONING_FEEDS } from '../../domain/liquidations.js'
 import { builder } from '../builder.js'
+import { FeedInfoRef } from './liquidations.js'
 import type { MarketState } from '../../market/state.js'
 
 const ExchangeTypeEnum = builder.enumType('ExchangeType', { values: ['CEX', 'DEX'] as const })
@@ -25,6 +27,16 @@ builder.prismaObject('Exchange', {
       nullable: true,
       description: 'time of the newest market event seen from this exchange',
       resolve: (e, _a, ctx) => ctx.services.market.lastEventAt(e.id as ExchangeId) ?? e.lastEventAt?.getTime() ?? null,
+    }),
+    liquidations: t.field({
+      type: FeedInfoRef,
+      description: 'whether the venue publishes its liquidation orders, and from where (Hyperliquid publishes none; docs/methodology.md#liquidations)',
+      resolve: (e) => LIQUIDATION_FEEDS[e.id as ExchangeId],
+    }),
+    positioning: t.field({
+      type: FeedInfoRef,
+      description: 'whether the venue publishes long/short ratios, and from where (the DEXs publish none; docs/methodology.md#positioning)',
+      resolve: (e) => POSITIONING_FEEDS[e.id as ExchangeId],
     }),
   }),
 })

@@ -22,7 +22,7 @@ const CandleRef = builder.objectRef<Candle>('Candle').implement({
   }),
 })
 
-export type Ohlc = OhlcPayload & { start: number; end: number; asOf: number; missing: ExchangeNote[]; coverage: Coverage }
+export type Ohlc = OhlcPayload & { start: number; end: number; asOf: number; missing: ExchangeNote[]; coverage: Coverage; next: string | null }
 
 export const OhlcRef = builder.objectRef<Ohlc>('Ohlc').implement({
   description: 'Candles resampled from stored 1-minute trade aggregates (docs/methodology.md#ohlc)',
@@ -39,6 +39,7 @@ export const OhlcRef = builder.objectRef<Ohlc>('Ohlc').implement({
     candles: t.field({ type: [CandleRef], description: 'oldest first; buckets without trades are omitted', resolve: (o) => o.candles }),
     missing: t.field({ type: [ExchangeNoteRef], resolve: (o) => o.missing }),
     coverage: t.field({ type: CoverageRef, resolve: (o) => o.coverage }),
+    next: t.exposeString('next', { nullable: true, description: 'cursor of the next page (pass it as cursor with the same arguments); null on the last page. REST puts it in meta.next' }),
   }),
 })
 

@@ -1,5 +1,6 @@
 // /v1/structure/volume-profile and /v1/signals/liquidation-cascade: both read the coin's volume at price.
 import { type CascadePhase, type CascadeResult, type ExchangeLiquidation } from '../../analytics/liquidation-cascade.js'
+import type { VenueCalibration } from '../../analytics/liquidation-calibration.js'
 import type { TierTable } from '../../analytics/leverage-tiers.js'
 import { type VolumeProfile, type VolumeProfileLevel } from '../../analytics/volume-profile.js'
 import type { ExchangeNote } from '../../market/read/coverage.js'
@@ -73,7 +74,38 @@ interface CascadeVenue extends ExchangeLiquidation {
   estimatedLiquidationsUsd: number
   liquidationLevels: number
   tiers: TierTable
+  calibration: VenueCalibration
 }
+
+export const VenueCalibrationRef = builder.objectRef<VenueCalibration>('VenueCalibration').implement({
+  description: "How one venue's liquidation levels relate to the liquidations it published (docs/methodology.md#cascade-calibration)",
+  fields: (t) => ({
+    kind: t.exposeString('kind', { description: 'observed: levels scaled by observed / modelled liquidations over the build-up window; modelled: the model alone' }),
+    orders: t.exposeInt('orders', { description: 'liquidation orders the venue published in the window' }),
+    observedUsd: t.exposeFloat('observedUsd', { description: 'USD of those orders' }),
+    modelledUsd: t.exposeFloat('modelledUsd', { description: "USD of estimated positions the window's own price ranges liquidated" }),
+    factor: t.exposeFloat('factor', { description: 'what the levels were multiplied by (1 when modelled only; bounded to 0.1..10)' }),
+    reason: t.exposeString('reason'),
+  }),
+})
+
+interface CascadeCalibration {
+  kind: 'observed' | 'modelled'
+  exchanges: string[]
+  orders: number
+  window: { from: number; to: number }
+}
+
+const CascadeCalibrationRef = builder.objectRef<CascadeCalibration>('CascadeCalibration').implement({
+  description: 'Whether the levels are calibrated against observed liquidations or modelled only',
+  fields: (t) => ({
+    kind: t.exposeString('kind', { description: 'observed when at least one venue\'s levels are calibrated against its published liquidations, else modelled' }),
+    exchanges: t.exposeStringList('exchanges', { description: 'the venues whose levels are observed-calibrated' }),
+    orders: t.exposeInt('orders', { description: 'observed liquidation orders in the window, all selected venues' }),
+    from: t.field({ type: 'Timestamp', description: 'build-up window start (inclusive)', resolve: (c) => c.window.from }),
+    to: t.field({ type: 'Timestamp', description: 'build-up window end (exclusive)', resolve: (c) => c.window.to }),
+  }),
+})
 
 const CascadeVenueRef = builder.objectRef<CascadeVenue>('CascadeVenue').implement({
   description: 'One venue\'s part of a cascade: what it liquidated in total, its own liquidation map, and the leverage tiers that map used',
@@ -85,10 +117,11 @@ const CascadeVenueRef = builder.objectRef<CascadeVenue>('CascadeVenue').implemen
     tierSource: t.string({ description: 'live (fetched from the venue), recorded (a shipped copy of a real venue payload) or default (documented values)', resolve: (v) => v.tiers.source }),
     tierNote: t.string({ description: 'where the tier table comes from', resolve: (v) => v.tiers.note }),
     tiersAsOf: t.field({ type: 'Timestamp', nullable: true, description: 'when the tier table was fetched or recorded', resolve: (v) => v.tiers.asOf }),
+    calibration: t.field({ type: VenueCalibrationRef, resolve: (v) => v.calibration }),
   }),
 })
 
-export type CascadeOut = Omit<CascadeResult, 'byExchange'> & { coin: string; exchanges: string[]; byExchange: CascadeVenue[]; liquidationLevels: number; estimatedLiquidationsUsd: number; asOf: number; missing: ExchangeNote[]; coverage: Coverage }
+export type CascadeOut = Omit<CascadeResult, 'byExchange'> & { coin: string; exchanges: string[]; byExchange: CascadeVenue[]; liquidationLevels: number; estimatedLiquidationsUsd: number; asOf: number; calibration: CascadeCalibration; missing: ExchangeNote[]; coverage: Coverage }
 
 export const CascadeRef = builder.objectRef<CascadeOut>('LiquidationCascade').implement({
   description: 'Simulated liquidation cascade from the current price to a trigger price, from each venue\'s own liquidation map (docs/methodology.md#liquidation-cascade)',
@@ -109,6 +142,7 @@ export const CascadeRef = builder.objectRef<CascadeOut>('LiquidationCascade').im
     asOf: t.field({ type: 'Timestamp', resolve: (c) => c.asOf }),
     missing: t.field({ type: [ExchangeNoteRef], resolve: (c) => c.missing }),
     coverage: t.field({ type: CoverageRef, description: 'venues in the model: each venue\'s open-interest history (its positions) and fresh order book (the liquidity walked)', resolve: (c) => c.coverage }),
+    calibration: t.field({ type: CascadeCalibrationRef, description: 'observed-calibrated or modelled only (per venue in byExchange[].calibration)', resolve: (c) => c.calibration }),
   }),
 })
 

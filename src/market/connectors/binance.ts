@@ -8,6 +8,9 @@ import type { Kline } from '../bars.js'
 import { binanceKline } from './klines.js'
 import { parseIntervalHours, partsFromFundingRate, tickerEvent, type MarketRef } from './mapping.js'
 import { callRaw, setOption, skipCurrencies } from './ccxt-access.js'
+import { binanceForceOrder, watchLiquidationLoops } from './liquidations.js'
+import type { Supervisor } from './supervisor.js'
+import type { LiquidationEvent } from '../events.js'
 
 /** Deepest REST snapshot USD-M allows (spot allows 5000; 1000 already spans well over ±5 % on our coins). */
 const BOOK_LIMIT = 1000
@@ -33,6 +36,12 @@ export class BinanceConnector extends ExchangeConnector {
   /** fundingInfo: symbols with an adjusted interval; null until first read */
   private fundingIntervals: Map<string, number> | null = null
   private fundingIntervalsAt = -Infinity
+  protected override readonly publishesPositioning = true
+
+  /** `<symbol>@forceOrder` for every perp on one connection (watchLiquidationsForSymbols) */
+  protected override watchLiquidations(run: Supervisor, perps: MarketRef[], emit: (e: LiquidationEvent) => void): void {
+    watchLiquidationLoops(run, this.perp, perps, binanceForceOrder, emit)
+  }
 
   constructor(opts: ConnectorOptions) {
     super(opts)

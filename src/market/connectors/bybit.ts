@@ -6,6 +6,9 @@ import { ExchangeConnector } from './connector.js'
 import type { ConnectorOptions } from './connector-options.js'
 import { coinSize, num, partsFromFundingRate, tickerEvent, type BookDepth, type MarketRef } from './mapping.js'
 import { parseBybitRiskLimit, type FetchedTiers } from './tiers.js'
+import { bybitLiquidation, watchLiquidationLoops } from './liquidations.js'
+import type { Supervisor } from './supervisor.js'
+import type { LiquidationEvent } from '../events.js'
 
 /** orderbook.1000.<symbol>: the deepest public ws depth (CCXT accepts 1, 50, 200, 1000). */
 const BOOK_LIMIT = 1000
@@ -77,6 +80,12 @@ export class BybitConnector extends ExchangeConnector {
   private readonly ex: Exchange
   /** venue symbol -> the depth its book frames carry */
   private readonly streamDepth = new Map<string, number>()
+  protected override readonly publishesPositioning = true
+
+  /** `allLiquidation.{symbol}` per perp (CCXT watchLiquidations, method allLiquidation) */
+  protected override watchLiquidations(run: Supervisor, perps: MarketRef[], emit: (e: LiquidationEvent) => void): void {
+    watchLiquidationLoops(run, this.ex, perps, bybitLiquidation, emit)
+  }
 
   constructor(opts: ConnectorOptions) {
     super(opts)

@@ -21,6 +21,8 @@ export interface PollIntervals {
   fundingMs: number
   /** coarser/deeper book snapshots for the wide depth bands, where a venue serves them (default 15 s) */
   wideBookMs: number
+  /** long/short positioning ratios, where a venue publishes them (default 5 min, the venues' own period) */
+  positioningMs?: number
 }
 
 export const DEFAULT_POLL_INTERVALS: PollIntervals = { tickerMs: 5_000, openInterestMs: 30_000, fundingMs: 60_000, wideBookMs: 15_000 }
@@ -51,7 +53,7 @@ export interface ConnectorOptions {
   now?: () => number
 }
 
-export type StreamName = 'trades' | 'books' | 'tickers' | 'openInterest' | 'funding'
+export type StreamName = 'trades' | 'books' | 'tickers' | 'openInterest' | 'funding' | 'liquidations' | 'positioning'
 
 export interface ConnectorHealth {
   exchange: ExchangeId

@@ -3,7 +3,7 @@
 // Venue classes only say which CCXT instance/symbols/endpoints to use and how to read their payloads.
 import type { Exchange, FundingRateHistory, MarketInterface, Trade } from 'ccxt'
 import { findByBase } from './ccxt-access.js'
-import type { BookSnapshotEvent, EventSink, FundingEvent, MarketEvent, OpenInterestEvent, TickerEvent } from '../events.js'
+import type { BookSnapshotEvent, EventSink, FundingEvent, LiquidationEvent, MarketEvent, OpenInterestEvent, TickerEvent } from '../events.js'
 import { exchangeById, type ExchangeId, type MarketType } from '../../domain/exchanges.js'
 import type { WideBook } from '../../domain/books.js'
 import { sleep, type BackoffOptions } from './backoff.js'
@@ -21,6 +21,8 @@ import { klineFromOhlcv } from './klines.js'
 import { bookEvent, fundingEvents, marketRef, mergeParts, openInterestEvent, partsFromTicker, tickerEvent, tradeEvent, type BookDepth, type MarketRef } from './mapping.js'
 import { fetchWideBooks, type WideBookSource } from './wide-books.js'
 import { Supervisor } from './supervisor.js'
+import { TradeWatermark } from './trade-watermark.js'
+import { fetchPositioning } from './positioning.js'
 
 const noop = () => {}
 const SILENT: ConnectorLogger = { debug: noop, info: noop, warn: noop, error: noop }
@@ -49,7 +51,7 @@ export abstract class ExchangeConnector {
   private readonly lastBookAt = new Map<string, number>()
   /** the latest wide snapshots per symbol, attached to every book event */
   private readonly wideBooks = new Map<string, WideBook[]>()
-  private readonly tradeWatermark = new Map<string, { ts: number; ids: Set<string> }>()
+  private readonly tradeWatermark = new TradeWatermark()
   /** the current run's loops; null when not running */
   private run: Supervisor | null = null
   private stopping: Promise<void> | null = null
@@ -119,6 +121,10 @@ export abstract class ExchangeConnector {
   protected fundingHistoryQuery(_ref: MarketRef): { since?: number; limit?: number; params?: Record<string, unknown> } {
     return { limit: 10 }
   }
+  /** the venue's liquidation feed loops (liquidations.ts); none by default (Hyperliquid publishes none) */
+  protected watchLiquidations(_run: Supervisor, _perps: MarketRef[], _emit: (e: LiquidationEvent) => void): void {}
+  /** a trade that is itself a liquidation (dYdX LIQUIDATED) as a liquidation event */ protected liquidationOfTrade: (ref: MarketRef, t: Trade) => LiquidationEvent | null = () => null
+  protected readonly publishesPositioning: boolean = false // the venue publishes long/short ratios (positioning.ts)
 
   // ---- public API ------------------------------------------------------------------------------
 
@@ -266,6 +272,9 @@ export abstract class ExchangeConnector {
     if (this.refs.length > 0 && on('tickers')) poll('tickers', () => this.pollTickers(this.refs, oiInTickers && on('openInterest') ? perps : []), this.intervals.tickerMs)
     if (perps.length > 0 && on('openInterest') && !oiInTickers) poll('open-interest', () => this.pollOpenInterest(perps), this.intervals.openInterestMs)
     if (perps.length > 0 && on('funding')) poll('funding', () => this.pollFunding(perps), this.intervals.fundingMs)
+    if (perps.length > 0 && on('liquidations')) this.watchLiquidations(run, perps, (e) => this.emit(e))
+    const positioning = async () => (await Promise.all(perps.map((r) => fetchPositioning(this.exchangeFor('perp')!, r)))).flat()
+    if (perps.length > 0 && on('positioning') && this.publishesPositioning) poll('positioning', positioning, this.intervals.positioningMs ?? 300_000)
   }
 
   protected emit(event: MarketEvent | null): void {
@@ -285,10 +294,11 @@ export abstract class ExchangeConnector {
 
   private async watchTradesOnce(run: Supervisor, ex: Exchange, ref: MarketRef): Promise<void> {
     const trades = await run.abortable(ex.watchTrades(ref.symbol))
-    for (const t of trades) this.emitTrade(ref, tradeEvent(ref, t))
+    for (const t of trades) this.emitTrade(ref, tradeEvent(ref, t), t)
   }
 
-  private emitTrade(ref: MarketRef, e: ReturnType<typeof tradeEvent>): void {
+  private emitTrade(ref: MarketRef, e: ReturnType<typeof tradeEvent>, t: Trade): void {
+    this.emit(this.liquidationOfTrade(ref, t))
     if (!e) return
     this.lastTradePrice.set(ref.symbol, e.price)
     this.emit(e)
@@ -313,18 +323,8 @@ export abstract class ExchangeConnector {
   /** REST fallback for an injected instance without ccxt.pro watchers (books too) */
   private async pollTradesOnce(run: Supervisor, ex: Exchange, ref: MarketRef): Promise<void> {
     const trades = await run.abortable(this.fetchRecentTrades(ex, ref))
-    const mark = this.tradeWatermark.get(ref.symbol) ?? { ts: -Infinity, ids: new Set<string>() }
-    const events = trades.map((t) => tradeEvent(ref, t)).filter((e) => e !== null).sort((a, b) => a.ts - b.ts)
-    for (const e of events) {
-      if (e.ts < mark.ts || (e.ts === mark.ts && mark.ids.has(e.id))) continue
-      if (e.ts > mark.ts) {
-        mark.ts = e.ts
-        mark.ids = new Set()
-      }
-      mark.ids.add(e.id)
-      this.emitTrade(ref, e)
-    }
-    this.tradeWatermark.set(ref.symbol, mark)
+    const events = trades.flatMap((t) => [{ e: tradeEvent(ref, t), t }]).filter((x) => x.e !== null)
+    for (const { e, t } of this.tradeWatermark.fresh(ref.symbol, events, (x) => x.e!)) this.emitTrade(ref, e, t)
   }
 
   private async pollBookOnce(run: Supervisor, ex: Exchange, ref: MarketRef): Promise<void> {

@@ -12,6 +12,7 @@ import { nextFundingOnGrid, num, tickerEvent, type BookDepth, type MarketRef, ty
 /** levels per side of the indexer's book snapshot (comlink config API_ORDERBOOK_LEVELS_PER_SIDE_LIMIT, default 100) */
 const DYDX_BOOK_LEVELS = 100
 import { parseDydxMarginFractions, type FetchedTiers } from './tiers.js'
+import { dydxLiquidationOfTrade } from './liquidations.js'
 
 /** dYdX v4 settles funding every hour; `nextFundingRate` is the predicted 1-hour rate. */
 const DYDX_FUNDING_INTERVAL_HOURS = 1
@@ -129,6 +130,8 @@ export function installDydxWsFixes(ex: Exchange): void {
 export class DydxConnector extends ExchangeConnector {
   readonly exchange = 'dydx' as const
   private readonly ex: Exchange
+  /** v4_trades of type LIQUIDATED are the venue's liquidations */
+  protected override liquidationOfTrade = dydxLiquidationOfTrade
 
   constructor(opts: ConnectorOptions) {
     super(opts)

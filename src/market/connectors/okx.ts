@@ -9,6 +9,9 @@ import type { ConnectorOptions } from './connector-options.js'
 import { mergeParts, num, partsFromFundingRate, partsFromTicker, tickerEvent, type MarketRef, type TickerParts } from './mapping.js'
 import type { WideBookSource } from './wide-books.js'
 import { parseOkxPositionTiers, type FetchedTiers } from './tiers.js'
+import { okxLiquidationOrders, watchLiquidationLoops } from './liquidations.js'
+import type { Supervisor } from './supervisor.js'
+import type { LiquidationEvent } from '../events.js'
 
 /** The `books` channel and GET /market/books both stop at 400 levels per side. */
 const BOOK_LIMIT = 400
@@ -112,6 +115,13 @@ export function installOkxChecksum(ex: Exchange): void {
 export class OkxConnector extends ExchangeConnector {
   readonly exchange = 'okx' as const
   private readonly ex: Exchange
+
+  protected override readonly publishesPositioning = true
+
+  /** the `liquidation-orders` channel (instType SWAP), filtered to the followed perps */
+  protected override watchLiquidations(run: Supervisor, perps: MarketRef[], emit: (e: LiquidationEvent) => void): void {
+    watchLiquidationLoops(run, this.ex, perps, okxLiquidationOrders, emit)
+  }
 
   constructor(opts: ConnectorOptions) {
     super(opts)

@@ -2,10 +2,10 @@
 // load CCXT (a large library only live connectors need).
 import { EXCHANGE_IDS, type ExchangeId } from '../../domain/exchanges.js'
 
-export type MarketSource = { kind: 'simulator' } | { kind: 'live'; exchanges: ExchangeId[] } | { kind: 'replay'; file: string }
+export type MarketSource = { kind: 'none' } | { kind: 'simulator' } | { kind: 'live'; exchanges: ExchangeId[] } | { kind: 'replay'; file: string }
 
 export class MarketSourceError extends Error {
-  readonly allowed = ['simulator', 'live', 'replay:<file>', ...EXCHANGE_IDS]
+  readonly allowed = ['simulator', 'live', 'none', 'replay:<file>', ...EXCHANGE_IDS]
 }
 
 const REPLAY_PREFIX = /^\s*replay:/i
@@ -15,7 +15,8 @@ const REPLAY_PREFIX = /^\s*replay:/i
  * of exchange ids ("binance,okx") -> those. Case-insensitive, whitespace ignored, duplicates collapse, order kept
  * (exchange ids order for "live"). "simulator" cannot be mixed with exchanges; an unknown name is an error.
  * "replay:<file>" plays a recording (docs/recordings.md); the path is taken as written (only the prefix is
- * case-insensitive) and cannot be combined with anything else.
+ * case-insensitive) and cannot be combined with anything else. "none" runs no source: the process serves what the
+ * store (and, with NATS_URL, the bus) holds.
  */
 export function parseMarketSource(value: string | undefined | null): MarketSource {
   if (value && REPLAY_PREFIX.test(value)) {
@@ -28,9 +29,13 @@ export function parseMarketSource(value: string | undefined | null): MarketSourc
     .map((s) => s.trim().toLowerCase())
     .filter(Boolean)
   if (names.length === 0) return { kind: 'simulator' }
+  if (names.includes('none')) {
+    if (names.length > 1) throw new MarketSourceError('MARKET_SOURCE: "none" cannot be combined with other sources')
+    return { kind: 'none' }
+  }
   const unknown = names.filter((n) => n !== 'simulator' && n !== 'live' && !(EXCHANGE_IDS as readonly string[]).includes(n))
   if (unknown.length > 0) {
-    throw new MarketSourceError(`MARKET_SOURCE: unknown source ${unknown.map((u) => `"${u}"`).join(', ')}; use simulator, live, or a comma-separated list of ${EXCHANGE_IDS.join(', ')}`)
+    throw new MarketSourceError(`MARKET_SOURCE: unknown source ${unknown.map((u) => `"${u}"`).join(', ')}; use simulator, live, none, or a comma-separated list of ${EXCHANGE_IDS.join(', ')}`)
   }
   if (names.includes('simulator')) {
     if (names.some((n) => n !== 'simulator')) throw new MarketSourceError('MARKET_SOURCE: "simulator" cannot be combined with live exchanges')

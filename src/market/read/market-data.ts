@@ -10,6 +10,7 @@ import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../domain/time.js'
 import { EXCHANGE_IDS, type ExchangeId, type MarketType } from '../../domain/exchanges.js'
 import type { MarketState } from '../state.js'
 import type { MarketSample } from '../store/samples.js'
+import { cacheOf, type VersionedCache } from './versioned-cache.js'
 
 const groupBy = <T extends { coin: string }>(coins: readonly string[], rows: readonly T[]): T[][] => {
   const by = new Map<string, T[]>(coins.map((c) => [c, []]))
@@ -33,15 +34,44 @@ export function liveSamples(market: MarketState, coins: ReadonlySet<string>): Ma
   return out
 }
 
-/** perp samples of the funding statistics window (7 days) plus the live values */
+/**
+ * Stored perp samples of [from, now) per coin: from the hot series when it mirrors the window (its minute grid holds
+ * every one-minute slot; the hour grid holds each hour's latest sample, enough where only that one counts), else
+ * from the store. The series holds every sample column these reads use.
+ */
+async function storedSamples(market: MarketState, coins: readonly string[], from: number, now: number, grid: 'minutes' | 'hours'): Promise<MarketSample[]> {
+  const g = market.series[grid]
+  if (!g.covers(from, now)) return market.reader.samples(coins, 'perp', from, now)
+  // the store reads whole minutes, [ceil(from), ceil(now)): the same rows for every call within a minute, until the series moves
+  const lo = Math.ceil(from / MINUTE_MS) * MINUTE_MS
+  const hi = Math.ceil(now / MINUTE_MS) * MINUTE_MS
+  const key = `${grid}|${coins.join(',')}|${lo}|${hi}`
+  return cacheOf(seriesRows, market, { maxEntries: 8 }).get(key, market.series.version, () => seriesSamples(g, coins, lo, hi, from, now))
+}
+
+const seriesRows = new WeakMap<object, VersionedCache<MarketSample[]>>()
+
+function seriesSamples(g: MarketState['series']['hours'], coins: readonly string[], lo: number, hi: number, from: number, now: number): MarketSample[] {
+  const out: MarketSample[] = []
+  for (const coin of coins)
+    for (const c of g.perpSamples(coin, from, now))
+      if (c.ts < hi && c.ts >= lo)
+        out.push({
+          exchange: c.exchange, coin, marketType: 'perp', ts: c.ts, markPrice: c.mark, indexPrice: null, lastPrice: null,
+          fundingRate: c.rate, fundingIntervalHours: c.interval, nextFundingTime: null, openInterest: c.oi,
+        })
+  return out
+}
+
+/** perp samples of the funding statistics window (7 days; each hour's latest is what the statistics use) plus the live values */
 export async function fundingSamples(market: MarketState, coins: readonly string[], now: number): Promise<FundingSample[][]> {
-  const stored = await market.reader.samples(coins, 'perp', now - 7 * DAY_MS - HOUR_MS, now)
+  const stored = await storedSamples(market, coins, now - 7 * DAY_MS - HOUR_MS, now, 'hours')
   return groupBy(coins, [...stored, ...liveSamples(market, new Set(coins))])
 }
 
 /** perp samples of the last 24 h (+ tolerance) plus the live values (OI changes; the spread's per-minute marks) */
 export async function oiSamples(market: MarketState, coins: readonly string[], now: number): Promise<OiSample[][]> {
-  const stored = await market.reader.samples(coins, 'perp', now - DAY_MS - 10 * MINUTE_MS, now)
+  const stored = await storedSamples(market, coins, now - DAY_MS - 10 * MINUTE_MS, now, 'minutes')
   return groupBy(coins, [...stored, ...liveSamples(market, new Set(coins))])
 }
 

@@ -2,11 +2,11 @@
 // memoized per series version: a model over weeks of history runs once per data refresh, not per request.
 import { chainLink } from '../../analytics/chain-link.js'
 import { computeDivergence, divergenceLookbackMinutes, type CoinDivergence, type DivergenceMinute } from '../../analytics/divergence.js'
-import { positionClasses, tiersInUsd, type TierTable } from '../../analytics/leverage-tiers.js'
-import { estimateLiquidationLevels, type LiquidationLevel, type OiBuildUpPoint } from '../../analytics/liquidation-map.js'
-import { classifyRegime, REGIME_HISTORY_HOURS, REGIME_WINDOW_HOURS, type RegimeResult } from '../../analytics/regime.js'
+import { positionClasses, tiersInUsd, type PositionClass, type TierTable } from '../../analytics/leverage-tiers.js'
+import { estimateLiquidationMap, type LiquidationLevel, type OiBuildUpPoint } from '../../analytics/liquidation-map.js'
+import { classifyRegime, REGIME_HISTORY_HOURS, REGIME_WINDOW_HOURS, type RegimeHour, type RegimeResult } from '../../analytics/regime.js'
 import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../../domain/time.js'
-import type { ExchangeId } from '../../domain/exchanges.js'
+import { EXCHANGE_IDS, type ExchangeId } from '../../domain/exchanges.js'
 import type { CoinPoint } from '../series.js'
 import type { MarketState } from '../state.js'
 import { liveSamples } from './market-data.js'
@@ -55,23 +55,67 @@ export function coinDivergence(market: MarketState, coin: string, now: number): 
   return memoized(market, `divergence:${coin}`, floorTo(now, MINUTE_MS), () => computeDivergence(coin, divergenceMinutes(market, coin, now)))
 }
 
+/** the hourly inputs of the regime classifier in [from, to), oldest first (OI chain-linked over the same venues) */
+function regimeHours(market: MarketState, coin: string, from: number, to: number): RegimeHour[] {
+  const points = market.series.hours.points(coin, from, to)
+  const linked = chainLink(points.map((p) => p.venues))
+  return points.flatMap((p, i) =>
+    p.close === null ? [] : [{ ts: p.ts, close: p.close, openInterest: linked[i]!.oi, exchanges: p.perpExchanges, oiExchanges: linked[i]!.oiExchanges }],
+  )
+}
+
+/** hours of history one classification reads, ending at the hour it is made */
+const REGIME_SPAN_MS = (REGIME_HISTORY_HOURS + REGIME_WINDOW_HOURS + 1) * HOUR_MS
+
 export function coinRegime(market: MarketState, coin: string, now: number): RegimeResult {
   return memoized(market, `regime:${coin}`, floorTo(now, HOUR_MS), () => {
     const to = floorTo(now, HOUR_MS)
-    const points = market.series.hours.points(coin, to - (REGIME_HISTORY_HOURS + REGIME_WINDOW_HOURS + 1) * HOUR_MS, to)
-    const linked = chainLink(points.map((p) => p.venues))
-    const hours = points.flatMap((p, i) =>
-      p.close === null ? [] : [{ ts: p.ts, close: p.close, openInterest: linked[i]!.oi, exchanges: p.perpExchanges, oiExchanges: linked[i]!.oiExchanges }],
-    )
-    return classifyRegime(coin, hours)
+    return classifyRegime(coin, regimeHours(market, coin, to - REGIME_SPAN_MS, to))
+  })
+}
+
+export interface RegimePoint extends RegimeResult {
+  /** interval start */
+  ts: number
+  /** the classification is made on the complete hours before this: the interval's end, or the current hour */
+  asOf: number
+}
+
+/**
+ * The regime at each interval start given: classified on the complete hours before the interval's end (the current
+ * hour for an interval in progress), as coinRegime classifies now. An interval without an hourly close is absent.
+ */
+export function regimeHistory(market: MarketState, coin: string, slots: readonly number[], intervalMs: number, now: number): RegimePoint[] {
+  if (!slots.length) return []
+  const current = floorTo(now, HOUR_MS)
+  return memoized(market, `regime-history:${coin}:${intervalMs}:${slots[0]}:${slots.length}`, current, () => {
+    const last = Math.min(slots.at(-1)! + intervalMs, current)
+    const hours = regimeHours(market, coin, slots[0]! - REGIME_SPAN_MS, last)
+    const out: RegimePoint[] = []
+    let lo = 0
+    let hi = 0
+    for (const ts of slots) {
+      const asOf = Math.min(ts + intervalMs, current)
+      if (asOf <= ts) continue
+      while (hi < hours.length && hours[hi]!.ts < asOf) hi++
+      while (lo < hi && hours[lo]!.ts < asOf - REGIME_SPAN_MS) lo++
+      if (!hours.slice(lo, hi).some((h) => h.ts >= ts)) continue
+      out.push({ ts, asOf, ...classifyRegime(coin, hours.slice(lo, hi)) })
+    }
+    return out
   })
 }
 
 /** one venue's hourly OI build-up of the last week: where its positions were opened, for its liquidation map */
 function oiBuildUp(market: MarketState, coin: string, now: number, exchange: ExchangeId): OiBuildUpPoint[] {
   const to = floorTo(now, HOUR_MS) + HOUR_MS
-  const points = market.series.hours.points(coin, to - (CASCADE_OI_HOURS + 1) * HOUR_MS, to, exchange)
-  const out: OiBuildUpPoint[] = []
+  return hourlyBuildUp(market, coin, exchange, to - CASCADE_OI_HOURS * HOUR_MS, to).map((p) => p.point)
+}
+
+/** one venue's hourly OI build-up over the hours starting in [from, to), each with its hour (the heatmap's input) */
+export function hourlyBuildUp(market: MarketState, coin: string, exchange: ExchangeId, from: number, to: number): { ts: number; point: OiBuildUpPoint }[] {
+  const points = market.series.hours.points(coin, from - HOUR_MS, to, exchange)
+  const out: { ts: number; point: OiBuildUpPoint }[] = []
   for (let i = 1; i < points.length; i++) {
     const p = points[i]!
     const prev = points[i - 1]!
@@ -79,9 +123,15 @@ function oiBuildUp(market: MarketState, coin: string, now: number, exchange: Exc
     const oi = p.venues.oi[exchange]
     const before = prev.venues.oi[exchange]
     if (price === null || oi === undefined || before === undefined) continue
-    out.push({ price, oiChangeCoins: oi - before, openInterestCoins: before, buyVolume: p.perpBuy, sellVolume: p.perpSell, low: p.low ?? price, high: p.high ?? price })
+    out.push({ ts: p.ts, point: { price, oiChangeCoins: oi - before, openInterestCoins: before, buyVolume: p.perpBuy, sellVolume: p.perpSell, low: p.low ?? price, high: p.high ?? price } })
   }
   return out
+}
+
+/** the position classes of a venue's tier table, coin-sized tiers converted at `price` */
+export function venueClasses(market: MarketState, coin: string, exchange: ExchangeId, now: number, price: number | undefined): { tiers: TierTable; classes: PositionClass[] } {
+  const tiers = market.tiers.get(exchange, coin, now)
+  return { tiers, classes: positionClasses(price ? tiersInUsd(tiers, price) : tiers.unit === 'usd' ? tiers.tiers : []) }
 }
 
 /** one venue's liquidation map and what it was built from */
@@ -93,6 +143,9 @@ export interface VenueLiquidationMap {
   tiers: TierTable
   /** hours of build-up the map was estimated from */
   hours: number
+  /** USD of estimated positions the build-up's own ranges liquidated, and the window they were in [from, to) */
+  sweptUsd: number
+  window: { from: number; to: number }
 }
 
 /** a venue's liquidation map from its own OI build-up and its own tier table, once per data refresh and hour */
@@ -104,21 +157,44 @@ export function venueLiquidationMap(market: MarketState, coin: string, exchange:
     // coin-sized tiers (OKX) are converted at the latest build-up price: stable within the hour, unlike the mark
     const price = series.at(-1)?.price
     const classes = positionClasses(price ? tiersInUsd(tiers, price) : tiers.unit === 'usd' ? tiers.tiers : [])
-    const levels = estimateLiquidationLevels(series, { classes }).map((l) => ({ ...l, exchange }))
-    return { exchange, levels, estimatedUsd: levels.reduce((s, l) => s + l.notionalUsd, 0), tiers, hours: series.length }
+    const map = estimateLiquidationMap(series, { classes })
+    const levels = map.levels.map((l) => ({ ...l, exchange }))
+    const to = floorTo(now, HOUR_MS) + HOUR_MS
+    return { exchange, levels, estimatedUsd: levels.reduce((s, l) => s + l.notionalUsd, 0), tiers, hours: series.length, sweptUsd: map.sweptUsd, window: { from: to - CASCADE_OI_HOURS * HOUR_MS, to } }
   })
 }
 
 /** the latest composite perp close and its change from the close 24 h before that one (same minute of day) */
 export function priceChange24h(market: MarketState, coin: string, now: number): { price: number | null; changePct: number | null } {
+  const { price, changes } = priceChanges(market, coin, now, [24 * HOUR_MS])
+  return { price, changePct: changes[0]! }
+}
+
+/**
+ * The latest composite perp close (of the last 30 minutes) and, per horizon, its change from the latest close at or
+ * before the same minute one horizon earlier (within 30 minutes of it): the overview's and the snapshot's changes.
+ */
+export function priceChanges(market: MarketState, coin: string, now: number, horizonsMs: readonly number[]): { price: number | null; ts: number | null; changes: (number | null)[] } {
   const to = floorTo(now, MINUTE_MS)
-  const latest = market.series.minutes.points(coin, to - 30 * MINUTE_MS, to + MINUTE_MS).filter((p) => p.close !== null).at(-1)
-  if (!latest) return { price: null, changePct: null }
-  const ref = market.series.minutes
-    .points(coin, latest.ts - 24 * HOUR_MS - 30 * MINUTE_MS, latest.ts - 24 * HOUR_MS + MINUTE_MS)
-    .filter((p) => p.close !== null)
-    .at(-1)?.close
-  return { price: latest.close, changePct: ref ? ((latest.close! - ref) / ref) * 100 : null }
+  const closeAt = (t: number) => market.series.minutes.points(coin, t - 30 * MINUTE_MS, t + MINUTE_MS).filter((p) => p.close !== null).at(-1)
+  const latest = closeAt(to)
+  if (!latest) return { price: null, ts: null, changes: horizonsMs.map(() => null) }
+  return {
+    price: latest.close,
+    ts: latest.ts,
+    changes: horizonsMs.map((h) => {
+      const ref = closeAt(latest.ts - h)?.close
+      return ref ? ((latest.close! - ref) / ref) * 100 : null
+    }),
+  }
+}
+
+/** Σ quote volume (USD: USDT and USDC count as USD) of the coin's perp minute candles in [from, to), and the venues in it */
+export function perpQuoteVolume(market: MarketState, coin: string, from: number, to: number): { usd: number | null; exchanges: ExchangeId[]; bars: { exchange: ExchangeId; ts: number }[] } {
+  const bars = market.series.minutes.marketBars(coin, 'perp', from, to)
+  let usd = 0
+  for (const b of bars) usd += b.quoteVolume
+  return { usd: bars.length ? usd : null, exchanges: EXCHANGE_IDS.filter((e) => bars.some((b) => b.exchange === e)), bars }
 }
 
 /**

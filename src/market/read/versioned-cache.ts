@@ -12,6 +12,10 @@ export interface CacheOptions {
    * (stale-while-revalidate); older, the caller waits for the new value
    */
   serveStaleMs?: number
+  /** with serveStaleMs: whether an entry of an older data version is also served while the new one is computed (default true; false: only one outdated by age) */
+  staleAcrossVersions?: boolean
+  /** run a background recomputation on the next turn of the event loop, not within the call that found the entry outdated */
+  deferRefresh?: boolean
   /** the clock for refreshMs and serveStaleMs */
   clock?: () => number
 }
@@ -24,8 +28,8 @@ interface Entry<T> {
 
 export class VersionedCache<T> {
   private readonly entries = new Map<string, Entry<T>>()
-  /** background recomputations (serveStaleMs) under way, by key */
-  private readonly refreshing = new Map<string, T>()
+  /** background recomputations under way, by key (value null: scheduled for the next turn of the event loop) */
+  private readonly refreshing = new Map<string, { version: string | number; value: T | null }>()
 
   constructor(private readonly opts: CacheOptions = {}) {}
 
@@ -33,14 +37,45 @@ export class VersionedCache<T> {
   get(key: string, version: string | number, compute: () => T): T {
     const now = this.opts.clock?.() ?? 0
     const hit = this.entries.get(key)
-    const upToDate = hit !== undefined && hit.version === version && (this.opts.refreshMs === undefined || now - hit.at <= this.opts.refreshMs)
-    if (upToDate) return hit.value
-    if (hit && this.opts.serveStaleMs !== undefined && now - hit.at <= this.opts.serveStaleMs) {
-      if (!this.refreshing.has(key)) this.compute(key, version, now, compute, true)
+    if (hit !== undefined && hit.version === version && !this.outdated(hit, now)) return hit.value
+    const stalePermitted = hit !== undefined && (hit.version === version || this.opts.staleAcrossVersions !== false)
+    if (hit && stalePermitted && this.opts.serveStaleMs !== undefined && now >= hit.at && now - hit.at <= this.opts.serveStaleMs) {
+      if (!this.refreshing.has(key)) this.refresh(key, version, now, compute)
       return hit.value
     }
-    // too old to serve: wait for the background recomputation if one is under way, else compute now
-    return this.refreshing.get(key) ?? this.compute(key, version, now, compute, false)
+    // too old to serve: wait for the background recomputation of this version if one is under way, else compute now
+    const running = this.refreshing.get(key)
+    return running && running.version === version && running.value !== null ? running.value : this.compute(key, version, now, compute, false)
+  }
+
+  private outdated(e: Entry<T>, now = this.opts.clock?.() ?? 0): boolean {
+    // a clock set back (tests) outdates as well
+    return this.opts.refreshMs !== undefined && (now - e.at > this.opts.refreshMs || now < e.at)
+  }
+
+  private refresh(key: string, version: string | number, now: number, compute: () => T): void {
+    if (!this.opts.deferRefresh) {
+      this.compute(key, version, now, compute, true)
+      return
+    }
+    const pending = { version, value: null }
+    this.refreshing.set(key, pending)
+    setImmediate(() => {
+      if (this.refreshing.get(key) !== pending) return
+      this.refreshing.delete(key)
+      if (this.entries.get(key)?.version === version && !this.outdated(this.entries.get(key)!)) return
+      this.compute(key, version, this.opts.clock?.() ?? now, compute, true)
+    })
+  }
+
+  /**
+   * Compute the value for `key` at `version` now, in the background (the current entry stays served meanwhile), unless
+   * the entry is of that version and not outdated, or a computation is under way: a precomputation when the data moved.
+   */
+  prime(key: string, version: string | number, compute: () => T): void {
+    const hit = this.entries.get(key)
+    if ((hit && hit.version === version && !this.outdated(hit)) || this.refreshing.has(key)) return
+    this.compute(key, version, this.opts.clock?.() ?? 0, compute, true)
   }
 
   private compute(key: string, version: string | number, now: number, compute: () => T, background: boolean): T {
@@ -51,16 +86,17 @@ export class VersionedCache<T> {
     }
     // a computation in the foreground is the entry at once (concurrent callers of the same version share it); one in
     // the background replaces the entry only once it is there, and the clock then says when it was computed
-    if (background) this.refreshing.set(key, value)
+    const running = { version, value }
+    if (background) this.refreshing.set(key, running)
     else this.put(key, { version, at: now, value })
     value.then(
       () => {
-        if (!background) return
+        if (!background || this.refreshing.get(key) !== running) return
         this.refreshing.delete(key)
         this.put(key, { version, at: this.opts.clock?.() ?? now, value })
       },
       () => {
-        if (background) this.refreshing.delete(key)
+        if (background && this.refreshing.get(key) === running) this.refreshing.delete(key)
         if (this.entries.get(key)?.value === value) this.entries.delete(key)
       },
     )

@@ -3,7 +3,8 @@
 // ticker and open interest at the minute's last millisecond. A minute is a function of (seed, market, minute) only.
 import { flatMinuteBar, type BarSink, type MinuteBar } from '../bars.js'
 import { MINUTE_MS } from '../../domain/time.js'
-import type { EventSink, TradeEvent } from '../events.js'
+import type { EventSink, MarketEvent, TradeEvent } from '../events.js'
+import { sideEventsOfMinute } from './liquidations.js'
 import { Rng } from './rng.js'
 import { bookSnapshot } from './book.js'
 import { fundingBoundary, newFundingAcc } from './funding.js'
@@ -36,6 +37,8 @@ export class HistoryGenerator {
   private readonly tradeRng = new Rng()
   private readonly barRng = new Rng()
   private readonly bookRng = new Rng()
+  private readonly liqRng = new Rng()
+  private readonly side: MarketEvent[] = []
   private readonly plan = newPlan()
   private readonly trades: TradeEvent[] = []
   /** per market: the close of the minute before the one being generated, and that minute */
@@ -84,6 +87,13 @@ export class HistoryGenerator {
         trades += bar.trades
         this.lastClose[mk.index] = bar.close
         this.lastCloseMinute[mk.index] = m
+        if (mk.isPerp) {
+          // liquidations and positioning (liquidations.ts); a quiet minute's look back may have moved the hour caches
+          this.side.length = 0
+          sideEventsOfMinute(path, mk, m, path.prepare(m, mk), this.liqRng, this.side)
+          for (const e of this.side) sink.emit(e)
+          events += this.side.length
+        }
         if ((m + MINUTE_MS) % sampleEveryMs !== 0) continue
         // a quiet minute's look back may have moved the hour caches
         path.prepare(m, mk)

@@ -2,7 +2,8 @@
 // tickers, book snapshots and open interest on clock-aligned grids and funding settlements. Output depends only on
 // the start and the clock, never on how often pump() is called.
 import { MINUTE_MS, floorTo } from '../../domain/time.js'
-import type { EventSink, TradeEvent } from '../events.js'
+import type { EventSink, MarketEvent, TradeEvent } from '../events.js'
+import { sideEventsOfMinute } from './liquidations.js'
 import { Rng } from './rng.js'
 import { bookSnapshot } from './book.js'
 import { fundingBoundary, newFundingAcc, type FundingAcc } from './funding.js'
@@ -35,6 +36,10 @@ export class LiveFeed {
   private readonly planRng = new Rng()
   private readonly tradeRng = new Rng()
   private readonly bookRng = new Rng()
+  private readonly liqRng = new Rng()
+  /** per market: the minute's liquidations and positioning samples (liquidations.ts), and how many were emitted */
+  private readonly side: MarketEvent[][]
+  private readonly sidePtr: Int32Array
   private readonly plan = newPlan()
 
   constructor(
@@ -50,6 +55,8 @@ export class LiveFeed {
     this.trades = markets.map(() => [])
     this.mids = markets.map(() => [])
     this.ptr = new Int32Array(n)
+    this.side = markets.map(() => [])
+    this.sidePtr = new Int32Array(n)
     this.lastPrice = new Float64Array(n)
     this.lastMid = new Float64Array(n)
     this.lastMidTs = new Float64Array(n).fill(-Infinity)
@@ -124,6 +131,10 @@ export class LiveFeed {
         }
         emitTradesBefore(end)
         this.ptr[k] = p
+        const side = this.side[k]!
+        let q = this.sidePtr[k]!
+        for (; q < side.length && side[q]!.ts < end; q++, count++) sink.emit(side[q]!)
+        this.sidePtr[k] = q
       }
       this.emittedTo = end
     }
@@ -155,6 +166,10 @@ export class LiveFeed {
       this.trades[mk.index] = first ? trades.slice(first) : trades
       this.mids[mk.index] = first ? mids.slice(first) : mids
       this.ptr[mk.index] = 0
+      const side: MarketEvent[] = []
+      sideEventsOfMinute(path, mk, m, path.prepare(m, mk), this.liqRng, side)
+      this.side[mk.index] = side.filter((e) => e.ts >= this.start)
+      this.sidePtr[mk.index] = 0
     }
     this.minute = m
     return count

@@ -49,7 +49,7 @@ describe('binance markets (instruments.json, ccxt_markets.json)', () => {
   it('loads USD-M markets from the recorded /fapi/v1/exchangeInfo through the connector', async () => {
     const ex = new ccxt.pro.binanceusdm()
     const requests = offlineHttp(ex, [['/fapi/v1/exchangeInfo', fixtureText('binance/instruments.json')]])
-    const c = connector({ coins: ['btc', 'ETH', 'SOL', 'DOGE'], sink: new RecordingSink(), ccxtExchange: ex, marketTypes: ['perp'], streams: { trades: false, books: false, tickers: false, openInterest: false, funding: false } })
+    const c = connector({ coins: ['btc', 'ETH', 'SOL', 'DOGE'], sink: new RecordingSink(), ccxtExchange: ex, marketTypes: ['perp'], streams: { liquidations: false, positioning: false, trades: false, books: false, tickers: false, openInterest: false, funding: false } })
     await c.start()
     expect(requests.map((r) => new URL(r.url).pathname)).toEqual(['/fapi/v1/exchangeInfo'])
     // DOGE is not in the selected instruments: skipped
@@ -87,7 +87,7 @@ describe('binance tickers, open interest, funding (premium_index_all.json, premi
       ['/fapi/v1/fundingRate', DOCS_EXAMPLE_FUNDING_HISTORY],
     ])
     const sink = new RecordingSink()
-    const c = connector({ coins: ['BTC', 'ETH', 'SOL'], sink, ccxtExchange: ex, marketTypes: ['perp'], streams: { trades: false, books: false, openInterest: false, funding: false } })
+    const c = connector({ coins: ['BTC', 'ETH', 'SOL'], sink, ccxtExchange: ex, marketTypes: ['perp'], streams: { liquidations: false, positioning: false, trades: false, books: false, openInterest: false, funding: false } })
     await c.start()
     await waitFor(() => sink.of('ticker').length >= 3)
     expect(requests.filter((r) => r.url.includes('premiumIndex')).length).toBeGreaterThanOrEqual(1)
@@ -120,7 +120,7 @@ describe('binance tickers, open interest, funding (premium_index_all.json, premi
       ['/fapi/v1/fundingInfo', DOCS_EXAMPLE_FUNDING_INFO],
     ])
     const sink = new RecordingSink()
-    const c = connector({ coins: ['BTC', 'BLZ'], sink, ccxtExchange: ex, marketTypes: ['perp'], streams: { trades: false, books: false, openInterest: false, funding: false } })
+    const c = connector({ coins: ['BTC', 'BLZ'], sink, ccxtExchange: ex, marketTypes: ['perp'], streams: { liquidations: false, positioning: false, trades: false, books: false, openInterest: false, funding: false } })
     await c.start()
     await waitFor(() => sink.of('ticker').length >= 2)
     expect(requests.some((r) => r.url.includes('/fapi/v1/fundingInfo'))).toBe(true)
@@ -143,7 +143,7 @@ describe('binance tickers, open interest, funding (premium_index_all.json, premi
       ['/fapi/v1/fundingRate?symbol=BTCUSDT', DOCS_EXAMPLE_FUNDING_HISTORY],
     ])
     const sink = new RecordingSink()
-    const c = connector({ coins: ['BTC'], sink, ccxtExchange: ex, marketTypes: ['perp'], streams: { trades: false, books: false, tickers: false } })
+    const c = connector({ coins: ['BTC'], sink, ccxtExchange: ex, marketTypes: ['perp'], streams: { liquidations: false, positioning: false, trades: false, books: false, tickers: false } })
     await c.start()
     await waitFor(() => sink.of('open_interest').length >= 1 && sink.of('funding').length >= 2)
     expect(requests.find((r) => r.url.includes('fundingRate'))!.url).toContain('limit=10')
@@ -184,7 +184,7 @@ describe('binance order book: REST snapshot + diff stream (depth.json, ws_depth_
       if (msg.method === 'SUBSCRIBE') reply({ result: null, id: msg.id })
     })
     const sink = new RecordingSink()
-    const c = connector({ coins: ['SUSHI'], sink, ccxtExchange: ex, marketTypes: ['perp'], bookIntervalMs: 0, bookBand: 1, streams: { trades: false, tickers: false, openInterest: false, funding: false } })
+    const c = connector({ coins: ['SUSHI'], sink, ccxtExchange: ex, marketTypes: ['perp'], bookIntervalMs: 0, bookBand: 1, streams: { liquidations: false, positioning: false, trades: false, tickers: false, openInterest: false, funding: false } })
     await c.start()
     await waitFor(() => ws.sent.some((s) => s.message.method === 'SUBSCRIBE'), 2000, 'subscribe')
     expect(ws.sent[0]!.message.params).toEqual(['sushiusdt@depth@100ms'])
@@ -226,7 +226,7 @@ describe('binance order book: REST snapshot + diff stream (depth.json, ws_depth_
     ex.setMarkets(derivedPerpMarkets(ex as any, ['SUSHI']))
     offlineHttp(ex, [['/fapi/v1/depth', fixtureText('binance/depth.json')]])
     const sink = new RecordingSink()
-    const c = connector({ coins: ['SUSHI'], sink, ccxtExchange: ex as any, marketTypes: ['perp'], streams: { trades: false, tickers: false, openInterest: false, funding: false } })
+    const c = connector({ coins: ['SUSHI'], sink, ccxtExchange: ex as any, marketTypes: ['perp'], streams: { liquidations: false, positioning: false, trades: false, tickers: false, openInterest: false, funding: false } })
     await c.start()
     await waitFor(() => sink.of('book').length > 0)
     const book = sink.of('book')[0]!
@@ -263,7 +263,7 @@ describe('binance order book: REST snapshot + diff stream (depth.json, ws_depth_
     ex.setMarkets(fixture('binance/ccxt_markets.json'))
     const requests = offlineHttp(ex, [['/fapi/v1/depth', fixtureText('binance/depth_limit5.json')]])
     const sink = new RecordingSink()
-    const c = connector({ coins: ['BTC'], sink, ccxtExchange: ex as any, marketTypes: ['perp'], bookBand: 1, streams: { trades: false, tickers: false, openInterest: false, funding: false } })
+    const c = connector({ coins: ['BTC'], sink, ccxtExchange: ex as any, marketTypes: ['perp'], bookBand: 1, streams: { liquidations: false, positioning: false, trades: false, tickers: false, openInterest: false, funding: false } })
     await c.start()
     await waitFor(() => sink.of('book').length > 0)
     expect(requests[0]!.url).toContain('limit=1000')
@@ -283,7 +283,7 @@ describe('binance trades (ws_agg_trade.json)', () => {
     offlineHttp(ex, [])
     const ws = offlineWs(ex)
     const sink = new RecordingSink()
-    const c = connector({ coins: bases, sink, ccxtExchange: ex, marketTypes: ['perp'], streams: { books: false, tickers: false, openInterest: false, funding: false } })
+    const c = connector({ coins: bases, sink, ccxtExchange: ex, marketTypes: ['perp'], streams: { liquidations: false, positioning: false, books: false, tickers: false, openInterest: false, funding: false } })
     await c.start()
     await waitFor(() => ws.sent.length === 4, 2000, 'subscriptions')
     expect(ws.sent.map((s) => s.message.params[0]).sort()).toEqual(['akrousdt@aggTrade', 'ctkusdt@aggTrade', 'keepusdt@aggTrade', 'sushiusdt@aggTrade'])

@@ -15,7 +15,7 @@ function connector(opts: ConstructorParameters<typeof BybitConnector>[0]) {
   running.push(c)
   return c
 }
-const OFF = { trades: false, books: false, tickers: false, openInterest: false, funding: false }
+const OFF = { liquidations: false, positioning: false, trades: false, books: false, tickers: false, openInterest: false, funding: false }
 
 function withMarkets<T extends { setMarkets(m: unknown): unknown }>(ex: T): T {
   ex.setMarkets(fixture('bybit/ccxt_markets.json'))
@@ -53,7 +53,7 @@ describe('bybit tickers and open interest (tickers.json, tickers_testnet.json, o
     const ex = withMarkets(new ccxt.pro.bybit())
     const requests = offlineHttp(ex, [['/v5/market/tickers', fixtureText('bybit/tickers.json')]])
     const sink = new RecordingSink()
-    const c = connector({ coins: ['BTC'], sink, ccxtExchange: ex, marketTypes: ['perp'], streams: { trades: false, books: false, funding: false } })
+    const c = connector({ coins: ['BTC'], sink, ccxtExchange: ex, marketTypes: ['perp'], streams: { liquidations: false, positioning: false, trades: false, books: false, funding: false } })
     await c.start()
     await waitFor(() => sink.of('ticker').length > 0 && sink.of('open_interest').length > 0)
     const body = fixture('bybit/tickers.json')

@@ -37,7 +37,7 @@ describe('parseMarketSource (MARKET_SOURCE)', () => {
     try {
       parseMarketSource('ftx')
     } catch (e) {
-      expect((e as MarketSourceError).allowed).toEqual(['simulator', 'live', 'replay:<file>', ...EXCHANGE_IDS])
+      expect((e as MarketSourceError).allowed).toEqual(['simulator', 'live', 'none', 'replay:<file>', ...EXCHANGE_IDS])
     }
   })
 })

@@ -14,7 +14,7 @@ function connector(opts: ConstructorParameters<typeof OkxConnector>[0]) {
   running.push(c)
   return c
 }
-const OFF = { trades: false, books: false, tickers: false, openInterest: false, funding: false }
+const OFF = { liquidations: false, positioning: false, trades: false, books: false, tickers: false, openInterest: false, funding: false }
 
 function withMarkets<T extends { setMarkets(m: unknown): unknown }>(ex: T): T {
   ex.setMarkets(fixture('okx/ccxt_markets.json'))

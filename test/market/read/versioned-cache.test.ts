@@ -80,4 +80,50 @@ describe('VersionedCache', () => {
     cache.get('a', 1, () => (recomputed++, 'a1'))
     expect(recomputed).toBe(1)
   })
+
+  it('staleAcrossVersions false: an entry outdated by the clock is served while it refreshes, one of an older version is not', async () => {
+    let now = 0
+    const cache = new VersionedCache<string>({ refreshMs: 100, serveStaleMs: 200, staleAcrossVersions: false, clock: () => now })
+    expect(cache.get('k', 1, () => 'v1')).toBe('v1')
+    now = 150
+    expect(cache.get('k', 1, () => 'v1 again')).toBe('v1') // by the clock alone: the old one, recomputed behind it
+    expect(cache.get('k', 1, () => 'never')).toBe('v1 again')
+    expect(cache.get('k', 2, () => 'v2')).toBe('v2') // the data moved: computed at once
+  })
+
+  it('deferRefresh: the background recomputation runs on the next turn of the event loop, not in the call', async () => {
+    let now = 0
+    const cache = new VersionedCache<string>({ refreshMs: 100, serveStaleMs: 200, deferRefresh: true, clock: () => now })
+    cache.get('k', 1, () => 'old')
+    now = 150
+    let calls = 0
+    expect(cache.get('k', 1, () => (calls++, 'new'))).toBe('old')
+    expect(calls).toBe(0)
+    await new Promise((r) => setImmediate(r))
+    expect(calls).toBe(1)
+    expect(cache.get('k', 1, () => 'never')).toBe('new')
+  })
+
+  it('prime computes in the background unless the entry is current; callers of that version share it', async () => {
+    const cache = new VersionedCache<Promise<string>>({ staleAcrossVersions: false, serveStaleMs: 1000, clock: () => 0 })
+    expect(await cache.get('k', 1, () => Promise.resolve('v1'))).toBe('v1')
+    let calls = 0
+    cache.prime('k', 1, () => (calls++, Promise.resolve('again')))
+    expect(calls).toBe(0)
+    const next = deferred<string>()
+    cache.prime('k', 2, () => (calls++, next.promise))
+    expect(calls).toBe(1)
+    const waiting = cache.get('k', 2, () => (calls++, Promise.resolve('not this')))
+    expect(calls).toBe(1)
+    next.resolve('v2')
+    expect(await waiting).toBe('v2')
+  })
+
+  it('a clock set back outdates an entry', () => {
+    let now = 1000
+    const cache = new VersionedCache<string>({ refreshMs: 100, serveStaleMs: 200, clock: () => now })
+    cache.get('k', 1, () => 'later')
+    now = 500
+    expect(cache.get('k', 1, () => 'earlier')).toBe('earlier')
+  })
 })

@@ -14,6 +14,7 @@ const CALLS: Record<string, string> = {
   '/v1/structure/volume-profile': '/v1/structure/volume-profile?coin=BTC&lookback=1h',
   '/v1/signals/liquidation-cascade': '/v1/signals/liquidation-cascade?coin=BTC&trigger_price=64000',
   '/v1/markets/exchanges': '/v1/markets/exchanges',
+  '/v1/markets/coins': '/v1/markets/coins?coin=BTC',
   '/v1/signals/snapshot': '/v1/signals/snapshot',
   '/v1/signals/divergence': '/v1/signals/divergence?coin=BTC',
   '/v1/structure/spread': '/v1/structure/spread?coin=BTC',
@@ -21,6 +22,20 @@ const CALLS: Record<string, string> = {
   '/v1/flow/imbalance': '/v1/flow/imbalance?coin=BTC',
   '/v1/markets/ticker': '/v1/markets/ticker?coin=BTC',
   '/v1/oi/changes': '/v1/oi/changes?coin=BTC',
+  '/v1/liquidations/history': '/v1/liquidations/history?coin=BTC',
+  '/v1/liquidations/orders': '/v1/liquidations/orders?coin=BTC',
+  '/v1/positioning/long-short': '/v1/positioning/long-short?coin=BTC',
+  '/v1/liquidations/heatmap': '/v1/liquidations/heatmap?coin=BTC',
+  '/v1/signals/backtest': '/v1/signals/backtest?coin=BTC&lookback=7d',
+  '/v1/oi/history': '/v1/oi/history?coin=BTC&interval=1m&lookback=1h',
+  '/v1/funding/history': '/v1/funding/history?coin=BTC',
+  '/v1/flow/cvd': '/v1/flow/cvd?coin=BTC&interval=1m&lookback=1h',
+  '/v1/flow/taker-volume': '/v1/flow/taker-volume?coin=BTC&interval=1m&lookback=1h',
+  '/v1/structure/basis': '/v1/structure/basis?coin=BTC&interval=1m&lookback=1h',
+  '/v1/markets/overview': '/v1/markets/overview',
+  '/v1/funding/arbitrage': '/v1/funding/arbitrage?coin=BTC',
+  '/v1/flow/large-trades': '/v1/flow/large-trades?min_usd=100000',
+  '/v1/signals/regime': '/v1/signals/regime?coin=BTC',
 }
 
 let s: ReplayService

@@ -42,6 +42,18 @@ const eventSchema = z.discriminatedUnion('type', [
     .strict(),
   z.object({ type: z.literal('open_interest'), ...base, openInterest: pos }).strict(),
   z.object({ type: z.literal('funding'), ...base, rate: z.number().finite(), intervalHours: pos }).strict(),
+  z.object({ type: z.literal('liquidation'), ...base, id: z.string().min(1), side: z.enum(['long', 'short']), price: pos, size: pos, usd: pos }).strict(),
+  z
+    .object({
+      type: z.literal('positioning'),
+      ...base,
+      kind: z.enum(['account', 'top_position']),
+      longShare: z.number().min(0).max(1),
+      shortShare: z.number().min(0).max(1),
+      ratio: pos,
+      periodMs: pos,
+    })
+    .strict(),
 ])
 
 /** throws with a readable message when an event breaks the shape or an invariant */
@@ -66,6 +78,11 @@ export function validateEvent(e: MarketEvent): void {
       }
       break
     }
+    case 'liquidation':
+      if (Math.abs(e.usd - e.price * e.size) > 1e-9 * e.usd) throw new Error('liquidation usd != price × size')
+      if (e.exchange === 'hyperliquid') throw new Error('hyperliquid publishes no liquidations')
+    // falls through
+    case 'positioning':
     case 'open_interest':
     case 'funding':
       if (e.marketType !== 'perp') throw new Error(`${e.type} for a spot market`)

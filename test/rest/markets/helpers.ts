@@ -72,7 +72,9 @@ export async function callOk<T = Json>(t: TestService, acct: { apiKey: string; a
   const body = JSON.parse(text) as Json
   expect(sortedKeys(body)).toEqual(['data', 'meta'])
   const meta = body.meta as Json
-  expect(sortedKeys(meta)).toEqual(['as_of', 'credits_charged', 'credits_remaining', 'request_id'])
+  // paged endpoints add next (a cursor, or null on the last page)
+  expect(sortedKeys(meta).filter((k) => k !== 'next')).toEqual(['as_of', 'credits_charged', 'credits_remaining', 'request_id'])
+  if ('next' in meta) expect(meta.next === null || typeof meta.next === 'string').toBe(true)
   expect(typeof meta.request_id).toBe('string')
   expect(meta.request_id.length).toBeGreaterThan(0)
   expect(res.headers.get('x-request-id')).toBe(meta.request_id)
@@ -125,6 +127,7 @@ export async function removeExchangeData(t: TestService, exchange: string, coin:
     live.openInterest.delete(`${exchange}:${coin}:${mt}`)
     live.books.delete(`${exchange}:${coin}:${mt}`)
   }
+  live.changedDirectly()
   await t.services.market.series.load(t.services.db, t.services.market.clock()) // the in-memory mirror, too
   bumpAll(t)
 }
@@ -135,9 +138,12 @@ export async function withLiveTicker<T>(t: TestService, id: string, patch: Recor
   const original = tickers.get(id)
   if (!original) throw new Error(`no live ticker ${id}`)
   tickers.set(id, { ...original, ...patch })
+  // views of every coin are computed per data tick (src/market/read/tick-views.ts): this change is one
+  t.services.market.live.changedDirectly()
   try {
     return await fn()
   } finally {
     tickers.set(id, original)
+    t.services.market.live.changedDirectly()
   }
 }

@@ -275,7 +275,10 @@ describe('GET /v1/markets/ohlc (2 credits)', () => {
     await callBad(t, acct, '/v1/markets/ohlc?coin=BTC&market_type=futures', 'market_type')
     await callBad(t, acct, '/v1/markets/ohlc?coin=BTC&exchange=kraken', 'exchange')
     await callBad(t, acct, '/v1/markets/ohlc?coin=BTC&end=yesterday', 'end')
-    await callBad(t, acct, '/v1/markets/ohlc?coin=BTC&limit=5', 'limit')
+    await callBad(t, acct, '/v1/markets/ohlc?coin=BTC&limit=0', 'limit')
+    await callBad(t, acct, '/v1/markets/ohlc?coin=BTC&limit=5001', 'limit')
+    await callBad(t, acct, '/v1/markets/ohlc?coin=BTC&cursor=not-a-cursor', 'cursor')
+    await callBad(t, acct, '/v1/markets/ohlc?coin=BTC&page=2', 'page')
     await callBad(t, acct, '/v1/markets/ohlc?coin=BTC&coin=ETH', 'coin') // given twice
     await callBad(t, acct, `/v1/markets/ohlc?coin=BTC&end=${TEST_NOW + 2 * 24 * HOUR}`, 'end') // more than a day ahead
   })

@@ -17,7 +17,7 @@ import { startTestService, type TestService } from '../../helpers/service.js'
 import { EXCHANGES, HOUR, MINUTE, callOk, sortedKeys, type Json } from '../markets/helpers.js'
 import { floorTo, sum, type Acct } from './helpers.js'
 
-const VENUE_KEYS = ['estimated_liquidations_usd', 'exchange', 'liquidated_usd', 'liquidation_levels', 'tier_note', 'tier_source', 'tiers_as_of']
+const VENUE_KEYS = ['calibration', 'estimated_liquidations_usd', 'exchange', 'liquidated_usd', 'liquidation_levels', 'tier_note', 'tier_source', 'tiers_as_of']
 const ENDINGS = ['no_liquidations', 'stalled', 'book_absorbed', 'no_further_liquidations', 'phase_limit']
 const close = (a: number, b: number, what: string) => expect(Math.abs(a - b), `${what}: ${a} vs ${b}`).toBeLessThanOrEqual(1e-6 * Math.max(1, Math.abs(b)))
 

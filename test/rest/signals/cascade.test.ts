@@ -37,7 +37,7 @@ async function at<T>(when: number, fn: () => Promise<T>): Promise<T> {
 // Liquidation cascade
 
 const CASCADE_KEYS = [
-  'as_of', 'by_exchange', 'coin', 'coverage', 'direction', 'ended_by', 'estimated_liquidations_usd', 'exchanges', 'final_price', 'liquidation_levels', 'missing', 'phases', 'stalled_at', 'start_price', 'total_liquidated_usd', 'trigger_price',
+  'as_of', 'by_exchange', 'calibration', 'coin', 'coverage', 'direction', 'ended_by', 'estimated_liquidations_usd', 'exchanges', 'final_price', 'liquidation_levels', 'missing', 'phases', 'stalled_at', 'start_price', 'total_liquidated_usd', 'trigger_price',
 ]
 const PHASE_KEYS = ['by_exchange', 'from_price', 'liquidated_usd', 'phase', 'stalled', 'to_price']
 

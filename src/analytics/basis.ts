@@ -1,0 +1,100 @@
+// Perp basis over time, per venue: the perp's premium to its index (mark / index − 1) and, where the venue has a
+// spot market, the perp's basis to that spot (perp close / spot close − 1), both annualised over the venue's
+// funding interval. Methodology: docs/methodology.md#basis.
+import { EXCHANGE_IDS, hasMarket, type ExchangeId } from '../domain/exchanges.js'
+
+const HOURS_PER_YEAR = 24 * 365
+
+/** one venue's perp samples in one interval (the store folds them) */
+export interface PremiumBucket {
+  exchange: ExchangeId
+  ts: number
+  /** the interval's last sample with both prices */
+  mark: number | null
+  index: number | null
+  fundingIntervalHours: number | null
+}
+
+/** a stored bar's close (1-minute or hourly) */
+export interface CloseBar {
+  exchange: ExchangeId
+  ts: number
+  close: number
+}
+
+export interface BasisPoint {
+  ts: number
+  markPrice: number | null
+  indexPrice: number | null
+  /** (mark / index − 1) × 10 000 */
+  premiumBps: number | null
+  /** (mark / index − 1) × 24 × 365 / fundingIntervalHours × 100 */
+  premiumAnnualizedPct: number | null
+  /** the last perp and spot trade closes of the interval on this venue */
+  perpPrice: number | null
+  spotPrice: number | null
+  /** (perp / spot − 1) × 10 000 */
+  basisBps: number | null
+  basisAnnualizedPct: number | null
+}
+
+export interface VenueBasis {
+  exchange: ExchangeId
+  /** whether the venue lists a spot market for the basis */
+  hasSpot: boolean
+  points: BasisPoint[]
+}
+
+const pos = (x: number | null | undefined): x is number => x != null && Number.isFinite(x) && x > 0
+
+/** the last close per interval, per venue */
+function lastCloses(bars: readonly CloseBar[], intervalMs: number): Map<string, { ts: number; close: number }> {
+  const out = new Map<string, { ts: number; close: number }>()
+  for (const b of bars) {
+    if (!pos(b.close)) continue
+    const k = `${b.exchange}|${Math.floor(b.ts / intervalMs) * intervalMs}`
+    const cur = out.get(k)
+    if (!cur || b.ts > cur.ts) out.set(k, { ts: b.ts, close: b.close })
+  }
+  return out
+}
+
+export function buildBasis(input: { premiums: readonly PremiumBucket[]; perpBars: readonly CloseBar[]; spotBars: readonly CloseBar[]; intervalMs: number; from: number; to: number }): VenueBasis[] {
+  const perp = lastCloses(input.perpBars, input.intervalMs)
+  const spot = lastCloses(input.spotBars, input.intervalMs)
+  const premiums = new Map(input.premiums.map((p) => [`${p.exchange}|${p.ts}`, p]))
+  // the venue's funding interval: the interval's own, else the latest seen before it
+  const out: VenueBasis[] = []
+  for (const exchange of EXCHANGE_IDS) {
+    const slots = new Set<number>()
+    for (const k of [...premiums.keys(), ...perp.keys(), ...spot.keys()]) {
+      const [e, ts] = k.split('|')
+      if (e === exchange) slots.add(Number(ts))
+    }
+    const points: BasisPoint[] = []
+    let hours: number | null = null
+    for (const ts of [...slots].filter((t) => t >= input.from && t < input.to).sort((a, b) => a - b)) {
+      const p = premiums.get(`${exchange}|${ts}`)
+      if (pos(p?.fundingIntervalHours)) hours = p.fundingIntervalHours
+      const perYear = hours ? HOURS_PER_YEAR / hours : null
+      const premium = p && pos(p.mark) && pos(p.index) ? p.mark / p.index - 1 : null
+      const perpPrice = perp.get(`${exchange}|${ts}`)?.close ?? null
+      const spotPrice = spot.get(`${exchange}|${ts}`)?.close ?? null
+      const basis = pos(perpPrice) && pos(spotPrice) ? perpPrice / spotPrice - 1 : null
+      if (premium === null && basis === null) continue
+      points.push({
+        ts,
+        markPrice: premium === null ? null : p!.mark,
+        indexPrice: premium === null ? null : p!.index,
+        premiumBps: premium === null ? null : premium * 1e4,
+        premiumAnnualizedPct: premium === null || perYear === null ? null : premium * perYear * 100,
+        perpPrice,
+        spotPrice,
+        basisBps: basis === null ? null : basis * 1e4,
+        basisAnnualizedPct: basis === null || perYear === null ? null : basis * perYear * 100,
+      })
+    }
+    if (points.length) out.push({ exchange, hasSpot: hasMarket(exchange, 'spot'), points })
+  }
+  return out
+}

@@ -1,0 +1,99 @@
+// GET /v1/structure/basis (3 credits): per venue, the perp's premium to its index and its basis to the venue's spot
+// market, annualised, per interval (docs/methodology.md#basis).
+import { z } from 'zod'
+import { buildBasis, type BasisPoint, type VenueBasis } from '../analytics/basis.js'
+import type { Coverage } from '../analytics/coverage.js'
+import { OI_SAMPLE_TOLERANCE_MS } from '../analytics/oi-changes.js'
+import { seriesParams, seriesRules } from '../domain/series.js'
+import { hasMarket } from '../domain/exchanges.js'
+import { HOUR_MS } from '../domain/time.js'
+import { builder } from '../graphql/builder.js'
+import { CoverageRef, ExchangeNoteRef } from '../graphql/schema/common.js'
+import { seriesHeaderFields, type SeriesHeader } from '../graphql/schema/series.js'
+import { coverageOf, missingExchanges, rangesOf, type ExchangeNote } from '../market/read/coverage.js'
+import { loadBars } from '../market/read/market-data.js'
+import { cacheOf, type VersionedCache } from '../market/read/versioned-cache.js'
+import { defineEndpoint } from './define.js'
+import { onPage, seriesWindow, windowKey } from './series-kit.js'
+
+const BasisPointRef = builder.objectRef<BasisPoint>('BasisPoint').implement({
+  description: 'A venue\'s perp premium and basis at the close of one interval; a part without its inputs is null',
+  fields: (t) => ({
+    ts: t.field({ type: 'Timestamp', description: 'interval open time (UTC-aligned)', resolve: (p) => p.ts }),
+    markPrice: t.exposeFloat('markPrice', { nullable: true }),
+    indexPrice: t.exposeFloat('indexPrice', { nullable: true }),
+    premiumBps: t.exposeFloat('premiumBps', { nullable: true, description: '(mark / index − 1) × 10 000, the interval\'s last sample with both' }),
+    premiumAnnualizedPct: t.exposeFloat('premiumAnnualizedPct', { nullable: true, description: 'premium × 24 × 365 / the venue\'s funding interval (hours), in %' }),
+    perpPrice: t.exposeFloat('perpPrice', { nullable: true, description: 'last perp trade close of the interval' }),
+    spotPrice: t.exposeFloat('spotPrice', { nullable: true, description: 'last spot trade close of the interval on the same venue' }),
+    basisBps: t.exposeFloat('basisBps', { nullable: true, description: '(perp / spot − 1) × 10 000; null where the venue has no spot market or no spot trade' }),
+    basisAnnualizedPct: t.exposeFloat('basisAnnualizedPct', { nullable: true, description: 'basis × 24 × 365 / the venue\'s funding interval (hours), in %' }),
+  }),
+})
+
+const VenueBasisRef = builder.objectRef<VenueBasis>('VenueBasis').implement({
+  fields: (t) => ({
+    exchange: t.exposeString('exchange'),
+    hasSpot: t.exposeBoolean('hasSpot', { description: 'whether the venue has a spot market (Binance, Bybit, OKX): the basis to spot exists only there' }),
+    points: t.field({ type: [BasisPointRef], description: 'ascending; an interval with neither a premium nor a basis is absent', resolve: (v) => v.points }),
+  }),
+})
+
+type Out = SeriesHeader & { exchanges: VenueBasis[]; missing: ExchangeNote[]; coverage: Coverage; spotCoverage: Coverage }
+
+const BasisRef = builder.objectRef<Out>('BasisSeries').implement({
+  description: 'Perp premium to index and basis to spot per venue and interval (docs/methodology.md#basis)',
+  fields: (t) => ({
+    ...seriesHeaderFields(t),
+    exchanges: t.field({ type: [VenueBasisRef], resolve: (o) => o.exchanges }),
+    missing: t.field({ type: [ExchangeNoteRef], resolve: (o) => o.missing }),
+    coverage: t.field({ type: CoverageRef, description: 'the premium: venues with mark and index samples', resolve: (o) => o.coverage }),
+    spotCoverage: t.field({ type: CoverageRef, description: 'the basis to spot: venues with a spot market and trades on both legs (Hyperliquid and dYdX are not_listed)', resolve: (o) => o.spotCoverage }),
+  }),
+})
+
+const series = new WeakMap<object, VersionedCache<Promise<VenueBasis[]>>>()
+
+export const basis = defineEndpoint({
+  path: '/v1/structure/basis',
+  field: 'basis',
+  operation: 'basis',
+  cost: 3,
+  summary: 'Per exchange: perp premium to index and perp vs spot basis (where a spot market exists), annualized, per interval',
+  description: 'Per venue and interval: the perp premium to its index and the perp basis to the venue\'s spot market, in bps and annualised.',
+  params: z.object(seriesParams()).superRefine(seriesRules),
+  graphql: (t, f) =>
+    t.field({
+      type: BasisRef,
+      description: f.description,
+      args: f.args,
+      resolve: async (_r, args, ctx) => {
+        const v = f.params(args, ctx)
+        const w = seriesWindow(v, ctx.now)
+        const { coin, exchange } = v
+        const market = ctx.services.market
+        const key = `${coin}|${exchange ?? ''}|${windowKey(w)}`
+        const version = `${market.reader.version('candles')}.${market.reader.version('samples')}`
+        const all = await cacheOf(series, market, { maxEntries: 256 }).get(key, version, async () => {
+          const bars = (marketType: 'perp' | 'spot') =>
+            exchange && !hasMarket(exchange, marketType) ? Promise.resolve([]) : loadBars(market, { coin, marketType, start: w.first, end: w.end, exchange, hourly: w.intervalMs >= HOUR_MS })
+          const [premiums, perpBars, spotBars] = await Promise.all([market.reader.sampleBuckets(coin, w.first, w.end, w.intervalMs, exchange), bars('perp'), bars('spot')])
+          return buildBasis({ premiums, perpBars, spotBars, intervalMs: w.intervalMs, from: w.first, to: w.end })
+        })
+        const ranges = (pick: (p: BasisPoint) => boolean) =>
+          rangesOf(all.flatMap((e) => e.points.filter(pick).map((p) => ({ exchange: e.exchange, ts: p.ts }))), w.intervalMs)
+        const premiumRanges = ranges((p) => p.premiumBps !== null)
+        const spotRanges = ranges((p) => p.basisBps !== null)
+        const noPremium = () => `no ${coin} mark and index sample in the window`
+        const noSpot = () => `no ${coin} perp and spot trades in the window`
+        const requested = { from: w.first, to: w.end }
+        return {
+          coin, interval: v.interval, exchange: exchange ?? null, start: w.start, end: w.end, asOf: Math.min(w.end, ctx.now), next: w.next,
+          exchanges: all.map((e) => ({ ...e, points: onPage(e.points, w) })),
+          missing: missingExchanges('perp', all.map((e) => e.exchange), noPremium, exchange),
+          coverage: coverageOf(ctx, { used: premiumRanges.keys(), noData: noPremium, only: exchange, requested, ranges: premiumRanges, toleranceMs: OI_SAMPLE_TOLERANCE_MS }),
+          spotCoverage: coverageOf(ctx, { marketType: 'spot', used: spotRanges.keys(), noData: noSpot, only: exchange, requested, ranges: spotRanges, toleranceMs: OI_SAMPLE_TOLERANCE_MS }),
+        }
+      },
+    }),
+})

@@ -1,0 +1,119 @@
+// GET /v1/liquidations/heatmap (10 credits): estimated liquidation levels over price × time. For each time bucket,
+// each venue's liquidation map as it stood at the bucket's end (from its own OI build-up of the week before and its
+// own leverage tiers), scaled by that venue's calibration against the liquidations it published in the window, and
+// folded into price bins; with the model's and the observed liquidations per bucket and their fit
+// (docs/methodology.md#liquidation-heatmap).
+import { z } from 'zod'
+import type { Coverage } from '../analytics/coverage.js'
+import { calibrateVenue, type VenueCalibration } from '../analytics/liquidation-calibration.js'
+import { binLevels, correlation, priceEdges } from '../analytics/liquidation-heatmap.js'
+import { estimateLiquidationMap, type LiquidationLevel } from '../analytics/liquidation-map.js'
+import { EXCHANGE_IDS } from '../domain/exchanges.js'
+import { LIQUIDATION_FEEDS } from '../domain/liquidations.js'
+import { coinParam, enumParam, exchangeParam, intParam, ruleIssue } from '../domain/params.js'
+import { REGIME_INTERVALS } from '../domain/screener.js'
+import { seriesRules, windowParams } from '../domain/series.js'
+import { HOUR_MS } from '../domain/time.js'
+import { Interval } from '../domain/windows.js'
+import { HeatmapRef } from '../graphql/schema/liquidation-heatmap.js'
+import { coverageOf, missingExchanges, rangesOf } from '../market/read/coverage.js'
+import { CASCADE_OI_HOURS, hourlyBuildUp, venueClasses } from '../market/read/signal-inputs.js'
+import { defineEndpoint } from './define.js'
+import { onPage, seriesWindow } from './series-kit.js'
+
+const params = z
+  .object({
+    coin: coinParam(true),
+    exchange: exchangeParam('one exchange; omitted = every venue, summed'),
+    interval: enumParam(Interval, { description: 'time bucket: 1h, 4h or 1d (the build-up is hourly)', default: '1h' }),
+    bins: intParam({ min: 10, max: 200, default: 50, description: 'price bins' }),
+    range_pct: intParam({ min: 5, max: 50, default: 20, description: 'the price axis spans ± this % around the latest price' }),
+    ...windowParams(),
+  })
+  .superRefine((v, ctx) => {
+    if (!(REGIME_INTERVALS as readonly string[]).includes(v.interval))
+      ctx.addIssue(ruleIssue('interval', `the build-up is hourly: interval must be one of ${REGIME_INTERVALS.join(', ')}.`, REGIME_INTERVALS))
+  })
+  .superRefine(seriesRules)
+
+export const liquidationHeatmap = defineEndpoint({
+  path: '/v1/liquidations/heatmap',
+  field: 'liquidationHeatmap',
+  operation: 'liquidation-heatmap',
+  cost: 10,
+  summary: 'Estimated liquidation levels over price × time from OI build-up and leverage tiers, calibrated against observed liquidations (fit reported)',
+  description: 'Estimated liquidation USD per time bucket and price bin, from each venue\'s OI build-up and leverage tiers, calibrated against the observed liquidations, with the fit.',
+  params,
+  graphql: (t, f) =>
+    t.field({
+      type: HeatmapRef,
+      description: f.description,
+      args: f.args,
+      resolve: async (_r, args, ctx) => {
+        const v = f.params(args, ctx)
+        const w = seriesWindow(v, ctx.now)
+        const { coin, exchange } = v
+        const market = ctx.services.market
+        const slots: number[] = []
+        for (let s = w.first; s < w.end; s += w.intervalMs) slots.push(s)
+        const venues = EXCHANGE_IDS.filter((e) => !exchange || e === exchange)
+        const minutes = await market.reader.liquidationMinutes([coin], w.first, w.end, exchange)
+        const slotOf = (ts: number) => Math.floor((ts - w.first) / w.intervalMs)
+        const per = venues.map((e) => {
+          const bu = hourlyBuildUp(market, coin, e, w.first - CASCADE_OI_HOURS * HOUR_MS, w.end)
+          // the map at each bucket's end: after the last hour that starts before it
+          const at = slots.map((s) => bu.findLastIndex((p) => p.ts < s + w.intervalMs))
+          const { classes } = venueClasses(market, coin, e, ctx.now, bu.at(-1)?.point.price)
+          const map = estimateLiquidationMap(bu.map((p) => p.point), { classes, snapshotAt: new Set(at.filter((i) => i >= 0)) })
+          const modelled = slots.map(() => 0)
+          bu.forEach((p, i) => {
+            const k = slotOf(p.ts)
+            if (p.ts >= w.first && k < slots.length) modelled[k]! += map.trace.swept[i]!
+          })
+          const observed = slots.map(() => 0)
+          let orders = 0
+          for (const m of minutes) if (m.exchange === e) {
+            observed[slotOf(m.ts)]! += m.longUsd + m.shortUsd
+            orders += m.longCount + m.shortCount
+          }
+          const feed = LIQUIDATION_FEEDS[e]
+          const calibration: VenueCalibration = calibrateVenue({ published: feed.published, note: feed.note, orders, observedUsd: observed.reduce((s, x) => s + x, 0), modelledUsd: modelled.reduce((s, x) => s + x, 0) })
+          const levels = at.map((i): LiquidationLevel[] => (i < 0 ? [] : map.trace.snapshots.get(i)!.map((l) => ({ ...l, notionalUsd: l.notionalUsd * calibration.factor }))))
+          return { exchange: e, hours: bu.length, lastPrice: bu.at(-1)?.point.price, levels, modelled, observed, calibration, firstTs: bu[0]?.ts }
+        })
+        const prices = per.map((p) => p.lastPrice).filter((p): p is number => p !== undefined)
+        const center = prices.length ? prices.reduce((s, p) => s + p, 0) / prices.length : null
+        const edges = center === null ? [] : priceEdges(center, v.range_pct / 100, v.bins)
+        const published = per.filter((p) => LIQUIDATION_FEEDS[p.exchange].published)
+        const sumAt = (rows: typeof per, pick: (p: (typeof per)[number]) => number[], k: number, scaled: boolean) => rows.reduce((s, p) => s + pick(p)[k]! * (scaled ? p.calibration.factor : 1), 0)
+        const buckets = slots.map((ts, k) => {
+          const b = binLevels(per.flatMap((p) => p.levels[k]!), edges)
+          const total = b.longUsd.reduce((s, x) => s + x, 0) + b.shortUsd.reduce((s, x) => s + x, 0) + b.outsideUsd
+          return { ts, ...b, totalUsd: total, modelledUsd: sumAt(published, (p) => p.modelled, k, true), observedUsd: sumAt(published, (p) => p.observed, k, false) }
+        })
+        const calibrated = per.filter((p) => p.calibration.kind === 'observed').map((p) => p.exchange)
+        const fit = {
+          kind: calibrated.length ? ('observed' as const) : ('modelled' as const),
+          exchanges: calibrated,
+          buckets: slots.length,
+          observedUsd: buckets.reduce((s, b) => s + b.observedUsd, 0),
+          modelledUsd: published.reduce((s, p) => s + p.calibration.modelledUsd, 0),
+          calibratedUsd: buckets.reduce((s, b) => s + b.modelledUsd, 0),
+          correlation: correlation(buckets.map((b) => b.modelledUsd), buckets.map((b) => b.observedUsd)),
+        }
+        const used = per.filter((p) => p.hours > 0).map((p) => p.exchange)
+        const ranges = rangesOf(per.filter((p) => p.hours > 0).map((p) => ({ exchange: p.exchange, ts: Math.max(w.first, p.firstTs!) })), (r) => w.end - r.ts)
+        const noData = () => `no ${coin} open-interest history in the window`
+        const coverage: Coverage = coverageOf(ctx, { used, noData, only: exchange, requested: { from: w.first, to: w.end }, ranges, toleranceMs: HOUR_MS })
+        return {
+          coin, interval: v.interval, exchange: exchange ?? null, start: w.start, end: w.end, asOf: Math.min(w.end, ctx.now), next: w.next,
+          priceBins: edges.slice(0, -1).map((low, i) => ({ low, high: edges[i + 1]! })),
+          buckets: onPage(buckets, w),
+          fit,
+          exchanges: per.map((p) => ({ exchange: p.exchange, calibration: p.calibration })),
+          missing: missingExchanges('perp', used, noData, exchange),
+          coverage,
+        }
+      },
+    }),
+})

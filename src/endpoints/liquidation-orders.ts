@@ -1,0 +1,64 @@
+// GET /v1/liquidations/orders (2 credits): the liquidation orders the venues published, newest first, filtered by
+// coin, exchange, side and min_usd; paged (meta.next) inside a fixed window (docs/contract.md#paging).
+import { z } from 'zod'
+import { PositionSide, LIQUIDATION_FEEDS } from '../domain/liquidations.js'
+import { coinParam, cursorParam, exchangeParam, nonNegativeParam, optionalEnumParam } from '../domain/params.js'
+import { cursorKey, decodeCursor, encodeCursor, limitParam, seriesRules, windowOf, windowParams } from '../domain/series.js'
+import { LiquidationOrdersRef } from '../graphql/schema/liquidations.js'
+import { coverageOf, missingExchanges } from '../market/read/coverage.js'
+import { defineEndpoint } from './define.js'
+import { unpublishedGaps } from './liquidation-history.js'
+
+/** a cursor's position: the ts of the page's oldest order × TIE + how many orders at that ts were shown */
+const TIE = 4096
+
+const params = z
+  .object({
+    coin: coinParam(false),
+    exchange: exchangeParam(),
+    side: optionalEnumParam(PositionSide, 'long or short: the side of the position liquidated; omitted = both'),
+    min_usd: nonNegativeParam('only orders of at least this many USD'),
+    ...windowParams(),
+    limit: limitParam('orders', 100),
+    cursor: cursorParam((s) => decodeCursor(s) !== null),
+  })
+  .superRefine(seriesRules)
+
+export const liquidationOrders = defineEndpoint({
+  path: '/v1/liquidations/orders',
+  field: 'liquidationOrders',
+  operation: 'liquidation-orders',
+  cost: 2,
+  summary: 'Individual liquidation orders, newest first; filter by coin, exchange, side, min_usd; paged',
+  description: 'Liquidation orders as the venues published them, newest first.',
+  params,
+  graphql: (t, f) =>
+    t.field({
+      type: LiquidationOrdersRef,
+      description: f.description,
+      args: f.args,
+      resolve: async (_r, args, ctx) => {
+        const v = f.params(args, ctx)
+        const { start, end } = windowOf(v, ctx.now)
+        const c = v.cursor ? decodeCursor(v.cursor) : null
+        const from = c ? { ts: Math.floor(c.f / TIE), skip: c.f % TIE } : null
+        const q = { coin: v.coin, exchange: v.exchange, side: v.side, minUsd: v.min_usd, start, end, from, limit: v.limit + 1 }
+        const rows = await ctx.services.market.reader.liquidationOrders(q)
+        const orders = rows.slice(0, v.limit)
+        let next: string | null = null
+        if (rows.length > v.limit) {
+          const last = orders.at(-1)!
+          const ties = orders.filter((o) => o.ts === last.ts).length + (from && from.ts === last.ts ? from.skip : 0)
+          // more orders at one millisecond than a position holds: page on from the next older millisecond
+          next = encodeCursor({ s: start, e: end, f: ties < TIE ? last.ts * TIE + ties : (last.ts - 1) * TIE, k: cursorKey(v) })
+        }
+        const used = new Set(orders.map((o) => o.exchange))
+        const noData = () => `no matching liquidation orders${v.coin ? ` for ${v.coin}` : ''} in the window`
+        return {
+          orders, start, end, asOf: Math.min(end, ctx.now), next,
+          missing: missingExchanges('perp', used, (e) => (LIQUIDATION_FEEDS[e].published ? noData() : LIQUIDATION_FEEDS[e].note!), v.exchange),
+          coverage: coverageOf(ctx, { used, gaps: unpublishedGaps(v.exchange), noData, only: v.exchange }),
+        }
+      },
+    }),
+})

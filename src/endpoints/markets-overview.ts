@@ -1,0 +1,122 @@
+// GET /v1/markets/overview (3 credits): the screener. Every coin with price, 1h/4h/24h change, 24h perp volume,
+// aggregate OI in USD and its 24h change, OI-weighted funding and (once a feed exists) 24h liquidations, sorted by any
+// column. Computed for all coins at once from the in-memory series and live values, once per data version and minute
+// (the one cache), so a call only sorts.
+import { z } from 'zod'
+import type { Coverage } from '../analytics/coverage.js'
+import { sampleToVenueRate, weightedFunding, FUNDING_MAX_SAMPLE_AGE_MS } from '../analytics/funding.js'
+import { buildOiChanges } from '../analytics/oi-changes.js'
+import { OVERVIEW_LIQUIDATIONS_NOTE, sortOverview, type OverviewRow } from '../analytics/overview.js'
+import { latestPerExchange } from '../analytics/ticker.js'
+import { enumParam } from '../domain/params.js'
+import { OverviewSort, SortOrder } from '../domain/screener.js'
+import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../domain/time.js'
+import { CoverageRef } from '../graphql/schema/common.js'
+import { builder } from '../graphql/builder.js'
+import { coverageOf, rangesOf } from '../market/read/coverage.js'
+import { perpQuoteVolume, priceChanges, seriesHistory } from '../market/read/signal-inputs.js'
+import { tickView } from '../market/read/tick-views.js'
+import type { Services } from '../services.js'
+import { defineEndpoint } from './define.js'
+
+const HORIZONS = [HOUR_MS, 4 * HOUR_MS, DAY_MS]
+
+interface Overview {
+  asOf: number
+  rows: OverviewRow[]
+  coverage: Coverage
+}
+
+function computeOverview(services: Services, now: number): Overview {
+  const { market } = services
+  const to = floorTo(now, MINUTE_MS)
+  const rows = [...market.coins()].map((coin): OverviewRow => {
+    const p = priceChanges(market, coin, now, HORIZONS)
+    const vol = perpQuoteVolume(market, coin, to - DAY_MS, to)
+    const { oiSamples } = seriesHistory(market, coin, now)
+    const oi = buildOiChanges({ coin, samples: oiSamples, now })
+    const funding = weightedFunding(latestPerExchange(oiSamples, { at: now, maxAgeMs: FUNDING_MAX_SAMPLE_AGE_MS }).map(sampleToVenueRate))
+    const notes = [p.price === null ? 'no perp close in the last 30 minutes' : null, oi.aggregate.reason, funding.reason].filter((x) => x !== null)
+    return {
+      coin,
+      price: p.price,
+      priceTs: p.ts,
+      change1hPct: p.changes[0]!,
+      change4hPct: p.changes[1]!,
+      change24hPct: p.changes[2]!,
+      volume24hUsd: vol.usd,
+      oiUsd: oi.aggregate.oiUsd,
+      oiChange24hPct: oi.aggregate.changes['24h'].pct,
+      funding8h: funding.rate8h,
+      liquidations24hUsd: null,
+      exchanges: vol.exchanges,
+      note: notes.length ? notes.join('; ') : null,
+    }
+  })
+  // a venue's span: the hours its perp candles of the last day fall in
+  const from = to - DAY_MS
+  const bars = [...market.coins()].flatMap((coin) => market.series.hours.perpCloses(coin, floorTo(from, HOUR_MS), now))
+  const ranges = rangesOf(bars.map((b) => ({ exchange: b.exchange, ts: floorTo(b.ts, HOUR_MS) })), HOUR_MS)
+  const coverage = coverageOf({ services, now }, { used: new Set(rows.flatMap((r) => r.exchanges)), noData: () => 'no perp candle in the last 24 h for any coin', requested: { from, to: now }, ranges, toleranceMs: HOUR_MS })
+  return { asOf: now, rows, coverage }
+}
+
+/** all coins' rows, precomputed on the data tick (at most a tick old; the windows move with the minute) */
+const overviewOf = (services: Services, now: number): Overview => tickView(services.market, 'overview', now, (at) => computeOverview(services, at))
+
+type Payload = Omit<Overview, 'rows'> & { sort: OverviewSort; order: SortOrder; coins: OverviewRow[] }
+
+const RowRef = builder.objectRef<OverviewRow>('OverviewCoin').implement({
+  description: 'One coin of the market overview (docs/methodology.md#market-overview)',
+  fields: (t) => ({
+    coin: t.exposeString('coin'),
+    price: t.exposeFloat('price', { nullable: true, description: 'latest composite perp close (volume-weighted across venues), of the last 30 minutes' }),
+    priceTs: t.field({ type: 'Timestamp', nullable: true, description: 'minute of that close', resolve: (r) => r.priceTs }),
+    change1hPct: t.exposeFloat('change1hPct', { nullable: true, description: 'price change from the close one hour before, %' }),
+    change4hPct: t.exposeFloat('change4hPct', { nullable: true }),
+    change24hPct: t.exposeFloat('change24hPct', { nullable: true }),
+    volume24hUsd: t.exposeFloat('volume24hUsd', { nullable: true, description: 'perp quote volume of the 24 h before the current minute, every venue, USD' }),
+    oiUsd: t.exposeFloat('oiUsd', { nullable: true, description: 'aggregate one-sided open interest × mark, USD' }),
+    oiChange24hPct: t.exposeFloat('oiChange24hPct', { nullable: true, description: 'aggregate OI change over 24 h in coin units, venues present at both ends, %' }),
+    funding8h: t.exposeFloat('funding8h', { nullable: true, description: 'OI-weighted funding rate per 8 h' }),
+    liquidations24hUsd: t.exposeFloat('liquidations24hUsd', { nullable: true, description: 'null until a liquidation feed is collected' }),
+    exchanges: t.stringList({ description: 'venues whose perp candles entered price or volume', resolve: (r) => r.exchanges }),
+    note: t.exposeString('note', { nullable: true }),
+  }),
+})
+
+const OverviewRef = builder.objectRef<Payload>('MarketOverview').implement({
+  description: 'Every coin at once, sorted by one column (docs/methodology.md#market-overview)',
+  fields: (t) => ({
+    asOf: t.field({ type: 'Timestamp', resolve: (o) => o.asOf }),
+    sort: t.exposeString('sort'),
+    order: t.exposeString('order'),
+    liquidationsNote: t.string({ nullable: true, resolve: () => OVERVIEW_LIQUIDATIONS_NOTE }),
+    coins: t.field({ type: [RowRef], description: 'nulls last in either order, ties by coin', resolve: (o) => o.coins }),
+    coverage: t.field({ type: CoverageRef, description: 'venues with perp candles in the last 24 h', resolve: (o) => o.coverage }),
+  }),
+})
+
+export const marketsOverview = defineEndpoint({
+  path: '/v1/markets/overview',
+  field: 'marketsOverview',
+  operation: 'markets-overview',
+  cost: 3,
+  summary: 'Screener: every coin with price, 1h/4h/24h change, 24h volume, OI and its change, OI-weighted funding; sortable',
+  description: 'Every coin with price, changes, 24h perp volume, aggregate OI (USD) and its 24h change, OI-weighted funding, sorted by a column.',
+  params: z.object({
+    sort: enumParam(OverviewSort, { description: 'the column to sort by (its REST field name)', default: 'volume_24h_usd' }),
+    order: enumParam(SortOrder, { description: 'asc or desc; nulls sort last either way', default: 'desc' }),
+  }),
+  graphql: (t, f) =>
+    t.field({
+      type: OverviewRef,
+      description: f.description,
+      args: f.args,
+      resolve: (_r, args, ctx) => {
+        const { sort, order } = f.params(args, ctx)
+        const o = overviewOf(ctx.services, ctx.now)
+        return { asOf: o.asOf, coverage: o.coverage, sort, order, coins: sortOverview(o.rows, sort, order) }
+      },
+    }),
+})

@@ -1,0 +1,92 @@
+// GET /v1/oi/history (3 credits): open interest OHLC per interval, per venue and aggregated, in coins and USD
+// (docs/methodology.md#oi-history).
+import { z } from 'zod'
+import type { Coverage } from '../analytics/coverage.js'
+import { buildOiHistory, type OiHistory, type OiPoint } from '../analytics/oi-history.js'
+import { OI_SAMPLE_TOLERANCE_MS } from '../analytics/oi-changes.js'
+import { seriesParams, seriesRules } from '../domain/series.js'
+import { builder } from '../graphql/builder.js'
+import { CoverageRef, ExchangeNoteRef } from '../graphql/schema/common.js'
+import { seriesHeaderFields, type SeriesHeader } from '../graphql/schema/series.js'
+import { coverageOf, missingExchanges, rangesOf, type ExchangeNote } from '../market/read/coverage.js'
+import { cacheOf, type VersionedCache } from '../market/read/versioned-cache.js'
+import { defineEndpoint } from './define.js'
+import { onPage, seriesWindow, windowKey } from './series-kit.js'
+
+const OiPointRef = builder.objectRef<OiPoint & { exchanges?: string[] }>('OiBar').implement({
+  description: 'Open interest over one interval: the first, highest, lowest and last sample, one-sided, in coins and in USD (OI × mark of the same sample)',
+  fields: (t) => ({
+    ts: t.field({ type: 'Timestamp', description: 'interval open time (UTC-aligned)', resolve: (p) => p.ts }),
+    open: t.exposeFloat('open'),
+    high: t.exposeFloat('high'),
+    low: t.exposeFloat('low'),
+    close: t.exposeFloat('close'),
+    openUsd: t.exposeFloat('openUsd', { nullable: true }),
+    highUsd: t.exposeFloat('highUsd', { nullable: true }),
+    lowUsd: t.exposeFloat('lowUsd', { nullable: true }),
+    closeUsd: t.exposeFloat('closeUsd', { nullable: true, description: 'null when no sample of the interval has a mark price (for the aggregate: for every venue)' }),
+    exchanges: t.stringList({ nullable: true, description: 'aggregate points: the venues summed (those with open interest in the interval)', resolve: (p) => p.exchanges ?? null }),
+  }),
+})
+
+const VenueOiRef = builder.objectRef<OiHistory['exchanges'][number]>('VenueOiSeries').implement({
+  fields: (t) => ({
+    exchange: t.exposeString('exchange'),
+    points: t.field({ type: [OiPointRef], description: 'ascending; an interval without a sample of the venue is absent', resolve: (v) => v.points }),
+  }),
+})
+
+type Out = SeriesHeader & { exchanges: OiHistory['exchanges']; aggregate: OiHistory['aggregate'] | null; missing: ExchangeNote[]; coverage: Coverage }
+
+const OiHistoryRef = builder.objectRef<Out>('OiHistory').implement({
+  description: 'Open interest OHLC per interval, per venue and aggregated (docs/methodology.md#oi-history)',
+  fields: (t) => ({
+    ...seriesHeaderFields(t),
+    exchanges: t.field({ type: [VenueOiRef], description: 'each venue with open-interest samples in the window', resolve: (o) => o.exchanges }),
+    aggregate: t.field({ type: [OiPointRef], nullable: true, description: 'Σ over the venues with open interest in each interval, at the sampling slots where all of them have a value; null when one exchange was asked for', resolve: (o) => o.aggregate }),
+    missing: t.field({ type: [ExchangeNoteRef], resolve: (o) => o.missing }),
+    coverage: t.field({ type: CoverageRef, resolve: (o) => o.coverage }),
+  }),
+})
+
+const histories = new WeakMap<object, VersionedCache<Promise<OiHistory>>>()
+
+export const oiHistory = defineEndpoint({
+  path: '/v1/oi/history',
+  field: 'oiHistory',
+  operation: 'oi-history',
+  cost: 3,
+  summary: 'Open interest OHLC per interval, per exchange and aggregated, in coins and USD',
+  description: 'Open interest OHLC (first, high, low, last sample) per interval, per venue and aggregated, in coins and USD.',
+  params: z.object(seriesParams()).superRefine(seriesRules),
+  graphql: (t, f) =>
+    t.field({
+      type: OiHistoryRef,
+      description: f.description,
+      args: f.args,
+      resolve: async (_r, args, ctx) => {
+        const v = f.params(args, ctx)
+        const w = seriesWindow(v, ctx.now)
+        const { coin, exchange } = v
+        const market = ctx.services.market
+        const key = `${coin}|${exchange ?? ''}|${windowKey(w)}`
+        const all = await cacheOf(histories, market, { maxEntries: 256 }).get(key, market.reader.version('samples'), async () => {
+          const [venues, aggregate] = await Promise.all([
+            market.reader.sampleBuckets(coin, w.first, w.end, w.intervalMs, exchange),
+            exchange ? Promise.resolve([]) : market.reader.aggregateOiBuckets(coin, w.first, w.end, w.intervalMs),
+          ])
+          return buildOiHistory({ venues, aggregate, from: w.first, to: w.end })
+        })
+        const used = all.exchanges.map((e) => e.exchange)
+        const noData = () => `no ${coin} open-interest sample in the window`
+        const ranges = rangesOf(all.exchanges.flatMap((e) => e.points.map((p) => ({ exchange: e.exchange, ts: p.ts }))), w.intervalMs)
+        return {
+          coin, interval: v.interval, exchange: exchange ?? null, start: w.start, end: w.end, asOf: Math.min(w.end, ctx.now), next: w.next,
+          exchanges: all.exchanges.map((e) => ({ exchange: e.exchange, points: onPage(e.points, w) })),
+          aggregate: exchange ? null : onPage(all.aggregate, w),
+          missing: missingExchanges('perp', used, noData, exchange),
+          coverage: coverageOf(ctx, { used, noData, only: exchange, requested: { from: w.first, to: w.end }, ranges, toleranceMs: OI_SAMPLE_TOLERANCE_MS }),
+        }
+      },
+    }),
+})

@@ -1,0 +1,66 @@
+// What the series endpoints share (docs/contract.md#series): the window of a page, and one market type's taker
+// flow per venue and aggregated, with its coverage (/v1/flow/cvd, /v1/flow/taker-volume).
+import { flowSeries, type FlowSeries } from '../analytics/flow-series.js'
+import { hasMarket, type ExchangeId, type MarketType } from '../domain/exchanges.js'
+import { pageOf, type SeriesPage, type WindowValues } from '../domain/series.js'
+import { HOUR_MS, MINUTE_MS } from '../domain/time.js'
+import { INTERVAL_MS, type Interval } from '../domain/windows.js'
+import type { RequestContext } from '../graphql/context.js'
+import type { FlowLeg } from '../graphql/schema/series.js'
+import { coverageOf, missingExchanges, rangesOf } from '../market/read/coverage.js'
+import { loadBars } from '../market/read/market-data.js'
+import { cacheOf, type VersionedCache } from '../market/read/versioned-cache.js'
+
+/** a series' data may fall short of the window's ends by this much (the minute in progress is not stored yet) */
+const SERIES_TOLERANCE_MS = 2 * MINUTE_MS
+
+export interface SeriesWindow extends SeriesPage {
+  interval: Interval
+  /** the first interval start of the whole window (page 1's first slot) */
+  first: number
+  /** the window's minute: results over [first, end) are the same within it (stored rows sit on whole minutes) */
+  minuteKey: number
+}
+
+/** what a whole-window result depends on besides the coin and filters: interval, first slot and window minute */
+export const windowKey = (w: SeriesWindow): string => `${w.interval}|${w.first}|${w.minuteKey}`
+
+/** the page a series request asks for, with the whole window's first slot */
+export function seriesWindow(v: WindowValues & Record<string, unknown> & { interval: Interval }, now: number): SeriesWindow {
+  const size = INTERVAL_MS[v.interval]
+  const page = pageOf(v, size, now)
+  return { ...page, interval: v.interval, first: Math.ceil(page.start / size) * size, minuteKey: Math.ceil(page.end / MINUTE_MS) }
+}
+
+/** the points of a page: those at its slots */
+export const onPage = <P extends { ts: number }>(points: readonly P[], w: SeriesPage): P[] => points.filter((p) => p.ts >= w.from && p.ts < w.to)
+
+const flows = new WeakMap<object, VersionedCache<Promise<FlowSeries>>>()
+
+/** one market type's flow over the whole window (every page of it), per venue and aggregated; cached per candle version */
+function windowFlows(ctx: RequestContext, q: { coin: string; marketType: MarketType; exchange?: ExchangeId; w: SeriesWindow }): Promise<FlowSeries> {
+  const market = ctx.services.market
+  const { coin, marketType, exchange, w } = q
+  const key = `${coin}|${marketType}|${exchange ?? ''}|${windowKey(w)}`
+  return cacheOf(flows, market, { maxEntries: 256 }).get(key, market.reader.version('candles'), async () => {
+    if (exchange && !hasMarket(exchange, marketType)) return { exchanges: [], aggregate: [] }
+    const bars = await loadBars(market, { coin, marketType, start: w.first, end: w.end, exchange, hourly: w.intervalMs >= HOUR_MS })
+    return flowSeries(bars, { intervalMs: w.intervalMs, from: w.first, to: w.end })
+  })
+}
+
+/** a page of one market type's flow with its missing venues and coverage */
+export async function flowLeg(ctx: RequestContext, q: { coin: string; marketType: MarketType; exchange?: ExchangeId; w: SeriesWindow }): Promise<FlowLeg> {
+  const { coin, marketType, exchange, w } = q
+  const all = await windowFlows(ctx, q)
+  const used = all.exchanges.map((v) => v.exchange)
+  const noData = () => `no ${coin} ${marketType} trades in the window`
+  const ranges = rangesOf(all.exchanges.flatMap((v) => v.points.map((p) => ({ exchange: v.exchange, ts: p.ts }))), w.intervalMs)
+  return {
+    marketType,
+    exchanges: all.exchanges.map((v) => ({ exchange: v.exchange, points: onPage(v.points, w) })),
+    aggregate: exchange ? null : onPage(all.aggregate, w),
+    missing: missingExchanges(marketType, used, noData, exchange),
+    coverage: coverageOf(ctx, { marketType, used, noData, only: exchange, requested: { from: w.first, to: w.end }, ranges, toleranceMs: SERIES_TOLERANCE_MS }),
+  }
+}

@@ -1,0 +1,70 @@
+// The metrics of a node's role, read when Prometheus scrapes: ingest lag per venue (how old the newest event is),
+// events ingested, bus messages published / failed / received, writer leases held, backfill progress, whether
+// the bus and the shared limit store answer.
+import { Counter, Gauge } from 'prom-client'
+import type { MarketEvent } from '../market/events.js'
+import type { Services } from '../services.js'
+import type { Metrics } from './metrics.js'
+
+/** a counter that follows a running total kept elsewhere */
+function followedCounter(metrics: Metrics, name: string, help: string, total: () => number): void {
+  let seen = 0
+  new Counter({
+    name,
+    help,
+    registers: [metrics.registry],
+    collect() {
+      const now = total()
+      if (now > seen) this.inc(now - seen)
+      seen = now
+    },
+  })
+}
+
+/** register the role's metrics; returns the event counter to hand to the market runtime (ingest roles) */
+export function registerNodeMetrics(metrics: Metrics, services: Services, writing: () => readonly string[] | null): (e: MarketEvent) => void {
+  const { market, clock } = services
+  const { registry } = metrics
+  new Gauge({
+    name: 'ingest_lag_seconds',
+    help: 'Age of the newest market event per venue, seconds (the feed of an enabled venue)',
+    labelNames: ['exchange'] as const,
+    registers: [registry],
+    collect() {
+      this.reset()
+      const now = clock()
+      for (const e of market.enabled) {
+        const last = market.lastEventAt(e)
+        if (last !== null) this.set({ exchange: e }, Math.max(0, (now - last) / 1000))
+      }
+    },
+  })
+  new Gauge({
+    name: 'backfill_percent',
+    help: 'Share of the history backfill window that is complete',
+    registers: [registry],
+    collect() {
+      this.set(market.backfillPercent())
+    },
+  })
+  new Gauge({
+    name: 'writer_leases',
+    help: 'Venues whose writer lease this node holds (ingest on PostgreSQL)',
+    labelNames: ['exchange'] as const,
+    registers: [registry],
+    collect() {
+      this.reset()
+      for (const e of writing() ?? []) this.set({ exchange: e }, 1)
+    },
+  })
+  const bus = services.bus
+  if (bus) {
+    new Gauge({ name: 'bus_connected', help: '1 while connected to NATS', registers: [registry], collect() { this.set(bus.connected ? 1 : 0) } })
+    followedCounter(metrics, 'bus_published_total', 'Messages published to the bus', () => bus.stats.published)
+    followedCounter(metrics, 'bus_publish_failures_total', 'Bus publishes that failed or were not acknowledged', () => bus.stats.publishFailures)
+    followedCounter(metrics, 'bus_received_total', 'Bus messages received (API nodes)', () => bus.stats.received)
+  }
+  const limits = services.limits
+  if (limits) new Gauge({ name: 'limit_store_connected', help: '1 while the shared rate-limit store (Redis) answers', registers: [registry], collect() { this.set(limits.connected() ? 1 : 0) } })
+  return (e) => metrics.marketEvents.inc({ exchange: e.exchange, type: e.type })
+}

@@ -1,0 +1,71 @@
+// Long/short positioning the CEXs publish, polled at their own 5-minute period (docs/methodology.md#positioning):
+//   - Binance USD-M GET /futures/data/globalLongShortAccountRatio (all accounts) and /futures/data/topLongShortPositionRatio
+//     (the position sizes of the top 20 % of accounts by margin): [{symbol, longShortRatio, longAccount, shortAccount, timestamp}]
+//   - Bybit GET /v5/market/account-ratio (category=linear, period=5min): result.list [{symbol, buyRatio, sellRatio, timestamp}],
+//     the share of accounts holding longs and shorts
+//   - OKX GET /api/v5/rubik/stat/contracts/long-short-account-ratio-contract (instId, period=5m): data [[ts, ratio]],
+//     the ratio of accounts long to accounts short (the shares follow: long = ratio / (1 + ratio))
+// The DEXs (Hyperliquid, dYdX) publish no such figures.
+import type { Exchange } from 'ccxt'
+import type { PositioningEvent, PositioningKind } from '../events.js'
+import { callRaw } from './ccxt-access.js'
+import type { MarketRef } from './mapping.js'
+
+const POSITIONING_PERIOD_MS = 5 * 60_000
+
+type Raw = Record<string, unknown>
+const num = (v: unknown): number | null => {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN
+  return Number.isFinite(n) ? n : null
+}
+
+function event(ref: MarketRef, kind: PositioningKind, ts: number | null, longShare: number | null, shortShare: number | null, ratio: number | null): PositioningEvent | null {
+  if (ts === null || longShare === null || shortShare === null || !(longShare >= 0 && shortShare > 0)) return null
+  return { type: 'positioning', exchange: ref.exchange, coin: ref.coin, marketType: 'perp', ts, kind, longShare, shortShare, ratio: ratio ?? longShare / shortShare, periodMs: POSITIONING_PERIOD_MS }
+}
+
+/** Binance: the newest row of globalLongShortAccountRatio (kind account) or topLongShortPositionRatio (top_position) */
+export function binancePositioning(ref: MarketRef, kind: PositioningKind, rows: unknown): PositioningEvent | null {
+  const r = (Array.isArray(rows) ? (rows as Raw[]) : []).reduce<Raw | null>((a, b) => (a && num(a['timestamp'])! >= num(b['timestamp'])! ? a : b), null)
+  return r ? event(ref, kind, num(r['timestamp']), num(r['longAccount']), num(r['shortAccount']), num(r['longShortRatio'])) : null
+}
+
+/** Bybit: the newest row of account-ratio */
+export function bybitPositioning(ref: MarketRef, body: unknown): PositioningEvent | null {
+  const list = ((body as Raw | null)?.['result'] as Raw | undefined)?.['list']
+  const r = (Array.isArray(list) ? (list as Raw[]) : []).reduce<Raw | null>((a, b) => (a && num(a['timestamp'])! >= num(b['timestamp'])! ? a : b), null)
+  return r ? event(ref, 'account', num(r['timestamp']), num(r['buyRatio']), num(r['sellRatio']), null) : null
+}
+
+/** OKX: the newest [ts, ratio] of long-short-account-ratio-contract */
+export function okxPositioning(ref: MarketRef, body: unknown): PositioningEvent | null {
+  const data = (body as Raw | null)?.['data']
+  const rows = (Array.isArray(data) ? data : []).filter((r): r is unknown[] => Array.isArray(r) && r.length >= 2)
+  const r = rows.reduce<unknown[] | null>((a, b) => (a && num(a[0])! >= num(b[0])! ? a : b), null)
+  const ratio = r ? num(r[1]) : null
+  if (!r || ratio === null || !(ratio >= 0)) return null
+  const long = ratio / (1 + ratio)
+  return event(ref, 'account', num(r[0]), long, 1 - long, ratio)
+}
+
+/** the newest positioning figures of one perp market (one call per figure) */
+export async function fetchPositioning(ex: Exchange, ref: MarketRef): Promise<PositioningEvent[]> {
+  const out: Array<PositioningEvent | null> = []
+  switch (ref.exchange) {
+    case 'binance': {
+      const q = { symbol: ref.id, period: '5m', limit: 2 }
+      out.push(binancePositioning(ref, 'account', await callRaw(ex, 'fapiDataGetGlobalLongShortAccountRatio', q)))
+      out.push(binancePositioning(ref, 'top_position', await callRaw(ex, 'fapiDataGetTopLongShortPositionRatio', q)))
+      break
+    }
+    case 'bybit':
+      out.push(bybitPositioning(ref, await callRaw(ex, 'publicGetV5MarketAccountRatio', { category: 'linear', symbol: ref.id, period: '5min', limit: 2 })))
+      break
+    case 'okx':
+      out.push(okxPositioning(ref, await callRaw(ex, 'publicGetRubikStatContractsLongShortAccountRatioContract', { instId: ref.id, period: '5m', limit: 2 })))
+      break
+    default:
+      break
+  }
+  return out.filter((e): e is PositioningEvent => e !== null)
+}

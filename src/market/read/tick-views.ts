@@ -1,0 +1,84 @@
+// Views over every coin kept computed with the data: an endpoint names its view and how to compute it, and the view
+// is recomputed right after each data tick that moved what it reads (the hot series, applied by the ingest flush or
+// from the bus; the live tickers and open interest, taken as of the tick), in the one cache (VersionedCache), so a
+// request finds it computed and only serialises. A view is at most about one tick old: outdated by the clock alone
+// (no data moved for a tick), it is served for one more tick while it is recomputed in the background. A view nobody
+// asked for in a while is no longer precomputed.
+import { DATA_TICK_MS, type MarketState } from '../state.js'
+import { VersionedCache } from './versioned-cache.js'
+
+/** a view not asked for this long is no longer recomputed on the tick (it is computed again on the next request) */
+const IDLE_AFTER_MS = 5 * 60_000
+
+interface View {
+  compute: (now: number) => unknown
+  /** wall-clock ms of the last request (not the service clock, which tests pin) */
+  usedAt: number
+}
+
+interface Views {
+  cache: VersionedCache<unknown>
+  views: Map<string, View>
+}
+
+const byMarket = new WeakMap<MarketState, Views>()
+
+/** the data a view is computed from: the series' version and the live values as of the last tick */
+const dataVersion = (market: MarketState) => `${market.series.version}|${market.live.version}`
+
+const quiet = <T>(value: T): T => {
+  if (value instanceof Promise) value.catch(() => {})
+  return value
+}
+
+function viewsOf(market: MarketState): Views {
+  const found = byMarket.get(market)
+  if (found) return found
+  // outdated by the data, a view is waited for (the precomputation started when the data moved, or a new one);
+  // outdated by the clock alone, it is served for one more tick while it is recomputed on the next turn of the loop
+  const cache = new VersionedCache<unknown>({ maxEntries: 16, refreshMs: DATA_TICK_MS, serveStaleMs: 2 * DATA_TICK_MS, staleAcrossVersions: false, deferRefresh: true, clock: market.clock })
+  const v: Views = { cache, views: new Map() }
+  byMarket.set(market, v)
+  let scheduled = false
+  let stopped = false
+  const precompute = () => {
+    scheduled = false
+    if (stopped) return
+    const wall = Date.now()
+    for (const [name, view] of v.views) {
+      if (wall - view.usedAt > IDLE_AFTER_MS) v.views.delete(name)
+      // a failed precomputation is dropped by the cache; the next request computes (and reports) it
+      else v.cache.prime(name, dataVersion(market), () => quiet(view.compute(market.clock())))
+    }
+    if (!v.views.size) {
+      // idle: stop; a later request starts over (the series keeps this listener, now inert)
+      stopped = true
+      clearInterval(timer)
+      if (byMarket.get(market) === v) byMarket.delete(market)
+    }
+  }
+  const schedule = () => {
+    if (scheduled || stopped) return
+    scheduled = true
+    // after the flush that moved the series has finished its own work
+    setImmediate(precompute)
+  }
+  market.series.onChange(schedule)
+  // the live values' tick
+  const timer = setInterval(() => {
+    market.live.tick()
+    schedule()
+  }, DATA_TICK_MS)
+  timer.unref()
+  return v
+}
+
+/**
+ * The view `name` at the current data version, computed by `compute` (at the clock's now) when it is not there yet;
+ * from then on recomputed after every data tick.
+ */
+export function tickView<T>(market: MarketState, name: string, now: number, compute: (now: number) => T): T {
+  const v = viewsOf(market)
+  v.views.set(name, { compute, usedAt: Date.now() })
+  return v.cache.get(name, dataVersion(market), () => compute(now)) as T
+}

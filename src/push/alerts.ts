@@ -1,0 +1,136 @@
+// The alert engine: every ALERT_POLL_MS each active rule's condition is evaluated on the newest values (mark
+// prices from the live tickers, the funding z-score, divergence and imbalance from the computed signals, the
+// coin's liquidations of the last minute from the liquidations channel); the store turns a false→true flip into
+// one queued delivery (src/accounts/alerts.ts). Then due deliveries are claimed, paid for and sent, retried with
+// doubling waits for 24 h. Any number of API nodes may run this: the store decides who fires and who sends.
+import { activeRules, chargeDelivery, claimDeliveries, deliveryFailed, deliverySucceeded, recordEvaluation, type AlertRuleRow, type ClaimedDelivery } from '../accounts/alerts.js'
+import type { AlertCondition } from '../domain/alerts.js'
+import type { Services } from '../services.js'
+import type { SignalKind, SignalSource } from './signals.js'
+import { sendEvent } from './webhook.js'
+
+const DAY_MS = 86_400_000
+const MAX_WAIT_MS = 3_600_000
+const LIQUIDATION_WINDOW_MS = 60_000
+/** a claimed delivery is another node's to take after this long (a node died while sending) */
+const LEASE_MS = 30_000
+
+export interface AlertEngine {
+  /** one evaluation of every active rule, then one round of due deliveries (the timer runs this) */
+  run(): Promise<void>
+  stop(): void
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = s.length >> 1
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2
+}
+
+export function alertEngine(services: Services, signals: SignalSource): AlertEngine {
+  const { db, market, config, logger } = services
+  const latest = new Map<string, Record<string, unknown>>()
+  signals.onValue = (kind, coin, data) => latest.set(`${kind}:${coin}`, data)
+  const liquidations: { coin: string; ts: number; usd: number }[] = []
+  const unsubscribe = market.stream.subscribe((e) => {
+    if (e.channel === 'liquidations') liquidations.push({ coin: e.coin, ts: e.ts, usd: Number(e.data.usd) || 0 })
+  })
+  let release = () => {}
+
+  const valueOf = (coin: string, c: AlertCondition): { value: number | boolean; isTrue: boolean } | null => {
+    switch (c.type) {
+      case 'price_above':
+      case 'price_below': {
+        const marks = market.live.tickerList().filter((t) => t.coin === coin && t.marketType === 'perp' && t.markPrice !== null).map((t) => t.markPrice!)
+        if (!marks.length) return null
+        const p = median(marks)
+        return { value: p, isTrue: c.type === 'price_above' ? p > c.value : p < c.value }
+      }
+      case 'funding_z_above':
+      case 'funding_z_below': {
+        const z = latest.get(`funding:${coin}`)?.z_score
+        if (typeof z !== 'number') return null
+        return { value: z, isTrue: c.type === 'funding_z_above' ? z > c.value : z < c.value }
+      }
+      case 'divergence_active': {
+        const pairs = latest.get(`divergence:${coin}`)?.pairs as { pair: string; timeframe: string; active: boolean }[] | undefined
+        const p = pairs?.find((x) => x.pair === c.pair && x.timeframe === c.timeframe)
+        return p ? { value: p.active, isTrue: p.active } : null
+      }
+      case 'imbalance_above':
+      case 'imbalance_below': {
+        const bands = (latest.get(`imbalance:${coin}`)?.aggregate as { bands?: { band_pct: number; ratio: number | null }[] } | undefined)?.bands
+        const r = bands?.find((b) => b.band_pct === c.band)?.ratio
+        if (typeof r !== 'number') return null
+        return { value: r, isTrue: c.type === 'imbalance_above' ? r > c.value : r < c.value }
+      }
+      case 'liquidation_above': {
+        const from = services.clock() - LIQUIDATION_WINDOW_MS
+        const usd = liquidations.filter((l) => l.coin === coin && l.ts >= from).reduce((s, l) => s + l.usd, 0)
+        return { value: usd, isTrue: usd > c.value }
+      }
+    }
+  }
+
+  const NEEDS: Partial<Record<AlertCondition['type'], SignalKind>> = {
+    funding_z_above: 'funding', funding_z_below: 'funding', divergence_active: 'divergence', imbalance_above: 'imbalance', imbalance_below: 'imbalance',
+  }
+
+  const evaluate = async (rules: AlertRuleRow[]) => {
+    const now = services.clock()
+    while (liquidations.length && liquidations[0]!.ts < now - LIQUIDATION_WINDOW_MS) liquidations.shift()
+    for (const rule of rules) {
+      const v = valueOf(rule.coin, rule.condition)
+      if (!v || v.isTrue === rule.last_true) continue
+      const payload = (eventId: string) =>
+        JSON.stringify({ id: eventId, type: 'alert.fired', created: now, alert: { alert_id: rule.id, name: rule.name, coin: rule.coin, condition: rule.condition }, value: v.value })
+      const fired = await recordEvaluation(db.sql, rule, v.isTrue, payload, now)
+      if (fired) logger.info({ alert: rule.id, event: fired }, 'alert fired')
+    }
+  }
+
+  const follow = (rules: AlertRuleRow[]) => {
+    const byKind = new Map<SignalKind, Set<string>>()
+    for (const r of rules) {
+      const k = NEEDS[r.condition.type]
+      if (k) byKind.set(k, (byKind.get(k) ?? new Set()).add(r.coin))
+    }
+    release()
+    const releases = [...byKind].map(([k, coins]) => market.stream.want([k], [...coins]))
+    release = () => releases.forEach((f) => f())
+  }
+
+  const deliverOne = async (d: ClaimedDelivery) => {
+    const paid = await chargeDelivery(db.sql, d)
+    if (!paid.ok) return
+    d.charged = true
+    const out = await sendEvent(d.url, d.secret, d.id, d.payload, services.clock(), config.ALERT_ALLOW_LOOPBACK)
+    const now = services.clock()
+    if (out.ok) return deliverySucceeded(db.sql, d, now)
+    const wait = Math.min(MAX_WAIT_MS, config.ALERT_RETRY_BASE_MS * 2 ** Math.min(30, d.attempts - 1))
+    await deliveryFailed(db.sql, d, out.error ?? 'failed', now + wait <= d.created_at + DAY_MS ? now + wait : null)
+  }
+
+  let running: Promise<void> | null = null
+  const round = async () => {
+    const rules = await activeRules(db.sql)
+    follow(rules)
+    await evaluate(rules)
+    const due = await claimDeliveries(db.sql, services.clock(), LEASE_MS, 20)
+    await Promise.all(due.map((d) => deliverOne(d).catch((err: unknown) => logger.warn({ err, delivery: d.id }, 'alert delivery failed'))))
+  }
+  const run = () =>
+    (running ??= round()
+      .catch((err: unknown) => logger.warn({ err }, 'alerts: a round failed'))
+      .finally(() => (running = null)))
+  const timer = setInterval(() => void run(), config.ALERT_POLL_MS)
+  timer.unref()
+  return {
+    run,
+    stop: () => {
+      clearInterval(timer)
+      unsubscribe()
+      release()
+    },
+  }
+}

@@ -1,0 +1,91 @@
+// Rate-limit counters shared by every API node (REDIS_URL): express-rate-limit's stores backed by Redis
+// (rate-limit-redis over ioredis). A counter call that Redis does not answer within STORE_WAIT_MS fails, and the
+// limiters let the request through (fail open: a Redis outage must not take the API down; each node then limits
+// nothing until Redis is back, which /readyz and the log report).
+import { Redis } from 'ioredis'
+import type { ClientRateLimitInfo, IncrementResponse, Options, Store } from 'express-rate-limit'
+import { RedisStore, type RedisReply } from 'rate-limit-redis'
+import type { Logger } from 'pino'
+
+const STORE_WAIT_MS = 500
+
+export interface LimitStores {
+  /** a store whose keys start with `prefix` (one per limiter) */
+  store(prefix: string): Store
+  connected(): boolean
+  close(): Promise<void>
+}
+
+function within<T>(p: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`redis: ${what} took over ${STORE_WAIT_MS} ms`)), STORE_WAIT_MS)))]).finally(() => clearTimeout(timer))
+}
+
+/** a RedisStore that bounds every call and loads its scripts again after an outage */
+class BoundedRedisStore implements Store {
+  private inner: RedisStore
+  private options: Options | undefined
+  private initialised: Promise<void> | null = null
+
+  constructor(private readonly make: () => RedisStore) {
+    this.inner = make()
+  }
+
+  get prefix() {
+    return this.inner.prefix
+  }
+
+  init(options: Options): void {
+    this.options = options
+    this.initialised = this.inner.init(options)
+    this.initialised.catch(() => (this.initialised = null))
+  }
+
+  private async ready(): Promise<RedisStore> {
+    if (!this.initialised && this.options) {
+      this.inner = this.make()
+      this.init(this.options)
+    }
+    await within(this.initialised!, 'loading the limiter scripts')
+    return this.inner
+  }
+
+  async get(key: string): Promise<ClientRateLimitInfo | undefined> {
+    const info = await within((await this.ready()).get(key), 'get')
+    // a key Redis does not hold comes back as a nil count (ioredis: null → NaN): no hits yet
+    return info && Number.isFinite(info.totalHits) ? info : undefined
+  }
+
+  async increment(key: string): Promise<IncrementResponse> {
+    return within((await this.ready()).increment(key), 'increment')
+  }
+
+  async decrement(key: string): Promise<void> {
+    await within((await this.ready()).decrement(key), 'decrement')
+  }
+
+  async resetKey(key: string): Promise<void> {
+    await within((await this.ready()).resetKey(key), 'reset')
+  }
+}
+
+export function redisLimitStores(url: string, logger: Logger, namespace: string): LimitStores {
+  const client = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1, connectTimeout: 2000, retryStrategy: (n) => Math.min(n * 200, 2000) })
+  let warned = false
+  client.on('error', (err) => {
+    if (!warned) logger.warn({ err }, 'redis unreachable: rate limits are not enforced until it answers')
+    warned = true
+  })
+  client.on('ready', () => {
+    if (warned) logger.info('redis is back: shared rate limits enforced again')
+    warned = false
+  })
+  const send = (command: string, ...args: string[]) => client.call(command, ...args) as Promise<RedisReply>
+  return {
+    store: (prefix) => new BoundedRedisStore(() => new RedisStore({ sendCommand: send, prefix: `${namespace}:${prefix}` })),
+    connected: () => client.status === 'ready',
+    async close() {
+      await client.quit().catch(() => client.disconnect())
+    },
+  }
+}

@@ -1,0 +1,65 @@
+// One build, three ways to run (ROLE): `all` — source, ingest, store writes and the API in one process (the
+// default, on the embedded store); `ingest` — source, aggregation, store writes and bus publishing, with only the
+// operator's routes over HTTP; `api` — HTTP and GraphQL, following the ingest nodes over the bus (no source).
+import os from 'node:os'
+import express from 'express'
+import type { BackfillProgress } from './market/backfill.js'
+import { followBus, type Follower } from './market/bus/follower.js'
+import { NatsBus } from './market/bus/nats-bus.js'
+import { eventKey } from './market/stream/hub.js'
+import { startMarketRuntime, type MarketRuntime } from './market/runtime.js'
+import { createMetrics, type Metrics } from './http/metrics.js'
+import { registerNodeMetrics } from './http/node-metrics.js'
+import { opsRouter } from './http/ops-routes.js'
+import { redisLimitStores } from './rest/rate-limit-store.js'
+import type { Services } from './services.js'
+
+export interface RunningRole {
+  metrics: Metrics
+  runtime: MarketRuntime | null
+  follower: Follower | null
+  /** stop the source (writing what is pending) or the follower, then the bus and the limit store */
+  stop(): Promise<void>
+}
+
+export async function startRole(services: Services, opts: { onProgress?: (p: BackfillProgress) => void } = {}): Promise<RunningRole> {
+  const { config, logger } = services
+  const node = `${config.ROLE}@${os.hostname()}:${process.pid}`
+  if (config.NATS_URL) {
+    const bus = new NatsBus(config.NATS_URL, config.BUS_PREFIX, logger.child({ component: 'bus' }), node)
+    services.bus = bus
+    // push events go through the bus's stream, whose sequence numbers are their ids on every node
+    const hub = services.market.stream
+    hub.forward = (e) => bus.publishPush(e, eventKey(e))
+    if (config.ROLE !== 'ingest') void bus.followPush((e) => hub.append(e)).catch((err: unknown) => logger.error({ err }, 'push channels could not follow the bus'))
+  }
+  if (config.REDIS_URL && config.ROLE !== 'ingest') services.limits = redisLimitStores(config.REDIS_URL, logger, config.BUS_PREFIX)
+  const metrics = createMetrics(config.ROLE)
+  let runtime: MarketRuntime | null = null
+  let follower: Follower | null = null
+  const onEvent = registerNodeMetrics(metrics, services, () => runtime?.leases?.writing() ?? null)
+  if (config.ROLE === 'api') follower = followBus(services.bus!, services.market, services.db, logger.child({ component: 'follower' }))
+  else runtime = await startMarketRuntime(services, { onProgress: opts.onProgress, onEvent })
+  const leases = runtime?.leases
+  services.writing = leases ? () => leases.writing() : null
+  return {
+    metrics,
+    runtime,
+    follower,
+    async stop() {
+      follower?.stop()
+      await runtime?.stop()
+      await services.bus?.close()
+      await services.limits?.close()
+    },
+  }
+}
+
+/** an ingest node's HTTP: only /healthz, /readyz and /metrics */
+export function createOpsApp(services: Services, metrics: Metrics): express.Express {
+  const app = express()
+  app.disable('x-powered-by')
+  app.use(opsRouter(services, metrics, () => (_req, _res, next) => next()))
+  app.use((_req, res) => res.status(404).json({ status: 404, detail: 'An ingest node answers /healthz, /readyz and /metrics only.' }))
+  return app
+}

@@ -1,0 +1,73 @@
+// The GraphQL `stream` subscription over yoga's SSE transport: the same events as GET /v1/stream, resumable by
+// lastEventId, metered the same way (1 credit per channel per minute; the minute that cannot be paid ends it).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { TickerEvent } from '../../src/market/events.js'
+import { Ingest } from '../../src/market/ingest.js'
+import { startTestService, type TestService } from '../helpers/service.js'
+import { sseReader, until } from './sse-client.js'
+
+let t: TestService
+let ingest: Ingest
+let price = 1000
+const ticker = (coin: string): TickerEvent => ({
+  type: 'ticker', exchange: 'bybit', coin, marketType: 'perp', ts: Date.now(), markPrice: ++price, indexPrice: price, lastPrice: price, fundingRate: 0, fundingIntervalHours: 8, nextFundingTime: null,
+})
+
+beforeAll(async () => {
+  t = await startTestService({ listen: true, env: { STREAM_MINUTE_MS: '400' } })
+  ingest = new Ingest({ db: t.services.db, market: t.services.market })
+})
+afterAll(async () => t.close())
+
+const subscribe = (key: string, query: string) =>
+  fetch(`${t.url}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream', 'content-type': 'application/json' }, body: JSON.stringify({ query }) })
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const payloads = (frames: { event: string; data: string }[]): any[] => frames.filter((f) => f.event === 'next').map((f) => JSON.parse(f.data).data.stream)
+
+describe('subscription stream', () => {
+  it('delivers the coin asked for, resumes after lastEventId, and charges per channel per minute', async () => {
+    const { apiKey, accountId } = await t.signup()
+    await t.setCredits(accountId, 3)
+    const res = await subscribe(apiKey, 'subscription { stream(channels: [TICKER], coins: ["eth"]) { id channel coin data } }')
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toMatch(/text\/event-stream/)
+    const s = sseReader(res)
+    const marks: number[] = []
+    await until(async () => {
+      const [a] = await t.services.db.sql.query<{ credits: number }>('SELECT credits FROM account WHERE id = $1', [accountId])
+      return Number(a!.credits) === 2
+    }, 5000, 'the first minute charged')
+    for (let i = 0; i < 5; i++) {
+      const e = ticker('ETH')
+      marks.push(e.markPrice!)
+      ingest.emit(e)
+      ingest.emit(ticker('BTC'))
+    }
+    await until(() => payloads(s.frames).length >= 5, 5000, '5 events')
+    const got = payloads(s.frames)
+    expect(got.slice(0, 5).map((p) => p.data.mark_price)).toEqual(marks)
+    expect(got.every((p) => p.channel === 'ticker' && p.coin === 'ETH')).toBe(true)
+    // 3 credits: minutes one, two and three; the fourth cannot be paid and ends the stream
+    await s.done
+    const last = payloads(s.frames).at(-1)
+    expect(last).toMatchObject({ channel: 'end', id: null, data: { reason: 'insufficient_credits', credits_remaining: 0 } })
+    const rows = await t.services.db.sql.query<{ delta: number }>("SELECT delta FROM credit_ledger WHERE account_id = $1 AND kind = 'charge'", [accountId])
+    expect(rows.map((r) => Number(r.delta))).toEqual([-1, -1, -1])
+
+    // resume: what came after the second event
+    await t.setCredits(accountId, 10)
+    const again = sseReader(await subscribe(apiKey, `subscription { stream(channels: [TICKER], coins: ["ETH"], lastEventId: "${got[1].id}") { id data } }`))
+    await until(() => payloads(again.frames).length >= 3, 5000, 'the 3 events after the second')
+    again.cancel()
+    expect(payloads(again.frames).slice(0, 3).map((p) => p.data.mark_price)).toEqual(marks.slice(2))
+  })
+
+  it('refuses an unknown coin by name and charges nothing', async () => {
+    const { apiKey, accountId } = await t.signup()
+    const s = sseReader(await subscribe(apiKey, 'subscription { stream(channels: [TICKER], coins: ["NOPE"]) { id } }'))
+    await s.done
+    expect(s.frames.map((f) => f.data).join('')).toContain('coins')
+    const rows = await t.services.db.sql.query("SELECT 1 FROM credit_ledger WHERE account_id = $1 AND kind = 'charge'", [accountId])
+    expect(rows).toHaveLength(0)
+  })
+})

@@ -1,0 +1,114 @@
+// GET /v1/markets/overview (3 credits): the screener, against figures derived independently: price and changes from
+// the stored 1-minute perp candles (SQL, volume-weighted across venues), 24 h volume as the SQL sum of their quote
+// volume, OI and funding from the live values by hand; every sort column in both orders; bad parameters refused.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { TEST_NOW, seedMarket } from '../../helpers/market.js'
+import { startTestService, type TestService } from '../../helpers/service.js'
+import { DEFAULT_COINS, HOUR, MINUTE, callBad, callOk, expectClose, sortedKeys, type Json } from '../markets/helpers.js'
+
+let t: TestService
+let acct: { apiKey: string; accountId: string }
+const NOW_MINUTE = Math.floor(TEST_NOW / MINUTE) * MINUTE
+
+beforeAll(async () => {
+  t = await startTestService({ clock: () => TEST_NOW })
+  await seedMarket(t, { hours: 26, coins: ['BTC'] })
+  await seedMarket(t, { hours: 3, coins: ['ETH'] })
+  acct = await t.signup()
+}, 180_000)
+afterAll(() => t.close())
+
+const COLUMNS = ['coin', 'price', 'change_1h_pct', 'change_4h_pct', 'change_24h_pct', 'volume_24h_usd', 'oi_usd', 'oi_change_24h_pct', 'funding_8h', 'liquidations_24h_usd']
+const ROW_KEYS = [...COLUMNS, 'exchanges', 'note', 'price_ts'].sort()
+
+/** the composite perp close of one minute from the stored candles: Σ close × volume / Σ volume (plain mean when nothing traded) */
+async function storedClose(coin: string, ts: number): Promise<number | null> {
+  const rows = await t.services.db.sql.query<{ close: number; volume: number }>(`SELECT close, volume FROM candle_1m WHERE coin = $1 AND market_type = 'perp' AND ts = $2`, [coin, ts])
+  if (!rows.length) return null
+  const vol = rows.reduce((s, r) => s + Number(r.volume), 0)
+  return vol > 0 ? rows.reduce((s, r) => s + Number(r.close) * Number(r.volume), 0) / vol : rows.reduce((s, r) => s + Number(r.close), 0) / rows.length
+}
+
+async function latestStoredMinute(coin: string): Promise<number> {
+  const r = await t.services.db.sql.query<{ ts: string }>(`SELECT max(ts) AS ts FROM candle_1m WHERE coin = $1 AND market_type = 'perp' AND ts <= $2`, [coin, NOW_MINUTE])
+  return Number(r[0]!.ts)
+}
+
+describe('GET /v1/markets/overview', () => {
+  it('every coin, exact keys; BTC price, 1h/4h/24h change and 24h volume equal the stored candles', async () => {
+    const { data, meta } = await callOk(t, acct, '/v1/markets/overview', 3)
+    expect(meta.as_of).toBe(TEST_NOW)
+    expect(sortedKeys(data)).toEqual(['as_of', 'coins', 'coverage', 'liquidations_note', 'order', 'sort'])
+    expect(data.sort).toBe('volume_24h_usd')
+    expect(data.order).toBe('desc')
+    expect(data.coins.map((c: Json) => c.coin).sort()).toEqual(DEFAULT_COINS)
+    for (const c of data.coins) expect(sortedKeys(c)).toEqual(ROW_KEYS)
+    const btc = data.coins.find((c: Json) => c.coin === 'BTC')
+    const last = await latestStoredMinute('BTC')
+    expect(btc.price_ts).toBe(last)
+    const price = (await storedClose('BTC', last))!
+    expectClose(btc.price, price, 1e-9, 'price')
+    for (const [k, h] of [['change_1h_pct', HOUR], ['change_4h_pct', 4 * HOUR], ['change_24h_pct', 24 * HOUR]] as const) {
+      const ref = (await storedClose('BTC', last - h))!
+      expectClose(btc[k], ((price - ref) / ref) * 100, 1e-9, k)
+    }
+    const vol = await t.services.db.sql.query<{ v: number }>(`SELECT sum(quote_volume) AS v FROM candle_1m WHERE coin = 'BTC' AND market_type = 'perp' AND ts >= $1 AND ts < $2`, [NOW_MINUTE - 24 * HOUR, NOW_MINUTE])
+    expectClose(btc.volume_24h_usd, Number(vol[0]!.v), 1e-9, 'volume_24h_usd')
+    // ETH has 3 h of history: no 4 h or 24 h reference
+    const eth = data.coins.find((c: Json) => c.coin === 'ETH')
+    expect(eth.change_1h_pct).not.toBeNull()
+    expect(eth.change_4h_pct).toBeNull()
+    expect(eth.change_24h_pct).toBeNull()
+    // liquidations: null with a note until a feed exists
+    for (const c of data.coins) expect(c.liquidations_24h_usd).toBeNull()
+    expect(data.liquidations_note).toMatch(/liquidation feed/)
+    // an unseeded coin has nulls, never zeros
+    const ada = data.coins.find((c: Json) => c.coin === 'ADA')
+    expect([ada.price, ada.volume_24h_usd, ada.oi_usd]).toEqual([null, null, null])
+  })
+
+  it('OI in USD and OI-weighted funding equal the live values by hand', async () => {
+    const { data } = await callOk(t, acct, '/v1/markets/overview', 3)
+    const btc = data.coins.find((c: Json) => c.coin === 'BTC')
+    const live = t.services.market.live
+    let oiUsd = 0, w = 0, wr = 0
+    for (const e of ['binance', 'bybit', 'okx', 'hyperliquid', 'dydx']) {
+      const tk = live.tickers.get(`${e}:BTC:perp`)!
+      const oi = live.openInterest.get(`${e}:BTC:perp`)!
+      const usd = oi.openInterest * tk.markPrice!
+      oiUsd += usd
+      w += usd
+      wr += ((tk.fundingRate! * 8) / tk.fundingIntervalHours!) * usd
+    }
+    expectClose(btc.oi_usd, oiUsd, 1e-9, 'oi_usd')
+    expectClose(btc.funding_8h, wr / w, 1e-9, 'funding_8h')
+    expect(typeof btc.oi_change_24h_pct).toBe('number')
+  })
+
+  it('sorts by every column in both orders, nulls last, ties by coin', async () => {
+    for (const sort of COLUMNS)
+      for (const order of ['asc', 'desc']) {
+        const { data } = await callOk(t, acct, `/v1/markets/overview?sort=${sort}&order=${order}`, 3)
+        expect([data.sort, data.order]).toEqual([sort, order])
+        const vals = data.coins.map((c: Json) => c[sort])
+        const firstNull = vals.indexOf(null)
+        if (firstNull >= 0) expect(vals.slice(firstNull).every((v: unknown) => v === null), `${sort} ${order}: nulls last`).toBe(true)
+        const present = firstNull >= 0 ? vals.slice(0, firstNull) : vals
+        const sorted = [...present].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+        expect(present, `${sort} ${order}`).toEqual(order === 'asc' ? sorted : sorted.reverse())
+      }
+  })
+
+  it('GraphQL answers the same rows through enums', async () => {
+    const r = await t.graphql('{ marketsOverview(sort: CHANGE_1H_PCT, order: ASC) { sort order coins { coin change1hPct } } }', {}, acct.apiKey)
+    const rest = await callOk(t, acct, '/v1/markets/overview?sort=change_1h_pct&order=asc', 3)
+    expect(r.data.marketsOverview.coins.map((c: Json) => c.coin)).toEqual(rest.data.coins.map((c: Json) => c.coin))
+  })
+
+  it('bad sort and order are 400 naming the parameter with the allowed values; nothing charged', async () => {
+    const p = await callBad(t, acct, '/v1/markets/overview?sort=market_cap', 'sort')
+    expect(p.allowed).toEqual(COLUMNS)
+    expect((await callBad(t, acct, '/v1/markets/overview?order=up', 'order')).allowed).toEqual(['asc', 'desc'])
+    await callBad(t, acct, '/v1/markets/overview?coin=BTC', 'coin')
+  })
+})
