@@ -36,22 +36,32 @@ interface EngineClass {
   new: (params: unknown, log: (msg: string) => void, factory: unknown) => Promise<Record<string, (...a: unknown[]) => Promise<unknown>> & { free(): void }>
 }
 
-let engineClass: Promise<EngineClass> | undefined
+// The glue is a node_modules ESM file, so Node loads it once per process, whatever reloads this module (the
+// test suite's vi.resetModules(), two copies of this code in one process). Its WebAssembly instance must be
+// created once per glue too: a second __wbg_set_wasm would swap the heap under every engine, closure and
+// finalizer of the first (seen as "Option::unwrap_throw() on a None value" and migrations that never settle).
+const INSTANCES = Symbol.for('perp-analytics.schema-engine-wasm')
+type Registry = WeakMap<object, Promise<EngineClass>>
 
-function loadEngineClass(): Promise<EngineClass> {
-  engineClass ??= (async () => {
-    const bgPath = require.resolve('@prisma/schema-engine-wasm/schema_engine_bg')
-    const glue = (await import(pathToFileURL(bgPath).href)) as Record<string, unknown> & {
-      __wbg_set_wasm(exports: WebAssembly.Exports): void
-      SchemaEngine: EngineClass
-    }
-    const bytes = await fs.readFile(path.join(path.dirname(bgPath), 'schema_engine_bg.wasm'))
-    // wasm-bindgen "bundler" target: the imports are wired by hand
-    const { instance } = await WebAssembly.instantiate(bytes, { './schema_engine_bg.js': glue as WebAssembly.ModuleImports })
-    glue.__wbg_set_wasm(instance.exports)
-    ;(instance.exports.__wbindgen_start as () => void)()
-    return glue.SchemaEngine
-  })()
+async function loadEngineClass(): Promise<EngineClass> {
+  const bgPath = require.resolve('@prisma/schema-engine-wasm/schema_engine_bg')
+  const glue = (await import(pathToFileURL(bgPath).href)) as Record<string, unknown> & {
+    __wbg_set_wasm(exports: WebAssembly.Exports): void
+    SchemaEngine: EngineClass
+  }
+  const registry = ((globalThis as Record<symbol, unknown>)[INSTANCES] ??= new WeakMap()) as Registry
+  let engineClass = registry.get(glue)
+  if (!engineClass) {
+    engineClass = (async () => {
+      const bytes = await fs.readFile(path.join(path.dirname(bgPath), 'schema_engine_bg.wasm'))
+      // wasm-bindgen "bundler" target: the imports are wired by hand
+      const { instance } = await WebAssembly.instantiate(bytes, { './schema_engine_bg.js': glue as WebAssembly.ModuleImports })
+      glue.__wbg_set_wasm(instance.exports)
+      ;(instance.exports.__wbindgen_start as () => void)()
+      return glue.SchemaEngine
+    })()
+    registry.set(glue, engineClass)
+  }
   return engineClass
 }
 
