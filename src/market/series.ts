@@ -3,6 +3,7 @@
 // replaces the cells with the rows it just wrote (hour rollups included) — so models that scan weeks of
 // history (divergence, regime, cascade, snapshot) never pull weeks of rows from the store per request.
 import type { Database } from '../store/database.js'
+import { selectRows } from '../store/select-rows.js'
 import { type MarketKey, type MinuteBar } from './bars.js'
 import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../domain/time.js'
 import { type Bar } from '../domain/bars.js'
@@ -255,24 +256,25 @@ export class CoinSeries {
   async load(db: Database, now: number): Promise<void> {
     const from = floorTo(now - this.retentionMs, HOUR_MS)
     const mFrom = floorTo(now - this.minuteRetentionMs, MINUTE_MS)
-    const q = db.sql.query.bind(db.sql)
-    const cols = 'exchange, coin, market_type, ts, open, high, low, close, volume, buy_volume, sell_volume, quote_volume, trades'
-    const sampleCols = 'exchange, coin, ts, open_interest, mark_price, funding_rate, funding_interval_hours'
+    const bars = (text: string, params: number[]) => selectRows<CandleRow>(db.sql, text, params, CANDLE_COLUMNS)
+    const samples = (text: string, params: number[]) => selectRows<SampleRow>(db.sql, text, params, SAMPLE_COLUMNS)
+    const cols = CANDLE_COLUMNS.map(([c]) => c).join(', ')
+    const sampleCols = SAMPLE_COLUMNS.map(([c]) => c).join(', ')
     const end = now + HOUR_MS
     const hours = this.grid(HOUR_MS)
     const minutes = this.grid(MINUTE_MS)
     for (let t = from; t < end; t += 2 * DAY_MS) {
-      for (const r of await q<CandleRow>(`SELECT ${cols} FROM candle_1h WHERE ts >= $1 AND ts < $2`, [t, t + 2 * DAY_MS])) hours.setBar(rowToBarValues(r))
-      const samples = await q<SampleRow>(
+      for (const r of await bars(`SELECT ${cols} FROM candle_1h WHERE ts >= $1 AND ts < $2`, [t, t + 2 * DAY_MS])) hours.setBar(rowToBarValues(r))
+      const latest = await samples(
         `SELECT DISTINCT ON (exchange, coin, ts / ${HOUR_MS}) ${sampleCols}
          FROM market_sample WHERE market_type = 'perp' AND ts >= $1 AND ts < $2 ORDER BY exchange, coin, ts / ${HOUR_MS}, ts DESC`,
         [t, t + 2 * DAY_MS],
       )
-      for (const r of samples) hours.setSample(toSample(r))
+      for (const r of latest) hours.setSample(toSample(r))
     }
     for (let t = mFrom; t < end; t += 2 * HOUR_MS) {
-      for (const r of await q<CandleRow>(`SELECT ${cols} FROM candle_1m WHERE ts >= $1 AND ts < $2`, [t, t + 2 * HOUR_MS])) minutes.setBar(rowToBarValues(r))
-      for (const r of await q<SampleRow>(`SELECT ${sampleCols} FROM market_sample WHERE market_type = 'perp' AND ts >= $1 AND ts < $2`, [t, t + 2 * HOUR_MS]))
+      for (const r of await bars(`SELECT ${cols} FROM candle_1m WHERE ts >= $1 AND ts < $2`, [t, t + 2 * HOUR_MS])) minutes.setBar(rowToBarValues(r))
+      for (const r of await samples(`SELECT ${sampleCols} FROM market_sample WHERE market_type = 'perp' AND ts >= $1 AND ts < $2`, [t, t + 2 * HOUR_MS]))
         minutes.setSample(toSample(r))
     }
     hours.coveredFrom = from
@@ -282,6 +284,14 @@ export class CoinSeries {
     this.moved()
   }
 }
+
+const CANDLE_COLUMNS = [
+  ['exchange', 'text'], ['coin', 'text'], ['market_type', 'text'], ['ts', 'int8'], ['open', 'float8'], ['high', 'float8'], ['low', 'float8'], ['close', 'float8'],
+  ['volume', 'float8'], ['buy_volume', 'float8'], ['sell_volume', 'float8'], ['quote_volume', 'float8'], ['trades', 'int4'],
+] as const
+const SAMPLE_COLUMNS = [
+  ['exchange', 'text'], ['coin', 'text'], ['ts', 'int8'], ['open_interest', 'float8'], ['mark_price', 'float8'], ['funding_rate', 'float8'], ['funding_interval_hours', 'float8'],
+] as const
 
 interface SampleRow {
   exchange: string

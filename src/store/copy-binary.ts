@@ -101,3 +101,44 @@ export class CopyBinaryWriter {
     return this.buf.subarray(0, this.at)
   }
 }
+
+/** the column types readCopyBinary decodes (their binary send formats) */
+export type CopyColumnType = 'text' | 'int8' | 'int4' | 'float8'
+
+/**
+ * The rows of a COPY ... TO ... WITH (FORMAT binary) payload as objects keyed by `columns` (in the COPY's column
+ * order); NULL is null, int8 a number (it must be a safe integer). A wrong column count or type length throws.
+ */
+export function readCopyBinary<T>(data: Uint8Array, columns: readonly (readonly [name: string, type: CopyColumnType])[]): T[] {
+  const buf = Buffer.from(data.buffer, data.byteOffset, data.byteLength)
+  if (buf.length < 19 || !buf.subarray(0, 11).equals(SIGNATURE)) throw new Error('COPY binary: not a binary COPY payload (signature)')
+  let at = 19 + buf.readInt32BE(15) // past the header extension
+  const rows: T[] = []
+  for (;;) {
+    const fields = buf.readInt16BE(at)
+    at += 2
+    if (fields === -1) return rows
+    if (fields !== columns.length) throw new Error(`COPY binary: a row of ${fields} fields, expected ${columns.length}`)
+    const row: Record<string, unknown> = {}
+    for (const [name, type] of columns) {
+      const len = buf.readInt32BE(at)
+      at += 4
+      if (len === -1) {
+        row[name] = null
+        continue
+      }
+      const need = type === 'int8' || type === 'float8' ? 8 : type === 'int4' ? 4 : len
+      if (len !== need) throw new Error(`COPY binary: column ${name} (${type}) has ${len} bytes`)
+      if (type === 'text') row[name] = buf.toString('utf8', at, at + len)
+      else if (type === 'float8') row[name] = buf.readDoubleBE(at)
+      else if (type === 'int4') row[name] = buf.readInt32BE(at)
+      else {
+        const n = buf.readInt32BE(at) * TWO_32 + buf.readUInt32BE(at + 4)
+        if (!Number.isSafeInteger(n)) throw new RangeError(`COPY binary: column ${name} holds ${n}, beyond a safe integer`)
+        row[name] = n
+      }
+      at += len
+    }
+    rows.push(row as T)
+  }
+}

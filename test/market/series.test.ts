@@ -2,6 +2,9 @@
 // rings must answer exactly what a map of "last write per market and bucket" answers, drop what is older than
 // they hold, and forget what was pruned.
 import { describe, expect, it } from 'vitest'
+import { writeMinuteBars } from '../../src/market/store/candles.js'
+import { writeSamples } from '../../src/market/store/samples.js'
+import { openTestStore } from '../helpers/store.js'
 import { type MinuteBar } from '../../src/market/bars.js'
 import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../../src/domain/time.js'
 import type { ExchangeId, MarketType } from '../../src/domain/exchanges.js'
@@ -140,5 +143,44 @@ describe('CoinSeries', () => {
     expect(series.hours.marketBars('BTC', 'perp', 0, NOW + HOUR_MS)).toHaveLength(24)
     expect(series.hours.perpSamples('BTC', 0, NOW + HOUR_MS).every((s) => s.ts >= cut)).toBe(true)
     expect(series.hours.points('BTC', 0, NOW + HOUR_MS).every((p) => p.ts >= cut)).toBe(true)
+  })
+})
+
+describe('CoinSeries.load', () => {
+  it('reads the store into the series the writes made: through the binary COPY (embedded store) and through query() alike', async () => {
+    const db = await openTestStore()
+    try {
+      const now = Date.now()
+      const r = rng(7)
+      const bars: MinuteBar[] = []
+      const samples: MarketSample[] = []
+      for (const coin of ['BTC', 'ETH'])
+        for (const exchange of EXCHANGES)
+          for (let ts = floorTo(now - 3 * HOUR_MS, MINUTE_MS); ts < now; ts += MINUTE_MS) {
+            bars.push(bar(r, coin, exchange, 'perp', ts))
+            if (r() < 0.5) samples.push(sample(r, coin, exchange, ts + 1000))
+          }
+      await writeMinuteBars(db.sql, bars)
+      await writeSamples(db.sql, samples)
+      expect(db.sql.selectBinary).toBeTypeOf('function')
+      const viaCopy = new CoinSeries()
+      await viaCopy.load(db, now)
+      const viaQuery = new CoinSeries()
+      await viaQuery.load({ ...db, sql: { ...db.sql, selectBinary: undefined } }, now)
+      const from = now - 4 * HOUR_MS
+      for (const coin of ['BTC', 'ETH']) {
+        const minuteBars = viaCopy.minutes.marketBars(coin, 'perp', from, now)
+        const written = bars.filter((b) => b.coin === coin).sort((a, b) => a.exchange.localeCompare(b.exchange) || a.ts - b.ts)
+        expect(minuteBars.map(({ vap: _v, ...b }) => b)).toEqual(written.map(({ vap: _v, ...b }) => b))
+        expect(minuteBars).toEqual(viaQuery.minutes.marketBars(coin, 'perp', from, now))
+        expect(viaCopy.hours.marketBars(coin, 'perp', from, now)).toEqual(viaQuery.hours.marketBars(coin, 'perp', from, now))
+        expect(viaCopy.hours.marketBars(coin, 'perp', from, now).length).toBeGreaterThanOrEqual(3 * EXCHANGES.length)
+        expect(viaCopy.minutes.perpSamples(coin, from, now)).toEqual(viaQuery.minutes.perpSamples(coin, from, now))
+        expect(viaCopy.minutes.perpSamples(coin, from, now).length).toBe(samples.filter((x) => x.coin === coin).length)
+        expect(viaCopy.hours.perpSamples(coin, from, now)).toEqual(viaQuery.hours.perpSamples(coin, from, now))
+      }
+    } finally {
+      await db.close()
+    }
   })
 })

@@ -25,6 +25,12 @@ export function rawRequest(
     const req = request(
       { host: u.hostname, port: Number(u.port), method: opts.method ?? 'GET', path: opts.path, headers, agent: false, timeout: 20_000 },
       (res) => {
+        // an event stream (GET /v1/stream) never ends by itself: take its head and hang up, so a fuzz run leaves
+        // no stream open (and charging its minutes) behind it
+        if (String(res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
+          res.destroy()
+          return resolve({ status: res.statusCode ?? 0, headers: res.headers, body: '' })
+        }
         const chunks: Buffer[] = []
         res.on('data', (c: Buffer) => chunks.push(c))
         res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }))

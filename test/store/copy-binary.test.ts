@@ -1,8 +1,9 @@
-// The binary COPY writer (src/store/copy-binary.ts): every value it writes reads back unchanged from a real
+// The binary COPY writer and reader (src/store/copy-binary.ts): every value it writes reads back unchanged from a real
 // PostgreSQL (the embedded one), including the awkward ones a CSV or text format gets wrong.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CopyBinaryWriter } from '../../src/store/copy-binary.js'
+import { CopyBinaryWriter, readCopyBinary } from '../../src/store/copy-binary.js'
 import type { Database } from '../../src/store/database.js'
+import { selectRows } from '../../src/store/select-rows.js'
 import { openTestStore } from '../helpers/store.js'
 
 const COLUMNS = ['t', 'i8', 'i4', 'f8', 'b']
@@ -61,5 +62,37 @@ describe('CopyBinaryWriter', () => {
     await expect(db.sql.copyBinary!('copy_probe', COLUMNS, wrong)).rejects.toThrow()
     // the failed COPY left nothing behind and the connection usable
     expect(await db.sql.query('SELECT 1 AS one')).toEqual([{ one: 1 }])
+  })
+})
+
+describe('readCopyBinary and selectRows (COPY ... TO, the embedded store\'s bulk read)', () => {
+  let db: Database
+  const READ = [['t', 'text'], ['i8', 'int8'], ['i4', 'int4'], ['f8', 'float8']] as const
+  beforeAll(async () => {
+    db = await openTestStore()
+    await db.sql.query('CREATE TABLE copy_out (n serial, t text, i8 bigint, i4 integer, f8 double precision, b bytea)')
+    await db.sql.copyBinary!('copy_out', COLUMNS, encode(ROWS))
+  })
+  afterAll(() => db.close())
+
+  it('reads back every value the server holds, NULLs, extremes, NaN and infinities included', async () => {
+    const rows = await selectRows<Record<string, unknown>>(db.sql, 'SELECT t, i8, i4, f8 FROM copy_out WHERE n >= $1 ORDER BY n', [1], READ)
+    expect(rows.map((r) => [r.t, r.i8, r.i4, r.f8])).toEqual(ROWS.map(([t, i8, i4, f8]) => [t, i8, i4, f8]))
+  })
+
+  it('gives the rows query() gives, parameters bound the same way', async () => {
+    const text = 'SELECT t, i8, i4, f8 FROM copy_out WHERE i4 >= $1 AND i4 < $2 ORDER BY n'
+    const viaCopy = await selectRows<Record<string, unknown>>(db.sql, text, [0, 10], READ)
+    const viaQuery = await selectRows<Record<string, unknown>>({ ...db.sql, selectBinary: undefined }, text, [0, 10], READ)
+    expect(viaCopy.length).toBe(ROWS.filter(([, , i4]) => i4 !== null && i4 >= 0 && i4 < 10).length)
+    expect(viaCopy).toEqual(viaQuery.map((r) => ({ ...r, i8: r.i8 === null ? null : Number(r.i8) })))
+  })
+
+  it('refuses a payload that is not what the caller said it is', async () => {
+    const data = await db.sql.selectBinary!('SELECT t, i8 FROM copy_out')
+    expect(() => readCopyBinary(data, READ)).toThrow(/2 fields, expected 4/)
+    expect(() => readCopyBinary(data, [['t', 'text'], ['i8', 'int4']])).toThrow(/i8 \(int4\) has 8 bytes/)
+    expect(() => readCopyBinary(new Uint8Array(32), READ)).toThrow(/signature/)
+    await expect(selectRows(db.sql, 'SELECT t FROM copy_out WHERE n = $1', [Number.NaN], [['t', 'text']])).rejects.toThrow(RangeError)
   })
 })
