@@ -114,6 +114,8 @@ const EnvSchema = z.object({
   STREAM_HEARTBEAT_MS: intFrom(15_000, 100),
   /** alerts: deliveries to 127.0.0.1/::1 are allowed (local receivers, tests); private and link-local never */
   ALERT_ALLOW_LOOPBACK: z.enum(['0', '1']).default('0').transform((v) => v === '1'),
+  /** push: the computed channels (imbalance, divergence, regime) and the funding z-score alert rules read are recomputed this often, ms */
+  PUSH_SIGNAL_MS: intFrom(10_000, 50),
   /** alerts: rules are evaluated and due deliveries sent this often, ms */
   ALERT_POLL_MS: intFrom(1000, 20),
   /** alerts: the first retry after a failed delivery, ms; each next one waits twice as long (at most an hour), for 24 h */

@@ -53,10 +53,9 @@ async function main() {
     stopping = true
     logger.info({ signal }, 'shutting down: draining requests')
     for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close')
-    // GET /v1/stream never finishes by itself: it ends with a last event, and its clients resume elsewhere
-    for (const res of inFlight)
-      if ((res as { locals?: { route?: string } }).locals?.route === '/v1/stream' && res.headersSent && !res.writableEnded)
-        res.end(`event: end\ndata: ${JSON.stringify({ reason: 'shutting_down', detail: 'This node is stopping; reconnect with Last-Event-ID.' })}\n\n`)
+    // streams (GET /v1/stream, the GraphQL subscription) never finish by themselves: each ends with a last event,
+    // and its clients resume elsewhere
+    services.market.stream.close({ reason: 'shutting_down', detail: 'This node is stopping; reconnect with Last-Event-ID (lastEventId) to resume.' })
     server.closeIdleConnections()
     await new Promise<void>((resolve) => server.close(() => resolve()))
     logger.info('flushing market data')

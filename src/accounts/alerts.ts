@@ -1,6 +1,6 @@
 // Alert rules and their deliveries in the store. A firing is one statement: the rule's condition flips to true
-// (only from null or false) and its delivery is queued, so however many nodes evaluate a rule, one crossing
-// queues one delivery. Deliveries are claimed with FOR UPDATE SKIP LOCKED and a lease (claimed_until): one
+// (only from null or false, and only on data newer than the last flip's) and its delivery is queued, so however
+// many nodes evaluate a rule, one crossing queues one delivery. Deliveries are claimed with FOR UPDATE SKIP LOCKED and a lease (claimed_until): one
 // node sends each attempt. The 2 credits are taken once, before the first attempt, in the statement that marks
 // the delivery charged (never below zero); a delivery given up after 24 h gives them back.
 import { randomBytes, randomUUID } from 'node:crypto'
@@ -91,17 +91,22 @@ export async function activeRules(sql: Pick<Sql, 'query'>): Promise<AlertRuleRow
   return sql.query<AlertRuleRow>("SELECT * FROM alert_rule WHERE status = 'active'")
 }
 
-/** the condition at an evaluation: true queues a delivery when it was not true before; returns the event id then */
-export async function recordEvaluation(sql: Pick<Sql, 'query'>, rule: AlertRuleRow, isTrue: boolean, payload: (eventId: string) => string, now: number): Promise<string | null> {
+/**
+ * the condition at an evaluation on data as of dataTs: true queues a delivery when it was not true before; returns
+ * the event id then. An evaluation on data no newer than the last flip's changes nothing, so a node behind the bus
+ * cannot flip a rule back and make it fire twice for one crossing.
+ */
+export async function recordEvaluation(sql: Pick<Sql, 'query'>, rule: AlertRuleRow, isTrue: boolean, dataTs: number, payload: (eventId: string) => string, now: number): Promise<string | null> {
+  const newer = '(last_data_ts IS NULL OR last_data_ts < $2::bigint)'
   if (!isTrue) {
-    await sql.query("UPDATE alert_rule SET last_true = false WHERE id = $1 AND last_true IS DISTINCT FROM false", [rule.id])
+    await sql.query(`UPDATE alert_rule SET last_true = false, last_data_ts = $2::bigint WHERE id = $1 AND last_true IS DISTINCT FROM false AND ${newer}`, [rule.id, dataTs])
     return null
   }
   const eventId = randomUUID()
   const rows = await sql.query<{ id: string }>(
-    `WITH upd AS (UPDATE alert_rule SET last_true = true, last_fired_at = to_timestamp($3::bigint / 1000.0) WHERE id = $1 AND status = 'active' AND last_true IS DISTINCT FROM true RETURNING id)
-     INSERT INTO alert_delivery (id, rule_id, payload, next_attempt_at, created_at) SELECT $2, id, $4, $3, $3 FROM upd RETURNING id`,
-    [rule.id, eventId, now, payload(eventId)],
+    `WITH upd AS (UPDATE alert_rule SET last_true = true, last_data_ts = $2::bigint, last_fired_at = to_timestamp($4::bigint / 1000.0) WHERE id = $1 AND status = 'active' AND last_true IS DISTINCT FROM true AND ${newer} RETURNING id)
+     INSERT INTO alert_delivery (id, rule_id, payload, next_attempt_at, created_at) SELECT $3, id, $5, $4, $4 FROM upd RETURNING id`,
+    [rule.id, dataTs, eventId, now, payload(eventId)],
   )
   return rows.length ? eventId : null
 }

@@ -29,45 +29,49 @@ const median = (xs: number[]) => {
 
 export function alertEngine(services: Services, signals: SignalSource): AlertEngine {
   const { db, market, config, logger } = services
-  const latest = new Map<string, Record<string, unknown>>()
-  signals.onValue = (kind, coin, data) => latest.set(`${kind}:${coin}`, data)
+  const latest = new Map<string, { data: Record<string, unknown>; slot: number }>()
+  signals.onValue = (kind, coin, data, slot) => latest.set(`${kind}:${coin}`, { data, slot })
   const liquidations: { coin: string; ts: number; usd: number }[] = []
   const unsubscribe = market.stream.subscribe((e) => {
     if (e.channel === 'liquidations') liquidations.push({ coin: e.coin, ts: e.ts, usd: Number(e.data.usd) || 0 })
   })
   let release = () => {}
 
-  const valueOf = (coin: string, c: AlertCondition): { value: number | boolean; isTrue: boolean } | null => {
+  /** the condition's value now, and the time of the data it was taken from (the newest ticker, the signal's slot, the clock) */
+  const valueOf = (coin: string, c: AlertCondition, now: number): { value: number | boolean; isTrue: boolean; dataTs: number } | null => {
     switch (c.type) {
       case 'price_above':
       case 'price_below': {
-        const marks = market.live.tickerList().filter((t) => t.coin === coin && t.marketType === 'perp' && t.markPrice !== null).map((t) => t.markPrice!)
-        if (!marks.length) return null
-        const p = median(marks)
-        return { value: p, isTrue: c.type === 'price_above' ? p > c.value : p < c.value }
+        const tickers = market.live.tickerList().filter((t) => t.coin === coin && t.marketType === 'perp' && t.markPrice !== null)
+        if (!tickers.length) return null
+        const p = median(tickers.map((t) => t.markPrice!))
+        return { value: p, isTrue: c.type === 'price_above' ? p > c.value : p < c.value, dataTs: Math.max(...tickers.map((t) => t.ts)) }
       }
       case 'funding_z_above':
       case 'funding_z_below': {
-        const z = latest.get(`funding:${coin}`)?.z_score
+        const f = latest.get(`funding:${coin}`)
+        const z = f?.data.z_score
         if (typeof z !== 'number') return null
-        return { value: z, isTrue: c.type === 'funding_z_above' ? z > c.value : z < c.value }
+        return { value: z, isTrue: c.type === 'funding_z_above' ? z > c.value : z < c.value, dataTs: f!.slot }
       }
       case 'divergence_active': {
-        const pairs = latest.get(`divergence:${coin}`)?.pairs as { pair: string; timeframe: string; active: boolean }[] | undefined
+        const d = latest.get(`divergence:${coin}`)
+        const pairs = d?.data.pairs as { pair: string; timeframe: string; active: boolean }[] | undefined
         const p = pairs?.find((x) => x.pair === c.pair && x.timeframe === c.timeframe)
-        return p ? { value: p.active, isTrue: p.active } : null
+        return p ? { value: p.active, isTrue: p.active, dataTs: d!.slot } : null
       }
       case 'imbalance_above':
       case 'imbalance_below': {
-        const bands = (latest.get(`imbalance:${coin}`)?.aggregate as { bands?: { band_pct: number; ratio: number | null }[] } | undefined)?.bands
+        const im = latest.get(`imbalance:${coin}`)
+        const bands = (im?.data.aggregate as { bands?: { band_pct: number; ratio: number | null }[] } | undefined)?.bands
         const r = bands?.find((b) => b.band_pct === c.band)?.ratio
         if (typeof r !== 'number') return null
-        return { value: r, isTrue: c.type === 'imbalance_above' ? r > c.value : r < c.value }
+        return { value: r, isTrue: c.type === 'imbalance_above' ? r > c.value : r < c.value, dataTs: im!.slot }
       }
       case 'liquidation_above': {
-        const from = services.clock() - LIQUIDATION_WINDOW_MS
+        const from = now - LIQUIDATION_WINDOW_MS
         const usd = liquidations.filter((l) => l.coin === coin && l.ts >= from).reduce((s, l) => s + l.usd, 0)
-        return { value: usd, isTrue: usd > c.value }
+        return { value: usd, isTrue: usd > c.value, dataTs: now }
       }
     }
   }
@@ -80,11 +84,11 @@ export function alertEngine(services: Services, signals: SignalSource): AlertEng
     const now = services.clock()
     while (liquidations.length && liquidations[0]!.ts < now - LIQUIDATION_WINDOW_MS) liquidations.shift()
     for (const rule of rules) {
-      const v = valueOf(rule.coin, rule.condition)
+      const v = valueOf(rule.coin, rule.condition, now)
       if (!v || v.isTrue === rule.last_true) continue
       const payload = (eventId: string) =>
         JSON.stringify({ id: eventId, type: 'alert.fired', created: now, alert: { alert_id: rule.id, name: rule.name, coin: rule.coin, condition: rule.condition }, value: v.value })
-      const fired = await recordEvaluation(db.sql, rule, v.isTrue, payload, now)
+      const fired = await recordEvaluation(db.sql, rule, v.isTrue, v.dataTs, payload, now)
       if (fired) logger.info({ alert: rule.id, event: fired }, 'alert fired')
     }
   }

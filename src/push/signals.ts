@@ -1,6 +1,6 @@
 // The computed push channels: imbalance, divergence and regime per coin, and the funding z-score the alert rules
 // read, each computed by running the endpoint's own stored operation (the same answer the REST path gives, in its
-// field names) every SIGNAL_EVERY_MS — only for the coins a stream or an alert rule follows right now.
+// field names) every PUSH_SIGNAL_MS (10 s) — only for the coins a stream or an alert rule follows right now.
 import { execute, type GraphQLSchema } from 'graphql'
 import { ENDPOINTS } from '../endpoints/index.js'
 import { createContext } from '../graphql/context.js'
@@ -9,8 +9,6 @@ import { snakeKeys } from '../rest/envelope.js'
 import { loadOperation } from '../rest/shim.js'
 import type { Services } from '../services.js'
 
-const SIGNAL_EVERY_MS = 10_000
-
 /** the computed kinds: the three channels, and funding (read by alert rules only) */
 export type SignalKind = Extract<StreamChannel, 'imbalance' | 'divergence' | 'regime'> | 'funding'
 const FIELD: Record<SignalKind, string> = { imbalance: 'imbalance', divergence: 'divergence', regime: 'regime', funding: 'weightedFunding' }
@@ -18,10 +16,10 @@ const FIELD: Record<SignalKind, string> = { imbalance: 'imbalance', divergence: 
 export interface SignalSource {
   /** one coin's current value of a kind (REST field names), computed now */
   compute(kind: SignalKind, coin: string): Promise<Record<string, unknown> | null>
-  /** run one round now (tests; the timer runs it every SIGNAL_EVERY_MS) */
+  /** run one round now (tests; the timer runs it every PUSH_SIGNAL_MS) */
   tick(): Promise<void>
-  /** told of every computed value (alert rules) */
-  onValue: ((kind: SignalKind, coin: string, data: Record<string, unknown>) => void) | null
+  /** told of every computed value with the slot it was computed for (alert rules) */
+  onValue: ((kind: SignalKind, coin: string, data: Record<string, unknown>, slot: number) => void) | null
   stop(): void
 }
 
@@ -49,7 +47,8 @@ export function signalSource(services: Services, schema: GraphQLSchema): SignalS
     const todo = new Map<SignalKind, Iterable<string>>()
     for (const [k, coins] of services.market.stream.wanted()) if (k in FIELD) todo.set(k as SignalKind, coins ?? services.market.coins())
     // computed events are dated by their slot, so nodes computing the same slot publish one event (eventKey)
-    const now = Math.floor(services.clock() / SIGNAL_EVERY_MS) * SIGNAL_EVERY_MS
+    const every = services.config.PUSH_SIGNAL_MS
+    const now = Math.floor(services.clock() / every) * every
     for (const [kind, coins] of todo)
       for (const coin of coins) {
         const data = await compute(kind, coin).catch((err: unknown) => {
@@ -57,13 +56,13 @@ export function signalSource(services: Services, schema: GraphQLSchema): SignalS
           return null
         })
         if (!data) continue
-        src.onValue?.(kind, coin, data)
+        src.onValue?.(kind, coin, data, now)
         if (kind !== 'funding') services.market.stream.publish({ channel: kind, coin, ts: now, data })
       }
   }
 
   const tick = () => (running ??= round().finally(() => (running = null)))
-  const timer = setInterval(() => void tick(), SIGNAL_EVERY_MS)
+  const timer = setInterval(() => void tick(), services.config.PUSH_SIGNAL_MS)
   timer.unref()
 
   const src: SignalSource = {

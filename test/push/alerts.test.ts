@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { EXCHANGE_IDS } from '../../src/domain/exchanges.js'
 import type { TickerEvent } from '../../src/market/events.js'
 import { Ingest } from '../../src/market/ingest.js'
+import { activeRules, recordEvaluation } from '../../src/accounts/alerts.js'
 import { refusedAddress, sendEvent } from '../../src/push/webhook.js'
 import { createApp } from '../../src/server.js'
 import { expectProblem, startTestService, type TestService } from '../helpers/service.js'
@@ -49,6 +50,7 @@ const setMark = (coin: string, mark: number) => {
 const post = (key: string, body: unknown) => t.fetch('/v1/alerts', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const list = async (key: string): Promise<any[]> => ((await (await t.get('/v1/alerts', key)).json()) as { data: unknown[] }).data as any[]
+const stateOf = async (id: string) => (await t.services.db.sql.query<{ last_true: boolean | null }>('SELECT last_true FROM alert_rule WHERE id = $1', [id]))[0]!.last_true
 const deliveriesOf = (ruleId: string) => t.services.db.sql.query<{ id: string; status: string; attempts: number }>('SELECT id, status, attempts FROM alert_delivery WHERE rule_id = $1 ORDER BY created_at', [ruleId])
 
 beforeAll(async () => {
@@ -165,6 +167,28 @@ describe('alert rules', () => {
     await until(async () => (await list(apiKey))[0].condition_true === true, 5000, 'evaluated')
     expect(await deliveriesOf(rule.alert_id)).toHaveLength(1)
     expect(received.filter((r) => r.path === '/two')).toHaveLength(1)
+  })
+})
+
+describe('evaluations from nodes at different points of the data', () => {
+  it('an evaluation on data no newer than the last flip changes nothing: a lagging node cannot make a crossing fire twice', async () => {
+    const { apiKey } = await t.signup()
+    // far above any mark the other tests set, so the engine itself sees it false and leaves it to this test
+    const res = await post(apiKey, { coin: 'LTC', condition: { type: 'price_above', value: 1e12 }, url: `${base}/lag` })
+    const id = ((await res.json()) as { data: { alert_id: string } }).data.alert_id
+    const rule = (await activeRules(t.services.db.sql)).find((r) => r.id === id)!
+    const payload = (eventId: string) => JSON.stringify({ id: eventId })
+    const at = Date.now()
+    const fire = (isTrue: boolean, dataTs: number) => recordEvaluation(t.services.db.sql, rule, isTrue, dataTs, payload, at)
+    expect(await fire(true, 1000)).not.toBeNull() // node A, data of t=1000: fires
+    expect(await fire(false, 900)).toBeNull() // node B, behind (t=900): not a flip back
+    expect(await stateOf(id)).toBe(true)
+    expect(await fire(true, 1100)).toBeNull() // still true: no second delivery
+    expect(await fire(false, 1200)).toBeNull() // A: false at t=1200
+    expect(await stateOf(id)).toBe(false)
+    expect(await fire(true, 1150)).toBeNull() // B still behind: the old true does not fire
+    expect(await fire(true, 1300)).not.toBeNull() // a new crossing fires
+    expect(await deliveriesOf(id)).toHaveLength(2)
   })
 })
 

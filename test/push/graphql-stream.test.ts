@@ -70,4 +70,30 @@ describe('subscription stream', () => {
     const rows = await t.services.db.sql.query("SELECT 1 FROM credit_ledger WHERE account_id = $1 AND kind = 'charge'", [accountId])
     expect(rows).toHaveLength(0)
   })
+
+  // last: it ends every stream of this service
+  it('a graceful shutdown ends an open subscription with a last end event, then completes it', async () => {
+    const { apiKey } = await t.signup()
+    const s = sseReader(await subscribe(apiKey, 'subscription { stream(channels: [TICKER], coins: ["SOL"]) { id channel coin data } }'))
+    const e = ticker('SOL')
+    // the subscription is live once an event ingested now reaches it
+    await until(() => {
+      ingest.emit({ ...e, ts: Date.now() })
+      return payloads(s.frames).length > 0
+    }, 5000, 'a live event')
+    // what SIGTERM does (src/main.ts): the push channels close
+    t.services.market.stream.close({ reason: 'shutting_down', detail: 'This node is stopping.' })
+    await s.done
+    expect(payloads(s.frames).at(-1)).toMatchObject({ channel: 'end', id: null, data: { reason: 'shutting_down', detail: 'This node is stopping.' } })
+    expect(s.frames.at(-1)!.event).toBe('complete')
+    // a subscription opened during the shutdown ends at once, charging nothing
+    const before = await t.services.db.sql.query("SELECT 1 FROM credit_ledger WHERE kind = 'charge'")
+    const late = sseReader(await subscribe(apiKey, 'subscription { stream(channels: [TICKER]) { id channel data } }'))
+    await late.done
+    expect(payloads(late.frames)).toEqual([expect.objectContaining({ channel: 'end', data: expect.objectContaining({ reason: 'shutting_down' }) })])
+    expect(await t.services.db.sql.query("SELECT 1 FROM credit_ledger WHERE kind = 'charge'")).toHaveLength(before.length)
+    // and GET /v1/stream is refused, uncharged
+    expect((await fetch(`${t.url}/v1/stream?channels=ticker`, { headers: { authorization: `Bearer ${apiKey}` } })).status).toBe(503)
+    expect(await t.services.db.sql.query("SELECT 1 FROM credit_ledger WHERE kind = 'charge'")).toHaveLength(before.length)
+  })
 })

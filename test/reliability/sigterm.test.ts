@@ -10,8 +10,8 @@ import { clockAhead, printed, startService } from '../helpers/process.js'
 import { sseReader, until } from '../push/sse-client.js'
 
 // The real service process (the README's `npm start`, on the embedded store): SIGTERM lets an in-flight
-// request finish and writes the pending 1-minute aggregates; a restart then resumes with no gap and no
-// duplicate minute in the stored data.
+// request finish, ends open streams (GET /v1/stream and the GraphQL subscription) with a last event, and writes
+// the pending 1-minute aggregates; a restart then resumes with no gap and no duplicate minute in the stored data.
 
 /**
  * A GraphQL POST that is in flight on the server: its headers (with Expect: 100-continue) are sent first, and the
@@ -73,11 +73,24 @@ describe('SIGTERM and restart (npm start process)', () => {
     await printed(second, /backfill done/)
     // a live stream of the simulated tickers; SIGTERM ends it with a last event instead of holding the shutdown
     const stream = sseReader(await fetch(`${second.url}/v1/stream?channels=ticker&coin=BTC`, { headers: { authorization: `Bearer ${first.key}` } }))
+    // and the same over GraphQL: the subscription's last event says why, then it completes
+    const sub = sseReader(
+      await fetch(`${second.url}/graphql`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${first.key}`, accept: 'text/event-stream', 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'subscription { stream(channels: [TICKER], coins: ["BTC"]) { id channel data } }' }),
+      }),
+    )
     await until(() => stream.frames.some((f) => f.event === 'ticker'), 30_000, 'a simulated ticker on the stream')
+    await until(() => sub.frames.some((f) => f.event === 'next'), 30_000, 'a simulated ticker on the subscription')
     second.proc.kill('SIGTERM')
     await stream.done
     expect(stream.frames.at(-1)!.event).toBe('end')
     expect(JSON.parse(stream.frames.at(-1)!.data)).toMatchObject({ reason: 'shutting_down' })
+    await sub.done
+    const nexts = sub.frames.filter((f) => f.event === 'next').map((f) => (JSON.parse(f.data) as { data: { stream: { channel: string; data: unknown } } }).data.stream)
+    expect(nexts.at(-1)).toMatchObject({ channel: 'end', data: { reason: 'shutting_down' } })
+    expect(sub.frames.at(-1)!.event).toBe('complete')
     expect(await second.exited).toBe(0)
 
     const db = await openDatabase({ kind: 'pglite', dir: path.join(dir, 'pglite') }, { migrate: false })

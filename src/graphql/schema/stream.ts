@@ -1,6 +1,7 @@
 // The `stream` subscription: the push channels of GET /v1/stream over GraphQL (yoga answers a subscription with
 // Server-Sent Events when the client accepts text/event-stream). Metered the same way: 1 credit per channel per
-// minute, taken as each minute starts; a minute that cannot be paid ends the subscription with a final `end` event.
+// minute, taken as each minute starts; a minute that cannot be paid ends the subscription with a final `end` event,
+// and so does a graceful shutdown (SIGTERM), after which the subscription completes.
 import { invalidParameter } from '../../errors.js'
 import { STREAM_CHANNELS, type StreamEvent } from '../../market/stream/hub.js'
 import { builder } from '../builder.js'
@@ -37,6 +38,8 @@ async function* streamOf(ctx: RequestContext, args: { channels: readonly (typeof
   for (const c of coins ?? []) if (!known.includes(c)) throw invalidParameter('coins', `Unknown coin "${c.slice(0, 50)}".`, known)
   if (args.lastEventId != null && !/^\d{1,15}$/.test(args.lastEventId)) throw invalidParameter('lastEventId', 'The last event id must be the id of an event this stream sent.')
   const principal = await ctx.requirePrincipal()
+  // this node is stopping: the last event at once, nothing charged
+  if (hub.closing) return yield { id: null, channel: 'end', coin: '', ts: services.clock(), data: { ...hub.closing } }
   const cost = channels.length
   const first = await chargeStreamMinute(services, principal, cost, ctx.requestId)
   if (!first.ok) throw first.error
@@ -54,6 +57,8 @@ async function* streamOf(ctx: RequestContext, args: { channels: readonly (typeof
   const computed = channels.filter((c) => COMPUTED.has(c))
   const release = computed.length ? hub.want(computed, coins) : () => {}
   let ended = false
+  // graceful shutdown: a last `end` event, then the subscription completes (clients resume elsewhere with lastEventId)
+  const unclose = hub.onClose((why) => push({ id: null, channel: 'end', coin: '', ts: services.clock(), data: { reason: why.reason, detail: why.detail } }))
   const minute = setInterval(() => {
     void chargeStreamMinute(services, principal, cost, ctx.requestId).then(
       (r) => {
@@ -79,6 +84,7 @@ async function* streamOf(ctx: RequestContext, args: { channels: readonly (typeof
     }
   } finally {
     clearInterval(minute)
+    unclose()
     unsubscribe()
     release()
   }

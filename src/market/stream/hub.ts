@@ -24,6 +24,12 @@ const RING_MAX = 50_000
 
 type Listener = (e: StreamEvent) => void
 
+/** why every open stream was ended (graceful shutdown): sent as the stream's last event */
+export interface StreamClosing {
+  reason: string
+  detail: string
+}
+
 /** what makes two publications the same event (the bus keeps one): a venue's ticker at a ts, a liquidation's id, a computed signal's slot */
 export function eventKey(e: StreamDraft): string {
   const d = e.data
@@ -104,5 +110,25 @@ export class StreamHub {
 
   subscribers(): number {
     return this.listeners.size
+  }
+
+  private readonly closers = new Set<(why: StreamClosing) => void>()
+  /** set once close() was called: a stream opened afterwards ends at once */
+  closing: StreamClosing | null = null
+
+  /** end every open stream (GET /v1/stream and the GraphQL subscription) with a last event saying why */
+  close(why: StreamClosing): void {
+    this.closing ??= why
+    for (const c of [...this.closers]) c(why)
+  }
+
+  /** told when close() is called (at once when it already was); returns the unsubscribe */
+  onClose(c: (why: StreamClosing) => void): () => void {
+    if (this.closing) {
+      c(this.closing)
+      return () => {}
+    }
+    this.closers.add(c)
+    return () => this.closers.delete(c)
   }
 }

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "alert_rule" ADD COLUMN     "last_data_ts" BIGINT;
