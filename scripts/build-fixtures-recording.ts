@@ -1,7 +1,8 @@
 // npm run recording:fixtures  ->  recordings/fixtures.jsonl
 // The shared exchange fixtures (real recorded payloads, ../shared/fixtures/exchanges, see its SOURCES.md) as one
 // recording the service can replay: every payload whose request SOURCES.md states, raw text copied byte for byte,
-// stamped with its own time where it carries one (else the date SOURCES.md gives), sorted by that time.
+// stamped with its own time where it carries one (else the date SOURCES.md gives), sorted by that time; and the
+// venues' documented liquidation frames and positioning answers of test/fixtures/venues (its SOURCES.md), the same way.
 // Deterministic: the same fixtures give the same file. EXCHANGE_FIXTURES_DIR overrides the fixtures directory.
 import fs from 'node:fs'
 import path from 'node:path'
@@ -166,6 +167,50 @@ const WS: WsEntry[] = [
   { venue: 'dydx', file: 'dydx/ws_candles.json', url: DYDX_WS, at: (f) => Date.parse(f.contents.startedAt), single: true, note: 'at: the candle\'s start' },
 ]
 
+// The venues' liquidation frames and positioning answers (test/fixtures/venues, its SOURCES.md: the venues' documented
+// examples, for want of recorded ones). Each keeps its own time; the replay re-times them like every other session.
+// Frames of coins outside the universe (Bybit ROSEUSDT, OKX IOST-USDT-SWAP) are kept: the replay skips them.
+export const VENUES_DIR = path.join(ROOT, 'test/fixtures/venues')
+const VENUES_SOURCE = 'test/fixtures/venues/'
+
+const VENUE_HTTP: HttpEntry[] = [
+  {
+    venue: 'binance',
+    file: 'binance_global_long_short_account_ratio.json',
+    url: `${BINANCE_F}/futures/data/globalLongShortAccountRatio?symbol=BTCUSDT`,
+    at: (b) => max(b.map((r: Json) => r.timestamp)),
+    note: 'at: the newest period in the body; the request\'s period and limit are not given (the symbol is the body\'s)',
+  },
+  {
+    venue: 'bybit',
+    file: 'bybit_account_ratio.json',
+    url: `${BYBIT}/v5/market/account-ratio?symbol=BTCUSDT`,
+    at: (b) => b.time,
+    note: 'the request\'s category, period and limit are not given (the symbol is the body\'s)',
+  },
+]
+
+const VENUE_WS: WsEntry[] = [
+  { venue: 'binance', file: 'binance_ws_force_order.json', url: 'wss://fstream.binance.com/ws', at: (f) => f.E, note: 'the venue\'s documented example (raw event stream)' },
+  { venue: 'bybit', file: 'bybit_ws_all_liquidation.json', url: BYBIT_LINEAR, at: (f) => f.ts, single: true, note: 'the venue\'s documented example; ROSEUSDT is outside the coin universe' },
+  {
+    venue: 'okx',
+    file: 'okx_ws_liquidation_orders.json',
+    url: OKX_PUBLIC,
+    at: (f) => max(f.data.flatMap((i: Json) => i.details.map((d: Json) => Number(d.ts)))),
+    single: true,
+    note: 'the venue\'s documented example; IOST-USDT-SWAP is outside the coin universe',
+  },
+  {
+    venue: 'dydx',
+    file: 'dydx_ws_trades_liquidated.json',
+    url: DYDX_WS,
+    at: (f) => max(f.contents.trades.map((t: Json) => Date.parse(t.createdAt))),
+    single: true,
+    note: 'the indexer\'s documented example',
+  },
+]
+
 /** Files left out, and why (docs/recordings.md lists them too). */
 export const LEFT_OUT: Record<string, string> = {
   '*/ccxt_markets.json': 'CCXT unified market structures, not a venue payload',
@@ -175,13 +220,28 @@ export const LEFT_OUT: Record<string, string> = {
   'hyperliquid/ws_all_dexs_asset_ctxs.json': 'no time in the payload and no date in SOURCES.md',
   'dydx/ws_orderbook_batched.json': 'no time in the payload and no date in SOURCES.md',
   'dydx/ws_markets_trading.json': 'no time in the payload and no date in SOURCES.md',
+  'test/fixtures/venues/okx_long_short_account_ratio_contract.json': 'the instrument is not given (the body names none); it would answer every coin\'s call',
 }
 
 /** The recording's text: one line per payload, sorted by receive time (file order kept among equal times). */
-export function buildFixturesRecording(dir: string = DEFAULT_FIXTURES_DIR): string {
+export function buildFixturesRecording(dir: string = DEFAULT_FIXTURES_DIR, venuesDir: string = VENUES_DIR): string {
+  const lines: Array<HttpLine | WsLine> = []
+  const sources = [
+    { base: dir, source: '', http: HTTP, ws: WS },
+    { base: venuesDir, source: VENUES_SOURCE, http: VENUE_HTTP, ws: VENUE_WS },
+  ]
+  for (const src of sources) lines.push(...linesOf(src.base, src.source, src.http, src.ws))
+  for (const l of lines) if (!Number.isFinite(l.at)) throw new Error(`${l.source}: no time`)
+  // stable: equal times keep the order above (a session's frames in message order)
+  const sorted = lines.map((l, i) => ({ l, i })).sort((a, b) => a.l.at - b.l.at || a.i - b.i)
+  return sorted.map(({ l }) => formatLine(l) + '\n').join('')
+}
+
+/** one line per payload of the entries, read from `dir`; `source` is the file prefixed with `prefix` */
+function linesOf(dir: string, prefix: string, http: HttpEntry[], ws: WsEntry[]): Array<HttpLine | WsLine> {
   const read = (file: string) => fs.readFileSync(path.join(dir, file), 'utf8')
   const lines: Array<HttpLine | WsLine> = []
-  for (const e of HTTP) {
+  for (const e of http) {
     const text = read(e.file)
     const body = e.body ? e.body(text) : text
     lines.push({
@@ -194,22 +254,19 @@ export function buildFixturesRecording(dir: string = DEFAULT_FIXTURES_DIR): stri
       ...(e.requestBody !== undefined ? { requestBody: e.requestBody } : {}),
       status: 200,
       body,
-      source: e.file,
+      source: prefix + e.file,
       ...(e.note !== undefined ? { note: e.note } : {}),
       ...(e.testnet ? { testnet: true } : {}),
     })
   }
-  for (const e of WS) {
+  for (const e of ws) {
     const text = read(e.file)
     const frames = e.single ? [text] : jsonArrayElements(text)
     for (const frame of frames) {
-      lines.push({ v: 1, venue: e.venue, at: e.at(JSON.parse(frame)), kind: 'ws', url: e.url, frame, source: e.file, ...(e.note !== undefined ? { note: e.note } : {}) })
+      lines.push({ v: 1, venue: e.venue, at: e.at(JSON.parse(frame)), kind: 'ws', url: e.url, frame, source: prefix + e.file, ...(e.note !== undefined ? { note: e.note } : {}) })
     }
   }
-  for (const l of lines) if (!Number.isFinite(l.at)) throw new Error(`${l.source}: no time`)
-  // stable: equal times keep the order above (a session's frames in message order)
-  const sorted = lines.map((l, i) => ({ l, i })).sort((a, b) => a.l.at - b.l.at || a.i - b.i)
-  return sorted.map(({ l }) => formatLine(l) + '\n').join('')
+  return lines
 }
 
 function main(): void {

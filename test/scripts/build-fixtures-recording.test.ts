@@ -10,7 +10,9 @@ import { FIXTURES_DIR } from '../market/replay/helpers.js'
 
 const committed = readFileSync(OUT_FILE, 'utf8')
 const lines = committed.trimEnd().split('\n').map((t, i) => parseLine(t, i + 1) as HttpLine | WsLine)
-const raw = (file: string) => readFileSync(path.join(FIXTURES_DIR, file), 'utf8')
+const REPO = path.resolve(path.dirname(OUT_FILE), '..')
+// a source under test/fixtures/venues is named from the repository root; the shared fixtures from their folder
+const raw = (file: string) => readFileSync(file.startsWith('test/') ? path.join(REPO, file) : path.join(FIXTURES_DIR, file), 'utf8')
 
 describe('recordings/fixtures.jsonl', () => {
   it('is exactly what the script builds from the fixtures (rebuild: npm run recording:fixtures)', () => {
@@ -21,7 +23,19 @@ describe('recordings/fixtures.jsonl', () => {
     const rec = await loadRecording(OUT_FILE)
     expect(rec.times.length).toBe(lines.length)
     expect([...rec.venues].sort()).toEqual(['binance', 'bybit', 'dydx', 'hyperliquid', 'okx'])
-    for (const l of lines) expect(l.source, JSON.stringify(l).slice(0, 120)).toMatch(/^(binance|bybit|okx|hyperliquid|dydx)\/[a-z0-9_]+\.json$/)
+    for (const l of lines) expect(l.source, JSON.stringify(l).slice(0, 120)).toMatch(/^((binance|bybit|okx|hyperliquid|dydx)\/|test\/fixtures\/venues\/)[a-z0-9_]+\.json$/)
+  })
+
+  it('holds the venues\' liquidation frames and positioning answers of test/fixtures/venues, byte for byte, at their own times', () => {
+    const of = (file: string) => lines.filter((l) => l.source === `test/fixtures/venues/${file}`)
+    const text = (file: string) => raw(`test/fixtures/venues/${file}`)
+    const force = of('binance_ws_force_order.json') as WsLine[]
+    expect(force.map((l) => JSON.parse(l.frame))).toEqual(JSON.parse(text('binance_ws_force_order.json')))
+    expect(force.map((l) => l.at)).toEqual(JSON.parse(text('binance_ws_force_order.json')).map((f: { E: number }) => f.E))
+    for (const file of ['bybit_ws_all_liquidation.json', 'okx_ws_liquidation_orders.json', 'dydx_ws_trades_liquidated.json']) expect((of(file) as WsLine[]).map((l) => l.frame)).toEqual([text(file)])
+    for (const file of ['binance_global_long_short_account_ratio.json', 'bybit_account_ratio.json']) expect((of(file) as HttpLine[]).map((l) => l.body)).toEqual([text(file)])
+    // OKX's answer names no instrument: left out rather than answering every coin's call
+    expect(of('okx_long_short_account_ratio_contract.json')).toEqual([])
   })
 
   it('HTTP bodies are the files byte for byte (dYdX: the indexer body inside the recorder wrapper)', () => {

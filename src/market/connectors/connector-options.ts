@@ -22,17 +22,17 @@ export interface PollIntervals {
   /** coarser/deeper book snapshots for the wide depth bands, where a venue serves them (default 15 s) */
   wideBookMs: number
   /** long/short positioning ratios, where a venue publishes them (default 5 min, the venues' own period) */
-  positioningMs?: number
+  positioningMs: number
 }
 
-export const DEFAULT_POLL_INTERVALS: PollIntervals = { tickerMs: 5_000, openInterestMs: 30_000, fundingMs: 60_000, wideBookMs: 15_000 }
+export const DEFAULT_POLL_INTERVALS: PollIntervals = { tickerMs: 5_000, openInterestMs: 30_000, fundingMs: 60_000, wideBookMs: 15_000, positioningMs: 300_000 }
 
 export interface ConnectorOptions {
   /** base assets, e.g. ['BTC', 'ETH']; coins a venue does not list are skipped with a warning */
   coins: readonly string[]
   sink: EventSink
   logger?: ConnectorLogger
-  /** a number sets the ticker poll and scales the others (OI x6, funding x12, wide books x3); or set each loop */
+  /** a number sets the ticker poll and scales the others (OI x6, funding x12, wide books x3, positioning x60); or set each loop */
   pollIntervalMs?: number | Partial<PollIntervals>
   /** CCXT instance to use instead of a new ccxt.pro one (tests inject offline instances); perp and, where one class serves both, spot */
   ccxtExchange?: Exchange

@@ -22,7 +22,7 @@ import { bookEvent, fundingEvents, marketRef, mergeParts, openInterestEvent, par
 import { fetchWideBooks, type WideBookSource } from './wide-books.js'
 import { Supervisor } from './supervisor.js'
 import { TradeWatermark } from './trade-watermark.js'
-import { fetchPositioning } from './positioning.js'
+import { positioningOf } from './positioning.js'
 
 const noop = () => {}
 const SILENT: ConnectorLogger = { debug: noop, info: noop, warn: noop, error: noop }
@@ -67,7 +67,7 @@ export abstract class ExchangeConnector {
     const p = opts.pollIntervalMs
     this.intervals =
       typeof p === 'number'
-        ? { tickerMs: p, openInterestMs: p * 6, fundingMs: p * 12, wideBookMs: p * 3 }
+        ? { tickerMs: p, openInterestMs: p * 6, fundingMs: p * 12, wideBookMs: p * 3, positioningMs: p * 60 }
         : { ...DEFAULT_POLL_INTERVALS, ...p }
     this.marketTypes = opts.marketTypes
     this.bookIntervalMs = opts.bookIntervalMs ?? 1_000
@@ -273,8 +273,8 @@ export abstract class ExchangeConnector {
     if (perps.length > 0 && on('openInterest') && !oiInTickers) poll('open-interest', () => this.pollOpenInterest(perps), this.intervals.openInterestMs)
     if (perps.length > 0 && on('funding')) poll('funding', () => this.pollFunding(perps), this.intervals.fundingMs)
     if (perps.length > 0 && on('liquidations')) this.watchLiquidations(run, perps, (e) => this.emit(e))
-    const positioning = async () => (await Promise.all(perps.map((r) => fetchPositioning(this.exchangeFor('perp')!, r)))).flat()
-    if (perps.length > 0 && on('positioning') && this.publishesPositioning) poll('positioning', positioning, this.intervals.positioningMs ?? 300_000)
+    const positioning = () => positioningOf(this.exchangeFor('perp')!, perps, (calls) => this.settleAll(calls))
+    if (perps.length > 0 && on('positioning') && this.publishesPositioning) poll('positioning', positioning, this.intervals.positioningMs)
   }
 
   protected emit(event: MarketEvent | null): void {

@@ -48,24 +48,36 @@ export function okxPositioning(ref: MarketRef, body: unknown): PositioningEvent 
   return event(ref, 'account', num(r[0]), long, 1 - long, ratio)
 }
 
-/** the newest positioning figures of one perp market (one call per figure) */
-export async function fetchPositioning(ex: Exchange, ref: MarketRef): Promise<PositioningEvent[]> {
-  const out: Array<PositioningEvent | null> = []
+/**
+ * The newest positioning figures of one perp market: one call per figure, each settled on its own, so a figure the
+ * venue does not answer (an unlisted symbol, a failed call) does not withhold the others.
+ */
+export function positioningCalls(ex: Exchange, ref: MarketRef): Array<Promise<PositioningEvent | null>> {
   switch (ref.exchange) {
     case 'binance': {
       const q = { symbol: ref.id, period: '5m', limit: 2 }
-      out.push(binancePositioning(ref, 'account', await callRaw(ex, 'fapiDataGetGlobalLongShortAccountRatio', q)))
-      out.push(binancePositioning(ref, 'top_position', await callRaw(ex, 'fapiDataGetTopLongShortPositionRatio', q)))
-      break
+      return [
+        callRaw(ex, 'fapiDataGetGlobalLongShortAccountRatio', q).then((rows) => binancePositioning(ref, 'account', rows)),
+        callRaw(ex, 'fapiDataGetTopLongShortPositionRatio', q).then((rows) => binancePositioning(ref, 'top_position', rows)),
+      ]
     }
     case 'bybit':
-      out.push(bybitPositioning(ref, await callRaw(ex, 'publicGetV5MarketAccountRatio', { category: 'linear', symbol: ref.id, period: '5min', limit: 2 })))
-      break
+      return [callRaw(ex, 'publicGetV5MarketAccountRatio', { category: 'linear', symbol: ref.id, period: '5min', limit: 2 }).then((b) => bybitPositioning(ref, b))]
     case 'okx':
-      out.push(okxPositioning(ref, await callRaw(ex, 'publicGetRubikStatContractsLongShortAccountRatioContract', { instId: ref.id, period: '5m', limit: 2 })))
-      break
+      return [callRaw(ex, 'publicGetRubikStatContractsLongShortAccountRatioContract', { instId: ref.id, period: '5m', limit: 2 }).then((b) => okxPositioning(ref, b))]
     default:
-      break
+      return []
   }
-  return out.filter((e): e is PositioningEvent => e !== null)
+}
+
+/** the figures of every market, the calls settled by `settle` (the connector's: partial failures are counted, not fatal) */
+export async function positioningOf(ex: Exchange, refs: readonly MarketRef[], settle: (calls: Promise<unknown>[]) => Promise<void>): Promise<PositioningEvent[]> {
+  const out: PositioningEvent[] = []
+  await settle(
+    refs.flatMap((r) => positioningCalls(ex, r)).map(async (call) => {
+      const e = await call
+      if (e) out.push(e)
+    }),
+  )
+  return out
 }

@@ -63,6 +63,7 @@ export function replayVenue(venue: ExchangeId, marketTypes: MarketType[], w: Ven
       tickerMs: poll(DEFAULT_POLL_INTERVALS.tickerMs),
       openInterestMs: poll(DEFAULT_POLL_INTERVALS.openInterestMs),
       fundingMs: poll(DEFAULT_POLL_INTERVALS.fundingMs),
+      positioningMs: poll(DEFAULT_POLL_INTERVALS.positioningMs),
     },
     ...w.connectorOptions,
   })

@@ -46,17 +46,20 @@ const BINANCE_EVENT_STREAM: Record<string, (d: Dict) => string | undefined> = {
   '24hrTicker': () => 'ticker',
   '24hrMiniTicker': () => 'miniTicker',
   bookTicker: () => 'bookTicker',
+  forceOrder: () => 'forceOrder',
 }
 
 function binanceFrameStreams(frame: unknown): string[] {
   if (!isDict(frame)) return []
   if (typeof frame['stream'] === 'string') return [binanceStream(frame['stream'].toLowerCase())]
   const e = str(frame['e'])
-  const symbol = str(frame['s'])?.toLowerCase()
+  // a forceOrder event names its symbol inside the order object `o`
+  const symbol = str(e === 'forceOrder' && isDict(frame['o']) ? frame['o']['s'] : frame['s'])?.toLowerCase()
   if (!symbol) return []
   // spot bookTicker frames carry no event type
   const suffix = e ? BINANCE_EVENT_STREAM[e]?.(frame) : 'b' in frame && 'a' in frame && 'u' in frame ? 'bookTicker' : undefined
-  return suffix ? [`${symbol}@${suffix}`] : []
+  // subscriptions are compared lower-cased (btcusdt@aggTrade is subscribed as btcusdt@aggtrade): so is a raw event's stream
+  return suffix ? [binanceStream(`${symbol}@${suffix}`.toLowerCase())] : []
 }
 
 // ---- bybit: {topic: "orderbook.200.BTCUSDT"}; {op: "subscribe", args: ["publicTrade.BTCUSDT"]} ----------------

@@ -73,8 +73,11 @@ export async function writeLiquidations(sql: Pick<Sql, 'transaction'>, rows: rea
   })
 }
 
-export async function writePositioning(sql: Query, rows: readonly PositioningRow[]): Promise<void> {
-  if (!rows.length) return
+export async function writePositioning(sql: Query, batch: readonly PositioningRow[]): Promise<void> {
+  if (!batch.length) return
+  // one row per key, the last one: polls between two publications answer the same sample again, and one INSERT may
+  // not update a row twice (ON CONFLICT DO UPDATE)
+  const rows = [...new Map(batch.map((r) => [`${r.exchange}|${r.coin}|${r.kind}|${r.ts}`, r])).values()]
   const col = <T>(f: (r: PositioningRow) => T) => rows.map(f)
   await sql.query(
     `INSERT INTO positioning_sample (exchange, coin, kind, ts, long_share, short_share, ratio, period_ms)

@@ -75,10 +75,10 @@ describe('createConnector', () => {
     }
   })
 
-  it('pollIntervalMs: a number sets the ticker poll and scales OI (x6), funding (x12) and wide books (x3); an object sets each', () => {
+  it('pollIntervalMs: a number sets the ticker poll and scales OI (x6), funding (x12), wide books (x3) and positioning (x60); an object sets each', () => {
     const a = createConnector('okx', { coins: ['BTC'], sink: new RecordingSink(), pollIntervalMs: 2_000 }) as any
-    expect(a.intervals).toEqual({ tickerMs: 2_000, openInterestMs: 12_000, fundingMs: 24_000, wideBookMs: 6_000 })
+    expect(a.intervals).toEqual({ tickerMs: 2_000, openInterestMs: 12_000, fundingMs: 24_000, wideBookMs: 6_000, positioningMs: 120_000 })
     const b = createConnector('okx', { coins: ['BTC'], sink: new RecordingSink(), pollIntervalMs: { openInterestMs: 15_000 } }) as any
-    expect(b.intervals).toEqual({ tickerMs: 5_000, openInterestMs: 15_000, fundingMs: 60_000, wideBookMs: 15_000 })
+    expect(b.intervals).toEqual({ tickerMs: 5_000, openInterestMs: 15_000, fundingMs: 60_000, wideBookMs: 15_000, positioningMs: 300_000 })
   })
 })

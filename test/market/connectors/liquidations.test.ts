@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { BinanceConnector } from '../../../src/market/connectors/binance.js'
 import { binanceForceOrder, bybitLiquidation, dydxLiquidatedTrade, dydxLiquidationOfTrade, okxLiquidationOrders } from '../../../src/market/connectors/liquidations.js'
 import type { MarketRef } from '../../../src/market/connectors/mapping.js'
-import { binancePositioning, bybitPositioning, fetchPositioning, okxPositioning } from '../../../src/market/connectors/positioning.js'
+import { binancePositioning, bybitPositioning, okxPositioning, positioningCalls } from '../../../src/market/connectors/positioning.js'
 import { fixture as exchangeFixture, offlineHttp, offlineWs, RecordingSink, waitFor } from './offline.js'
 
 const venue = <T = any>(name: string): T => JSON.parse(readFileSync(new URL(`../../fixtures/venues/${name}`, import.meta.url), 'utf8')) as T
@@ -86,10 +86,19 @@ describe('positioning payloads', () => {
     const ex = new ccxt.bybit()
     const body = JSON.stringify(venue('bybit_account_ratio.json'))
     const requests = offlineHttp(ex, [['/v5/market/account-ratio', body]])
-    const out = await fetchPositioning(ex, ref('bybit', 'BTC', 'BTCUSDT'))
+    const out = await Promise.all(positioningCalls(ex, ref('bybit', 'BTC', 'BTCUSDT')))
     expect(requests.map((r) => new URL(r.url).searchParams.get('period'))).toEqual(['5min'])
     expect(out).toHaveLength(1)
     expect(out[0]).toMatchObject({ exchange: 'bybit', longShare: 0.5707 })
+  })
+  it('Binance through CCXT: each figure is its own call, so an unanswered one does not withhold the other', async () => {
+    const ex = new ccxt.binanceusdm()
+    const rows = venue<any[]>('binance_global_long_short_account_ratio.json')
+    // only the account ratio answers; topLongShortPositionRatio fails as a network error would
+    offlineHttp(ex, [['/futures/data/globalLongShortAccountRatio', JSON.stringify(rows)]])
+    const [account, top] = await Promise.allSettled(positioningCalls(ex, ref('binance', 'BTC', 'BTCUSDT')))
+    expect(account).toMatchObject({ status: 'fulfilled', value: { kind: 'account', ts: rows[0].timestamp, longShare: Number(rows[0].longAccount), shortShare: Number(rows[0].shortAccount), ratio: Number(rows[0].longShortRatio) } })
+    expect(top!.status).toBe('rejected')
   })
 })
 

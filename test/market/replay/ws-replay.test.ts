@@ -1,10 +1,13 @@
 // Recorded frames reach the connection that subscribed to their stream, through ccxt.pro's own client.
+import { readFileSync } from 'node:fs'
 import ccxt from 'ccxt'
 import { describe, expect, it } from 'vitest'
 import type { WsLine } from '../../../src/market/replay/format.js'
 import { VENUE_RULES } from '../../../src/market/replay/venues.js'
 import { WsReplay } from '../../../src/market/replay/ws-replay.js'
 import { fixture, until } from './helpers.js'
+
+const venueFixture = <T = any>(file: string): T => JSON.parse(readFileSync(new URL(`../../fixtures/venues/${file}`, import.meta.url), 'utf8')) as T
 
 const wsLine = (venue: WsLine['venue'], url: string, frame: unknown, at = 0): WsLine => ({ v: 1, venue, at, kind: 'ws', url, frame: JSON.stringify(frame) })
 
@@ -14,7 +17,12 @@ describe('stream names of frames and subscriptions, per venue', () => {
     // the subscription messages are the ones ccxt 4.5.84 sends (see docs/recordings.md)
     expect(r.binance.subscribedStreams({ method: 'SUBSCRIBE', params: ['btcusdt@depth@100ms', 'ethusdt@depth20@100ms'], id: 1 })).toEqual(['btcusdt@depth', 'ethusdt@depth'])
     expect(r.binance.frameStreams(fixture<any[]>('binance/ws_depth_update.json')[0])).toEqual(['sushiusdt@depth'])
-    expect(r.binance.frameStreams(fixture<any[]>('binance/ws_agg_trade.json')[0].data)).toEqual(['ctkusdt@aggTrade']) // a raw (uncombined) event
+    // a raw (uncombined) event names the stream its subscription did: stream names compare lower-cased
+    expect(r.binance.frameStreams(fixture<any[]>('binance/ws_agg_trade.json')[0].data)).toEqual(r.binance.subscribedStreams({ method: 'SUBSCRIBE', params: ['ctkusdt@aggTrade'], id: 2 }))
+    expect(r.binance.frameStreams(fixture<any[]>('binance/ws_agg_trade.json')[0].data)).toEqual(['ctkusdt@aggtrade'])
+    // forceOrder events name their symbol inside the order (`o.s`): the venue's documented frame reaches btcusdt@forceOrder
+    expect(r.binance.frameStreams(venueFixture<any[]>('binance_ws_force_order.json')[0])).toEqual(r.binance.subscribedStreams({ method: 'SUBSCRIBE', params: ['btcusdt@forceOrder'], id: 3 }))
+    expect(r.okx.frameStreams(venueFixture('okx_ws_liquidation_orders.json'))).toEqual(r.okx.subscribedStreams({ op: 'subscribe', args: [{ channel: 'liquidation-orders', instType: 'SWAP' }] }))
     expect(r.binance.acknowledge!({ method: 'SUBSCRIBE', params: ['x'], id: 7 })).toEqual({ result: null, id: 7 })
     expect(r.bybit.subscribedStreams({ op: 'subscribe', req_id: 2, args: ['orderbook.1000.BTCUSDT'] })).toEqual(['orderbook.BTCUSDT'])
     expect(r.bybit.frameStreams(fixture<any[]>('bybit/ws_orderbook.json')[0])).toEqual(['orderbook.BTCUSDT'])

@@ -1,7 +1,7 @@
 // liquidation_order / liquidation_minute (src/market/store/liquidations.ts): a minute row is always the sum of the
 // stored orders in it, whatever order and however often the orders arrive; orders read newest first with filters.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { readLiquidationMinutes, readLiquidationOrders, writeLiquidations, type LiquidationOrderRow } from '../../../src/market/store/liquidations.js'
+import { readLiquidationMinutes, readLiquidationOrders, readPositioning, writeLiquidations, writePositioning, type LiquidationOrderRow, type PositioningRow } from '../../../src/market/store/liquidations.js'
 import type { Database } from '../../../src/store/database.js'
 import { openTestStore } from '../../helpers/store.js'
 
@@ -63,5 +63,12 @@ describe('liquidation store', () => {
     const last = first.at(-1)!
     const rest = await readLiquidationOrders(db.sql, { coin: 'BTC', start: T0, end: T0 + 10 * M, limit: 100, from: { ts: last.ts, skip: first.filter((o) => o.ts === last.ts).length } })
     expect([...first, ...rest]).toEqual(all)
+  })
+
+  it('positioning: one batch may hold the same sample twice (polls between two publications); the last one is kept', async () => {
+    const sample = (longShare: number): PositioningRow => ({ exchange: 'bybit', coin: 'BTC', kind: 'account', ts: T0, longShare, shortShare: 1 - longShare, ratio: longShare / (1 - longShare), periodMs: 5 * M })
+    await writePositioning(db.sql, [sample(0.5), sample(0.6)])
+    const rows = await readPositioning(db.sql, { coins: ['BTC'], start: T0, end: T0 + M })
+    expect(rows).toEqual([sample(0.6)])
   })
 })
