@@ -66,6 +66,8 @@ interface SlotSources {
 
 interface SlotState extends SlotSources {
   row: MarketSample
+  /** the row of `slot` was handed to the store when the clock left the slot (a quiet feed's last values) */
+  closed: boolean
   /** slots already handed to the store, newest last (kept LATE_REWRITE_MS back) */
   written: SlotSources[]
 }
@@ -211,14 +213,18 @@ export class Ingest implements EventSink, BarSink {
     const isTicker = e.type === 'ticker'
     let s = this.slots.get(id)
     if (!s) {
-      s = { slot, tickerTs: -Infinity, oiTs: -Infinity, row: emptySample(e, slot), written: [] }
+      s = { slot, tickerTs: -Infinity, oiTs: -Infinity, row: emptySample(e, slot), written: [], closed: false }
       this.slots.set(id, s)
     } else if (slot > s.slot) {
-      this.pendingSamples.push(s.row)
-      s.written.push({ slot: s.slot, tickerTs: s.tickerTs, oiTs: s.oiTs })
+      if (!s.closed) this.closeSlot(s)
       while (s.written.length && s.written[0]!.slot < slot - LATE_REWRITE_MS) s.written.shift()
       s.slot = slot
       s.row = { ...s.row, ts: slot }
+      s.closed = false
+    } else if (slot === s.slot && s.closed) {
+      // its row is written: a newer value rewrites it as a late one would, and the row carries it forward
+      if (e.ts <= (isTicker ? s.tickerTs : s.oiTs)) return
+      this.rewriteLate(s, e, slot)
     } else if (slot < s.slot) {
       if (e.ts <= (isTicker ? s.tickerTs : s.oiTs)) return // nothing newer than what the rows already carry
       this.rewriteLate(s, e, slot)
@@ -251,9 +257,21 @@ export class Ingest implements EventSink, BarSink {
     }
   }
 
-  /** tell the aggregator time has moved on (closes the minutes the clock has left behind) */
+  private closeSlot(s: SlotState): void {
+    this.pendingSamples.push(s.row)
+    s.written.push({ slot: s.slot, tickerTs: s.tickerTs, oiTs: s.oiTs })
+    s.closed = true
+  }
+
+  /**
+   * Time has moved on: the aggregator closes the minutes the clock has left behind, and (live) each market's sample
+   * slot the clock has left by the grace is written, so a feed that falls silent still has its last values stored
+   * (before, a slot was written only when the market's next event opened a later one).
+   */
   advance(now: number): void {
     this.aggregator.advance(now)
+    if (!this.trackLive) return
+    for (const s of this.slots.values()) if (!s.closed && s.slot + this.sampleEveryMs + this.aggregator.graceMs <= now) this.closeSlot(s)
   }
 
   /**
@@ -278,7 +296,7 @@ export class Ingest implements EventSink, BarSink {
     this.pendingSamples = []
     this.pendingLate = []
     if (final) {
-      for (const s of this.slots.values()) samples.push(s.row)
+      for (const s of this.slots.values()) if (!s.closed) samples.push(s.row)
       this.slots.clear()
     }
     // a slot written now and rewritten by a late event in the same batch is one row

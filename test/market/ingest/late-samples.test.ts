@@ -59,4 +59,27 @@ describe('ingest: events older than the open sample slot', () => {
     expect(mirrored.length).toBeGreaterThan(0)
     for (const c of mirrored) expect(c.oi).toBe(OI)
   })
+
+  it('writes a quiet market\'s last slot once the clock has left it, without a final flush; a later value in that slot rewrites it', async () => {
+    const { db } = t.services
+    const ingest = new Ingest({ db, market: t.services.market })
+    const slot = Math.floor(ANSWERED / MINUTE_MS) * MINUTE_MS + 100 * MINUTE_MS
+    const oi = (ts: number, openInterest: number): OpenInterestEvent => ({ type: 'open_interest', exchange: 'okx', coin: 'BTC', marketType: 'perp', ts, openInterest })
+    const stored = async () =>
+      (await db.sql.query<{ open_interest: number }>(`SELECT open_interest FROM market_sample WHERE exchange = 'okx' AND coin = 'BTC' AND ts = $1`, [slot])).map((r) => Number(r.open_interest))
+    ingest.emit(oi(slot + 10_000, 26_000))
+    // inside the slot and its grace: nothing is written yet
+    ingest.advance(slot + MINUTE_MS + 1_000)
+    await ingest.flush()
+    expect(await stored()).toEqual([])
+    // the clock has left it: written, though no later event of the market came (the feed went quiet)
+    ingest.advance(slot + MINUTE_MS + ingest.aggregator.graceMs)
+    await ingest.flush()
+    expect(await stored()).toEqual([26_000])
+    // a newer value stamped inside the written slot rewrites it; an older one does not
+    ingest.emit(oi(slot + 50_000, 26_500))
+    ingest.emit(oi(slot + 20_000, 25_000))
+    await ingest.flush({ final: true })
+    expect(await stored()).toEqual([26_500])
+  })
 })
