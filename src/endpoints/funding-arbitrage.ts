@@ -111,10 +111,12 @@ export const fundingArbitrage = defineEndpoint({
           const venues: ArbitrageVenue[] = []
           for (const e of EXCHANGES) {
             const tk = tickers[i]!.filter((x) => x.exchange === e.id && x.ts <= ctx.now).sort((a, b) => a.ts - b.ts).at(-1)
-            const reason = !tk ? `no ${coin} perp ticker` : ctx.now - tk.ts > FUNDING_MAX_SAMPLE_AGE_MS ? `latest ${coin} funding rate older than ${FUNDING_MAX_SAMPLE_AGE_MS / MINUTE_MS} minutes (stale feed)` : tk.fundingRate === null || !(tk.fundingIntervalHours! > 0) ? `no ${coin} funding rate` : null
+            const stale = !!tk && ctx.now - tk.ts > FUNDING_MAX_SAMPLE_AGE_MS
+            const reason = !tk ? `no ${coin} perp ticker` : stale ? `latest ${coin} funding rate older than ${FUNDING_MAX_SAMPLE_AGE_MS / MINUTE_MS} minutes (stale feed)` : tk.fundingRate === null || !(tk.fundingIntervalHours! > 0) ? `no ${coin} funding rate` : null
             if (reason || !tk) {
               missing.push({ coin, exchange: e.id, reason: reason! })
-              if (tk && !gaps.has(e.id)) gaps.set(e.id, { exchange: e.id, status: 'stale', reason: reason! })
+              // a current ticker without a rate is no data, not a stale feed
+              if (tk && !gaps.has(e.id)) gaps.set(e.id, { exchange: e.id, status: stale ? 'stale' : 'no_data', reason: reason! })
               continue
             }
             used.add(e.id)

@@ -53,10 +53,12 @@ function computeOverview(services: Services, now: number): Overview {
       note: notes.length ? notes.join('; ') : null,
     }
   })
-  // a venue's span: the hours its perp candles of the last day fall in
+  // a venue's span: the hours its perp candles of the last day fall in, ending at the current minute (the hour in
+  // progress holds closed minutes up to it, not the whole hour)
   const from = to - DAY_MS
   const bars = [...market.coins()].flatMap((coin) => market.series.hours.perpCloses(coin, floorTo(from, HOUR_MS), now))
   const ranges = rangesOf(bars.map((b) => ({ exchange: b.exchange, ts: floorTo(b.ts, HOUR_MS) })), HOUR_MS)
+  for (const r of ranges.values()) r.to = Math.min(r.to, to)
   const coverage = coverageOf({ services, now }, { used: new Set(rows.flatMap((r) => r.exchanges)), noData: () => 'no perp candle in the last 24 h for any coin', requested: { from, to: now }, ranges, toleranceMs: HOUR_MS })
   return { asOf: now, rows, coverage }
 }

@@ -105,9 +105,10 @@ export const regime = defineEndpoint({
         const history = regimeHistory(market, v.coin, page.slots, intervalMs, ctx.now)
         const hour = floorTo(ctx.now, HOUR_MS)
         const current = { ...coinRegime(market, v.coin, ctx.now), ts: hour, asOf: hour }
-        const closes = market.series.hours.perpCloses(v.coin, page.start, Math.min(page.end, ctx.now))
+        // the classifier reads complete hours only: the hour in progress enters no regime, so it is no coverage either
+        const closes = market.series.hours.perpCloses(v.coin, page.start, Math.min(page.end, hour))
         const coverage = coverageOf(ctx, {
-          used: new Set(history.flatMap((p) => p.exchanges)), noData: () => `no ${v.coin} perp candle in the window`,
+          used: new Set(history.flatMap((p) => p.exchanges)), noData: () => `no complete hour of ${v.coin} perp candles in the window`,
           requested: { from: page.start, to: page.end }, ranges: rangesOf(closes.map((c) => ({ exchange: c.exchange, ts: floorTo(c.ts, HOUR_MS) })), HOUR_MS), toleranceMs: HOUR_MS,
         })
         return { coin: v.coin, interval: v.interval, start: page.start, end: page.end, asOf: Math.min(page.end, ctx.now), current, history, coverage, next: page.next }

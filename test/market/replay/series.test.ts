@@ -2,36 +2,12 @@
 // every figure is derived here from the raw venue bodies and frames the recording holds (recordings/fixtures.jsonl),
 // moved onto the replay's time line by the rule docs/recordings.md states (sessions, cut silences, whole-minute shift).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { readFileSync } from 'node:fs'
 import { FIXTURES_RECORDING, startReplayService, type ReplayService } from './helpers.js'
+import { LINES, one, payloads, warpOf } from './recorded.js'
 
 const START = Date.UTC(2026, 2, 2, 12, 0, 0)
 const MINUTE = 60_000
 const HOUR = 3_600_000
-/** REPLAY_MAX_GAP_MS's default: longer silences between lines are cut out */
-const MAX_GAP_MS = 60_000
-
-interface Line { venue?: string; at: number; kind: string; url?: string; body?: string; frame?: string; source?: string }
-const LINES: Line[] = readFileSync(FIXTURES_RECORDING, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line)
-/** the parsed payloads of the lines copied from one source file, in file order */
-const payloads = <T = any>(source: string): T[] => LINES.filter((l) => l.source === source).map((l) => JSON.parse(l.body ?? l.frame!) as T)
-const one = <T = any>(source: string): T => {
-  const p = payloads<T>(source)
-  expect(p, source).toHaveLength(1)
-  return p[0]!
-}
-
-/** sessions of the recording: lines closer than MAX_GAP_MS; each moves later by the silences cut after it */
-function sessions(): Array<{ end: number; offset: number }> {
-  const segs: Array<{ start: number; end: number }> = []
-  for (const { at } of LINES) {
-    const cur = segs.at(-1)
-    if (cur && at - cur.end <= MAX_GAP_MS) cur.end = Math.max(cur.end, at)
-    else segs.push({ start: at, end: at })
-  }
-  return segs.map((s, k) => ({ end: s.end, offset: segs.slice(k + 1).reduce((a, n, i) => a + n.start - segs[k + i]!.end, 0) }))
-}
-
 let s: ReplayService
 /** a venue timestamp on the replay's time line: moved with the first session ending at or after it */
 let warped: (t: number) => number
@@ -42,10 +18,9 @@ beforeAll(async () => {
   // a minute and its grace later: the last minute of trades and every venue's last sample slot are closed and stored
   await s.moveTo(s.now() + MINUTE + 5_000)
   await s.flush()
-  const segs = sessions()
   const shift = s.replay.clock.shift
   expect(Math.abs(shift % MINUTE)).toBe(0)
-  warped = (t) => t + (segs.find((g) => g.end >= t) ?? segs.at(-1)!).offset + shift
+  warped = warpOf(shift)
 }, 120_000)
 afterAll(async () => {
   await s?.close()
@@ -135,13 +110,19 @@ function recordedTrades(): Array<[string, number, number, boolean]> {
   const bybit = payloads<{ data: Array<{ T: number; s: string; S: string; v: string }> }>('bybit/ws_public_trade.json').flatMap((f) => f.data).filter((t) => t.s === 'BTCUSDT')
   // Hyperliquid trades: side is the taker's, B(uy) or A(sell)
   const hl = payloads<{ channel: string; data: any }>('hyperliquid/ws_trades_and_asset_ctx.json').filter((f) => f.channel === 'trades').flatMap((f) => f.data as Array<{ coin: string; side: string; sz: string; time: number }>).filter((t) => t.coin === 'BTC')
-  return [...bybit.map((t) => ['bybit', t.T, Number(t.v), t.S === 'Buy'] as [string, number, number, boolean]), ...hl.map((t) => ['hyperliquid', t.time, Number(t.sz), t.side === 'B'] as [string, number, number, boolean])]
+  // dYdX v4_trades of BTC-USD (the liquidations fixture's frame: its LIQUIDATED fills are trades too); side is the taker's
+  const dydx = LINES.filter((l) => l.venue === 'dydx' && l.kind === 'ws').map((l) => JSON.parse(l.frame!)).filter((f) => f.channel === 'v4_trades' && f.id === 'BTC-USD').flatMap((f) => f.contents.trades as Array<{ createdAt: string; side: string; size: string }>)
+  return [
+    ...bybit.map((t) => ['bybit', t.T, Number(t.v), t.S === 'Buy'] as [string, number, number, boolean]),
+    ...hl.map((t) => ['hyperliquid', t.time, Number(t.sz), t.side === 'B'] as [string, number, number, boolean]),
+    ...dydx.map((t) => ['dydx', Date.parse(t.createdAt), Number(t.size), t.side === 'BUY'] as [string, number, number, boolean]),
+  ]
 }
 
 describe('cvd and taker-volume on a replayed recording', () => {
   it('per venue and minute: taker buy and sell of the recorded trades; CVD at the end = Σ buy − Σ sell', async () => {
     const trades = recordedTrades()
-    expect(new Set(trades.map((t) => t[0]))).toEqual(new Set(['bybit', 'hyperliquid']))
+    expect(new Set(trades.map((t) => t[0]))).toEqual(new Set(['bybit', 'hyperliquid', 'dydx']))
     const minutes = new Map<string, { buy: number; sell: number }>()
     for (const [venue, t, size, buy] of trades) {
       const k = `${venue}|${Math.floor(warped(t) / MINUTE) * MINUTE}`
@@ -152,7 +133,7 @@ describe('cvd and taker-volume on a replayed recording', () => {
     const cvd = await get('/v1/flow/cvd?coin=BTC&interval=1m&lookback=1h')
     const taker = await get('/v1/flow/taker-volume?coin=BTC&interval=1m&lookback=1h')
     for (const series of [cvd.perp, taker]) {
-      expect(series.exchanges.map((v: any) => v.exchange)).toEqual(['bybit', 'hyperliquid'])
+      expect(series.exchanges.map((v: any) => v.exchange)).toEqual(['bybit', 'hyperliquid', 'dydx'])
       const got = new Map<string, { buy: number; sell: number }>()
       for (const v of series.exchanges) for (const p of v.points) got.set(`${v.exchange}|${p.ts}`, { buy: p.buy_volume, sell: p.sell_volume })
       expect([...got.keys()].sort()).toEqual([...minutes.keys()].sort())
