@@ -129,7 +129,7 @@ describe('scale out: ingest writer + standby, two API nodes, PostgreSQL + NATS +
     if (!skip) {
       const nc = await connect({ servers: NATS_TEST_URL })
       const jsm = await jetstreamManager(nc)
-      for (const s of ['LIVE', 'DATA']) await jsm.streams.delete(`${prefix.toUpperCase()}_${s}`).catch(() => {})
+      for (const s of ['LIVE', 'DATA', 'PUSH']) await jsm.streams.delete(`${prefix.toUpperCase()}_${s}`).catch(() => {})
       await nc.close()
     }
   })

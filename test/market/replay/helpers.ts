@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Logger } from 'pino'
+import type { MarketEvent } from '../../../src/market/events.js'
 import { startMarketRuntime, type MarketRuntime } from '../../../src/market/runtime.js'
 import type { ReplayPlayer } from '../../../src/market/replay/player.js'
 import { startTestService, type TestService } from '../../helpers/service.js'
@@ -78,14 +79,27 @@ export async function until(cond: () => boolean, what: string): Promise<void> {
   }
 }
 
-export async function startReplayService(file: string, opts: { start: number; env?: Record<string, string>; logger?: Logger }): Promise<ReplayService> {
+export interface ReplayServiceOptions {
+  start: number
+  env?: Record<string, string>
+  logger?: Logger
+  /** open a real port on 127.0.0.1 (t.url): what streams (GET /v1/stream) needs; otherwise requests are injected */
+  listen?: boolean
+  /** told of every event the replay's ingest takes, as it takes it (before the live state and the push channels) */
+  onEvent?: (e: MarketEvent) => void
+  /** run once the test account exists and before the market starts (nothing is ingested yet): alert rules, streams */
+  beforeMarket?: (t: TestService, key: string) => Promise<void>
+}
+
+export async function startReplayService(file: string, opts: ReplayServiceOptions): Promise<ReplayService> {
   let now = opts.start
-  const t = await startTestService({ env: { MARKET_SOURCE: `replay:${file}`, ...opts.env }, clock: () => now })
+  const t = await startTestService({ env: { MARKET_SOURCE: `replay:${file}`, ...opts.env }, clock: () => now, listen: opts.listen })
   if (opts.logger) t.services.logger = opts.logger
-  const runtime = await startMarketRuntime(t.services, { replayConnectorOptions: { pollIntervalMs: POLL_MS, backoff: { baseMs: POLL_MS, maxMs: POLL_MS * 4 } } })
-  const replay = runtime.replay!
   const { apiKey, accountId } = await t.signup()
   await t.setCredits(accountId, 1_000_000)
+  await opts.beforeMarket?.(t, apiKey)
+  const runtime = await startMarketRuntime(t.services, { onEvent: opts.onEvent, replayConnectorOptions: { pollIntervalMs: POLL_MS, backoff: { baseMs: POLL_MS, maxMs: POLL_MS * 4 } } })
+  const replay = runtime.replay!
   const s: ReplayService = {
     t,
     runtime,
