@@ -72,7 +72,7 @@ describe('liquidations and positioning on PostgreSQL', () => {
       const mine = rows.filter((r) => r['exchange'] === venue && r['kind'] === 'account')
       const last = mine[mine.length - 1]!
       const v = (data.exchanges as Json[]).find((x) => x.exchange === venue)
-      expect(v.account.latest).toMatchObject({ ts: Number(last['ts']), long_share: Number(last['long_share']), short_share: Number(last['short_share']), ratio: Number(last['ratio']) })
+      expect(v!.account.latest).toMatchObject({ ts: Number(last['ts']), long_share: Number(last['long_share']), short_share: Number(last['short_share']), ratio: Number(last['ratio']) })
     }
   })
 
