@@ -221,11 +221,9 @@ export class Ingest implements EventSink, BarSink {
       s.slot = slot
       s.row = { ...s.row, ts: slot }
       s.closed = false
-    } else if (slot === s.slot && s.closed) {
-      // its row is written: a newer value rewrites it as a late one would, and the row carries it forward
-      if (e.ts <= (isTicker ? s.tickerTs : s.oiTs)) return
-      this.rewriteLate(s, e, slot)
-    } else if (slot < s.slot) {
+    } else if (slot < s.slot || s.closed) {
+      // a late event, or one in the slot whose row is already written (the clock left it): the written rows take a
+      // newer value, and the open row carries it forward
       if (e.ts <= (isTicker ? s.tickerTs : s.oiTs)) return // nothing newer than what the rows already carry
       this.rewriteLate(s, e, slot)
     }

@@ -8,7 +8,7 @@ import { type MarketKey, type MinuteBar } from './bars.js'
 import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../domain/time.js'
 import { type Bar } from '../domain/bars.js'
 import type { ExchangeId, MarketType } from '../domain/exchanges.js'
-import { rowToBarValues, type CandleRow } from './store/candles.js'
+import { CANDLE_VALUE_COLUMNS, CANDLE_VALUE_LIST, rowToBarValues, type CandleRow } from './store/candles.js'
 import type { MarketSample } from './store/samples.js'
 import { mergePoint, type CoinPoint } from './series-point.js'
 import { BAR_WIDTH, BUY, CLOSE, HIGH, LOW, OPEN, QUOTE, Ring, SAMPLE_WIDTH, SELL, S_INTERVAL, S_MARK, S_OI, S_RATE, S_TS, TRADES, VOLUME, orNull, type BarTrack, type SampleCell, type SampleTrack } from './series-ring.js'
@@ -256,15 +256,14 @@ export class CoinSeries {
   async load(db: Database, now: number): Promise<void> {
     const from = floorTo(now - this.retentionMs, HOUR_MS)
     const mFrom = floorTo(now - this.minuteRetentionMs, MINUTE_MS)
-    const bars = (text: string, params: number[]) => selectRows<CandleRow>(db.sql, text, params, CANDLE_COLUMNS)
+    const bars = (text: string, params: number[]) => selectRows<CandleRow>(db.sql, text, params, CANDLE_VALUE_COLUMNS)
     const samples = (text: string, params: number[]) => selectRows<SampleRow>(db.sql, text, params, SAMPLE_COLUMNS)
-    const cols = CANDLE_COLUMNS.map(([c]) => c).join(', ')
     const sampleCols = SAMPLE_COLUMNS.map(([c]) => c).join(', ')
     const end = now + HOUR_MS
     const hours = this.grid(HOUR_MS)
     const minutes = this.grid(MINUTE_MS)
     for (let t = from; t < end; t += 2 * DAY_MS) {
-      for (const r of await bars(`SELECT ${cols} FROM candle_1h WHERE ts >= $1 AND ts < $2`, [t, t + 2 * DAY_MS])) hours.setBar(rowToBarValues(r))
+      for (const r of await bars(`SELECT ${CANDLE_VALUE_LIST} FROM candle_1h WHERE ts >= $1 AND ts < $2`, [t, t + 2 * DAY_MS])) hours.setBar(rowToBarValues(r))
       const latest = await samples(
         `SELECT DISTINCT ON (exchange, coin, ts / ${HOUR_MS}) ${sampleCols}
          FROM market_sample WHERE market_type = 'perp' AND ts >= $1 AND ts < $2 ORDER BY exchange, coin, ts / ${HOUR_MS}, ts DESC`,
@@ -273,7 +272,7 @@ export class CoinSeries {
       for (const r of latest) hours.setSample(toSample(r))
     }
     for (let t = mFrom; t < end; t += 2 * HOUR_MS) {
-      for (const r of await bars(`SELECT ${cols} FROM candle_1m WHERE ts >= $1 AND ts < $2`, [t, t + 2 * HOUR_MS])) minutes.setBar(rowToBarValues(r))
+      for (const r of await bars(`SELECT ${CANDLE_VALUE_LIST} FROM candle_1m WHERE ts >= $1 AND ts < $2`, [t, t + 2 * HOUR_MS])) minutes.setBar(rowToBarValues(r))
       for (const r of await samples(`SELECT ${sampleCols} FROM market_sample WHERE market_type = 'perp' AND ts >= $1 AND ts < $2`, [t, t + 2 * HOUR_MS]))
         minutes.setSample(toSample(r))
     }
@@ -285,10 +284,6 @@ export class CoinSeries {
   }
 }
 
-const CANDLE_COLUMNS = [
-  ['exchange', 'text'], ['coin', 'text'], ['market_type', 'text'], ['ts', 'int8'], ['open', 'float8'], ['high', 'float8'], ['low', 'float8'], ['close', 'float8'],
-  ['volume', 'float8'], ['buy_volume', 'float8'], ['sell_volume', 'float8'], ['quote_volume', 'float8'], ['trades', 'int4'],
-] as const
 const SAMPLE_COLUMNS = [
   ['exchange', 'text'], ['coin', 'text'], ['ts', 'int8'], ['open_interest', 'float8'], ['mark_price', 'float8'], ['funding_rate', 'float8'], ['funding_interval_hours', 'float8'],
 ] as const

@@ -3,7 +3,7 @@
 // account cannot pay for is not streamed: a final `end` event says why, then the stream closes. Each event's id
 // is its sequence number: a client reconnecting with Last-Event-ID gets every retained event after it first.
 import type { Request, RequestHandler, Response } from 'express'
-import { ApiError, invalidParameter, toApiError } from '../errors.js'
+import { invalidParameter, toApiError, unavailable } from '../errors.js'
 import { chargeStreamMinute, STREAM_PATH } from '../graphql/stream-meter.js'
 import { STREAM_CHANNELS, type StreamChannel, type StreamEvent } from '../market/stream/hub.js'
 import { sendProblem } from '../rest/envelope.js'
@@ -61,7 +61,7 @@ export function streamRoute(services: Services): RequestHandler {
     try {
       principal = await services.auth.authenticate(req.headers.authorization)
       ask = parseStreamRequest(req.query as Record<string, unknown>, req.header('last-event-id'), market.coins())
-      if (market.stream.closing) throw new ApiError('unavailable', `${market.stream.closing.detail} Nothing was charged.`)
+      if (market.stream.closing) throw unavailable(`${market.stream.closing.detail} Nothing was charged.`)
       const first = await chargeStreamMinute(services, principal, ask.channels.length, requestId)
       if (!first.ok) throw first.error
       remaining = first.remaining

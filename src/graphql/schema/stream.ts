@@ -38,8 +38,10 @@ async function* streamOf(ctx: RequestContext, args: { channels: readonly (typeof
   for (const c of coins ?? []) if (!known.includes(c)) throw invalidParameter('coins', `Unknown coin "${c.slice(0, 50)}".`, known)
   if (args.lastEventId != null && !/^\d{1,15}$/.test(args.lastEventId)) throw invalidParameter('lastEventId', 'The last event id must be the id of an event this stream sent.')
   const principal = await ctx.requirePrincipal()
+  /** the stream's last event: why it ends */
+  const end = (data: Record<string, unknown>): Pushed => ({ id: null, channel: 'end', coin: '', ts: services.clock(), data })
   // this node is stopping: the last event at once, nothing charged
-  if (hub.closing) return yield { id: null, channel: 'end', coin: '', ts: services.clock(), data: { ...hub.closing } }
+  if (hub.closing) return yield end({ ...hub.closing })
   const cost = channels.length
   const first = await chargeStreamMinute(services, principal, cost, ctx.requestId)
   if (!first.ok) throw first.error
@@ -58,13 +60,13 @@ async function* streamOf(ctx: RequestContext, args: { channels: readonly (typeof
   const release = computed.length ? hub.want(computed, coins) : () => {}
   let ended = false
   // graceful shutdown: a last `end` event, then the subscription completes (clients resume elsewhere with lastEventId)
-  const unclose = hub.onClose((why) => push({ id: null, channel: 'end', coin: '', ts: services.clock(), data: { reason: why.reason, detail: why.detail } }))
+  const unclose = hub.onClose((why) => push(end({ ...why })))
   const minute = setInterval(() => {
     void chargeStreamMinute(services, principal, cost, ctx.requestId).then(
       (r) => {
-        if (!r.ok) push({ id: null, channel: 'end', coin: '', ts: services.clock(), data: { reason: r.error.code, detail: r.error.message, credits_remaining: r.remaining } })
+        if (!r.ok) push(end({ reason: r.error.code, detail: r.error.message, credits_remaining: r.remaining }))
       },
-      () => push({ id: null, channel: 'end', coin: '', ts: services.clock(), data: { reason: 'unavailable', detail: 'The credit store could not be reached; nothing was charged for this minute.' } }),
+      () => push(end({ reason: 'unavailable', detail: 'The credit store could not be reached; nothing was charged for this minute.' })),
     )
   }, services.config.STREAM_MINUTE_MS)
   try {

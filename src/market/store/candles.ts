@@ -11,7 +11,14 @@ import { CopyBinaryWriter } from '../../store/copy-binary.js'
 
 export type CandleTable = 'candle_1m' | 'candle_1h'
 
-const COLUMNS = 'exchange, coin, market_type, ts, open, high, low, close, volume, buy_volume, sell_volume, quote_volume, trades, vap'
+/** a CandleRow's columns without volume at price, with their types for a binary read (selectRows) */
+export const CANDLE_VALUE_COLUMNS = [
+  ['exchange', 'text'], ['coin', 'text'], ['market_type', 'text'], ['ts', 'int8'], ['open', 'float8'], ['high', 'float8'], ['low', 'float8'], ['close', 'float8'],
+  ['volume', 'float8'], ['buy_volume', 'float8'], ['sell_volume', 'float8'], ['quote_volume', 'float8'], ['trades', 'int4'],
+] as const
+/** their names, as a select list */
+export const CANDLE_VALUE_LIST = CANDLE_VALUE_COLUMNS.map(([c]) => c).join(', ')
+const COLUMNS = `${CANDLE_VALUE_LIST}, vap`
 
 /**
  * COPY rows that cannot exist yet (new history), in the binary format: about 4× faster than the upsert on the
@@ -217,7 +224,7 @@ export async function readCandles(sql: Pick<Sql, 'query'>, table: CandleTable, q
   const params: unknown[] = [q.coins, q.marketType, q.start, q.end]
   if (q.exchange) params.push(q.exchange)
   const rows = await sql.query<CandleRow>(
-    `SELECT exchange, coin, market_type, ts, open, high, low, close, volume, buy_volume, sell_volume, quote_volume, trades${q.withVap ? ', vap' : ''}
+    `SELECT ${CANDLE_VALUE_LIST}${q.withVap ? ', vap' : ''}
      FROM ${table} WHERE coin = ANY($1::text[]) AND market_type = $2 AND ts >= $3 AND ts < $4${q.exchange ? ' AND exchange = $5' : ''}
      ORDER BY coin, exchange, ts`,
     params,
