@@ -2,18 +2,17 @@
 // are driven through the ingest (books, tickers, open interest, liquidations) and stored sample rows, each rule
 // fires when its condition becomes true (also at its first evaluation), once per crossing, again only after it was
 // false, and the value delivered is derived here from the inputs fed in (not by the code under test).
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BookLevel } from '../../src/domain/books.js'
 import { HOUR_MS, MINUTE_MS } from '../../src/domain/time.js'
 import { Ingest } from '../../src/market/ingest.js'
 import { startTestService, type TestService } from '../helpers/service.js'
 import { until } from './sse-client.js'
+import { webhookReceiver, type Receiver } from './receiver.js'
 
 let t: TestService
 let ingest: Ingest
-let receiver: Server
+let receiver: Receiver | undefined
 let base = ''
 const received: { path: string; body: { id: string; value: number | boolean; alert: { alert_id: string; condition: { type: string } } } }[] = []
 /** the service's clock runs this far ahead of the wall clock (the liquidation window is moved past by moving it) */
@@ -21,22 +20,13 @@ let skew = 0
 const now = () => Date.now() + skew
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    let body = ''
-    req.on('data', (c: Buffer) => (body += c))
-    req.on('end', () => {
-      received.push({ path: req.url ?? '', body: JSON.parse(body) as never })
-      res.writeHead(204).end()
-    })
-  })
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r))
-  base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`
+  receiver = await webhookReceiver((d) => received.push({ path: d.path, body: JSON.parse(d.body) as never }))
+  base = receiver.base
   t = await startTestService({ clock: now, env: { ALERT_ALLOW_LOOPBACK: '1', ALERT_POLL_MS: '40', ALERT_RETRY_BASE_MS: '100', PUSH_SIGNAL_MS: '100' } })
   ingest = new Ingest({ db: t.services.db, market: t.services.market })
 })
 afterAll(async () => {
-  receiver.closeAllConnections()
-  await new Promise((r) => receiver.close(r))
+  await receiver?.close()
   await t.close()
 })
 

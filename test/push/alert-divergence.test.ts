@@ -4,14 +4,13 @@
 // summed open interest, the documented z-scores and readings of docs/methodology.md#divergence), not by the code
 // under test: inactive before the rally (no delivery), active after it (one delivery, value true), and no second
 // delivery while it stays active.
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { HOUR_MS, MINUTE_MS } from '../../src/domain/time.js'
 import { Ingest } from '../../src/market/ingest.js'
 import { TEST_NOW, seedMarket } from '../helpers/market.js'
 import { startTestService, type TestService } from '../helpers/service.js'
 import { until } from './sse-client.js'
+import { webhookReceiver, type Receiver } from './receiver.js'
 
 const COIN = 'SOL'
 const CURRENT_MINUTE = Math.floor(TEST_NOW / MINUTE_MS) * MINUTE_MS
@@ -22,27 +21,18 @@ type Row = Record<string, any>
 
 let now = TEST_NOW
 let t: TestService
-let receiver: Server
+let receiver: Receiver | undefined
 let base = ''
 const received: { path: string; eventId: string; body: { value: unknown; alert: { alert_id: string } } }[] = []
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    let raw = ''
-    req.on('data', (c: Buffer) => (raw += c))
-    req.on('end', () => {
-      received.push({ path: req.url ?? '', eventId: String(req.headers['perp-event-id']), body: JSON.parse(raw) as never })
-      res.writeHead(204).end()
-    })
-  })
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r))
-  base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`
+  receiver = await webhookReceiver((d) => received.push({ path: d.path, eventId: d.eventId, body: JSON.parse(d.body) as never }))
+  base = receiver.base
   t = await startTestService({ clock: () => now, env: { ALERT_ALLOW_LOOPBACK: '1', ALERT_POLL_MS: '40', ALERT_RETRY_BASE_MS: '100', PUSH_SIGNAL_MS: '100' } })
   await seedMarket(t, { hours: 30, coins: [COIN] })
 }, 120_000)
 afterAll(async () => {
-  receiver?.closeAllConnections()
-  await new Promise((r) => receiver?.close(r))
+  await receiver?.close()
   await t?.close()
 })
 

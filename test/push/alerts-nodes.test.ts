@@ -4,14 +4,13 @@
 // exactly once (one request per event id, as many events as the store queued), never once per node. What the
 // crossings were is derived here from the ticker events themselves (node B's /v1/stream), not from the engines.
 import { createHmac } from 'node:crypto'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { jetstreamManager } from '@nats-io/jetstream'
 import { connect } from '@nats-io/transport-node'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { NATS_TEST_URL, freshDatabase, scaleOutEngines, startNode, until, type Node } from '../helpers/scale-out.js'
 import { sseReader } from './sse-client.js'
+import { webhookReceiver, type Receiver } from './receiver.js'
 
 const clock = { epoch: Date.now(), speed: 1 }
 const COIN = 'BTC'
@@ -28,7 +27,7 @@ const nodes: Node[] = []
 let db: Awaited<ReturnType<typeof freshDatabase>> | undefined
 let sql: pg.Pool | undefined
 let ingest: Node, apiA: Node, apiB: Node
-let receiver: Server
+let receiver: Receiver | undefined
 let base = ''
 const received: Received[] = []
 const prefix = `a${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`
@@ -36,16 +35,8 @@ const prefix = `a${Date.now().toString(36)}${Math.random().toString(36).slice(2,
 beforeAll(async () => {
   skip = await scaleOutEngines({ redis: false })
   if (skip) return
-  receiver = createServer((req, res) => {
-    let raw = ''
-    req.on('data', (c: Buffer) => (raw += c))
-    req.on('end', () => {
-      received.push({ path: req.url ?? '', eventId: String(req.headers['perp-event-id']), signature: String(req.headers['perp-signature']), raw })
-      res.writeHead(204).end()
-    })
-  })
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r))
-  base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`
+  receiver = await webhookReceiver((d) => received.push({ path: d.path, eventId: d.eventId, signature: d.signature, raw: d.body }))
+  base = receiver.base
   db = await freshDatabase('alertnodes')
   sql = new pg.Pool({ connectionString: db.url, max: 2 })
   const env = {
@@ -78,10 +69,7 @@ afterAll(async () => {
   await Promise.all(nodes.map((n) => n.exited))
   await sql?.end()
   await db?.drop()
-  if (receiver) {
-    receiver.closeAllConnections()
-    await new Promise((r) => receiver.close(r))
-  }
+  await receiver?.close()
   if (!skip) {
     const nc = await connect({ servers: NATS_TEST_URL })
     const jsm = await jetstreamManager(nc)

@@ -1,8 +1,6 @@
 // Two API nodes' alert engines on one PostgreSQL store (real concurrent connections): every crossing is fired
 // once and each delivery sent once, however the two engines interleave; and a delivery queued while the receiver
 // is down survives the restart of the service (a new process on the same store sends it).
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { EXCHANGE_IDS } from '../../src/domain/exchanges.js'
 import { Ingest } from '../../src/market/ingest.js'
@@ -10,8 +8,9 @@ import { createApp } from '../../src/server.js'
 import { freshSchema, requirePostgresInCi } from '../helpers/postgres.js'
 import { startTestService, type TestService } from '../helpers/service.js'
 import { until } from './sse-client.js'
+import { webhookReceiver, type Receiver } from './receiver.js'
 
-let receiver: Server
+let receiver: Receiver | undefined
 let base = ''
 let down = false
 const got: { path: string; id: string }[] = []
@@ -19,22 +18,13 @@ const drops: (() => Promise<void>)[] = []
 const services: TestService[] = []
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    req.resume()
-    req.on('end', () => {
-      if (down) return res.writeHead(500).end()
-      got.push({ path: req.url ?? '', id: String(req.headers['perp-event-id']) })
-      res.writeHead(200).end('ok')
-    })
-  })
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r))
-  base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`
+  receiver = await webhookReceiver((d) => got.push({ path: d.path, id: d.eventId }), { failing: () => (down ? 500 : null) })
+  base = receiver.base
 })
 afterAll(async () => {
   for (const t of services) await t.close().catch(() => {})
   for (const d of drops) await d()
-  receiver.closeAllConnections()
-  await new Promise((r) => receiver.close(r))
+  await receiver?.close()
 })
 
 const ENV = { ALERT_ALLOW_LOOPBACK: '1', ALERT_POLL_MS: '25', ALERT_RETRY_BASE_MS: '50' }

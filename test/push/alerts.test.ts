@@ -3,8 +3,6 @@
 // (verified here with the recipe of docs/streaming.md and with Stripe's own library), survive a receiver that is
 // down, are not sent when the account cannot pay, cost exactly 2 credits each, and two nodes deliver once.
 import { createHmac, timingSafeEqual } from 'node:crypto'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import Stripe from 'stripe'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { EXCHANGE_IDS } from '../../src/domain/exchanges.js'
@@ -15,6 +13,7 @@ import { refusedAddress, sendEvent } from '../../src/push/webhook.js'
 import { createApp } from '../../src/server.js'
 import { expectProblem, startTestService, type TestService } from '../helpers/service.js'
 import { until } from './sse-client.js'
+import { webhookReceiver, type Receiver } from './receiver.js'
 
 interface Received {
   path: string
@@ -25,7 +24,7 @@ interface Received {
 
 let t: TestService
 let ingest: Ingest
-let receiver: Server
+let receiver: Receiver | undefined
 let base = ''
 const received: Received[] = []
 let down = false
@@ -54,23 +53,13 @@ const stateOf = async (id: string) => (await t.services.db.sql.query<{ last_true
 const deliveriesOf = (ruleId: string) => t.services.db.sql.query<{ id: string; status: string; attempts: number }>('SELECT id, status, attempts FROM alert_delivery WHERE rule_id = $1 ORDER BY created_at', [ruleId])
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    let body = ''
-    req.on('data', (c: Buffer) => (body += c))
-    req.on('end', () => {
-      if (down) return res.writeHead(503).end()
-      received.push({ path: req.url ?? '', body, signature: String(req.headers['perp-signature']), eventId: String(req.headers['perp-event-id']) })
-      res.writeHead(204).end()
-    })
-  })
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r))
-  base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`
+  receiver = await webhookReceiver((d) => received.push({ path: d.path, body: d.body, signature: d.signature, eventId: d.eventId }), { failing: () => (down ? 503 : null) })
+  base = receiver.base
   t = await startTestService({ env: { ALERT_ALLOW_LOOPBACK: '1', ALERT_POLL_MS: '40', ALERT_RETRY_BASE_MS: '100' } })
   ingest = new Ingest({ db: t.services.db, market: t.services.market })
 })
 afterAll(async () => {
-  receiver.closeAllConnections()
-  await new Promise((r) => receiver.close(r))
+  await receiver?.close()
   await t.close()
 })
 

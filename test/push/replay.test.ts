@@ -4,14 +4,13 @@
 // replayed median mark fire at most once per entry into their condition, on the side the replay settles on, each
 // delivery received once. What should arrive is derived from the events
 // the replay's ingest was handed (its onEvent), never from the stream hub under test.
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { MarketEvent, TickerEvent } from '../../src/market/events.js'
 import { marketId } from '../../src/market/live.js'
 import type { TestService } from '../helpers/service.js'
 import { FIXTURES_RECORDING, fixture, startReplayService, type ReplayService } from '../market/replay/helpers.js'
 import { sseReader } from './sse-client.js'
+import { webhookReceiver, type Receiver } from './receiver.js'
 
 const START = Date.UTC(2026, 2, 2, 12, 0, 0)
 
@@ -45,7 +44,7 @@ const asFrame = (e: TickerEvent) => ({
 })
 
 let s: ReplayService
-let receiver: Server
+let receiver: Receiver | undefined
 const received: { path: string; eventId: string; value: number }[] = []
 type Reader = ReturnType<typeof sseReader>
 let whole: Reader
@@ -75,16 +74,8 @@ const lastTrue = async () => new Map((await s.t.services.db.sql.query<{ id: stri
 const holds = (r: Rule, m: number) => (r.type === 'price_above' ? m > r.value : m < r.value)
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    let raw = ''
-    req.on('data', (c: Buffer) => (raw += c))
-    req.on('end', () => {
-      received.push({ path: req.url ?? '', eventId: String(req.headers['perp-event-id']), value: (JSON.parse(raw) as { value: number }).value })
-      res.writeHead(204).end()
-    })
-  })
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r))
-  const base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`
+  receiver = await webhookReceiver((d) => received.push({ path: d.path, eventId: d.eventId, value: (JSON.parse(d.body) as { value: number }).value }))
+  const base = receiver.base
   const thresholds = [['price_above', 92_000], ['price_above', 86_000], ['price_below', 90_000], ['price_below', 88_000], ['price_below', 86_000], ['price_below', 80_000]] as const
   // the rules exist before the market starts: they follow the replayed median from its first ticker on
   const beforeMarket = async (t: TestService, key: string) => {
@@ -136,8 +127,7 @@ afterAll(async () => {
   whole?.cancel()
   resumed?.cancel()
   await s?.close()
-  receiver?.closeAllConnections()
-  await new Promise((r) => receiver?.close(r))
+  await receiver?.close()
 })
 
 describe('push on the replayed recording', () => {
