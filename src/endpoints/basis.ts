@@ -2,10 +2,10 @@
 // market, annualised, per interval (docs/methodology.md#basis).
 import { z } from 'zod'
 import { buildBasis, type BasisPoint, type VenueBasis } from '../analytics/basis.js'
-import type { Coverage } from '../analytics/coverage.js'
+import type { Coverage, WindowRange } from '../analytics/coverage.js'
 import { OI_SAMPLE_TOLERANCE_MS } from '../analytics/oi-changes.js'
 import { seriesParams, seriesRules } from '../domain/series.js'
-import { hasMarket } from '../domain/exchanges.js'
+import { hasMarket, type ExchangeId } from '../domain/exchanges.js'
 import { HOUR_MS } from '../domain/time.js'
 import { builder } from '../graphql/builder.js'
 import { CoverageRef, ExchangeNoteRef } from '../graphql/schema/common.js'
@@ -15,6 +15,7 @@ import { loadBars } from '../market/read/market-data.js'
 import { cacheOf, type VersionedCache } from '../market/read/versioned-cache.js'
 import { defineEndpoint } from './define.js'
 import { onPage, seriesWindow, windowKey } from './series-kit.js'
+import { fragmentList } from '../graphql/list-fragments.js'
 
 const BasisPointRef = builder.objectRef<BasisPoint>('BasisPoint').implement({
   description: 'A venue\'s perp premium and basis at the close of one interval; a part without its inputs is null',
@@ -35,7 +36,7 @@ const VenueBasisRef = builder.objectRef<VenueBasis>('VenueBasis').implement({
   fields: (t) => ({
     exchange: t.exposeString('exchange'),
     hasSpot: t.exposeBoolean('hasSpot', { description: 'whether the venue has a spot market (Binance, Bybit, OKX): the basis to spot exists only there' }),
-    points: t.field({ type: [BasisPointRef], description: 'ascending; an interval with neither a premium nor a basis is absent', resolve: (v) => v.points }),
+    points: t.field({ type: [BasisPointRef], description: 'ascending; an interval with neither a premium nor a basis is absent', resolve: fragmentList((v) => v.points) }),
   }),
 })
 
@@ -52,7 +53,9 @@ const BasisRef = builder.objectRef<Out>('BasisSeries').implement({
   }),
 })
 
-const series = new WeakMap<object, VersionedCache<Promise<VenueBasis[]>>>()
+type Ranges = Map<ExchangeId, WindowRange>
+
+const series = new WeakMap<object, VersionedCache<Promise<{ venues: VenueBasis[]; premiumRanges: Ranges; spotRanges: Ranges }>>>()
 
 export const basis = defineEndpoint({
   path: '/v1/structure/basis',
@@ -78,19 +81,20 @@ export const basis = defineEndpoint({
           const bars = (marketType: 'perp' | 'spot') =>
             exchange && !hasMarket(exchange, marketType) ? Promise.resolve([]) : loadBars(market, { coin, marketType, start: w.first, end: w.end, exchange, hourly: w.intervalMs >= HOUR_MS })
           const [premiums, perpBars, spotBars] = await Promise.all([market.reader.sampleBuckets(coin, w.first, w.end, w.intervalMs, exchange), bars('perp'), bars('spot')])
-          return buildBasis({ premiums, perpBars, spotBars, intervalMs: w.intervalMs, from: w.first, to: w.end })
+          const venues = buildBasis({ premiums, perpBars, spotBars, intervalMs: w.intervalMs, from: w.first, to: w.end })
+          const ranges = (pick: (p: BasisPoint) => boolean) =>
+            rangesOf(venues.flatMap((e) => e.points.filter(pick).map((p) => ({ exchange: e.exchange, ts: p.ts }))), w.intervalMs)
+          // each venue's data range, once per data version (not per request)
+          return { venues, premiumRanges: ranges((p) => p.premiumBps !== null), spotRanges: ranges((p) => p.basisBps !== null) }
         })
-        const ranges = (pick: (p: BasisPoint) => boolean) =>
-          rangesOf(all.flatMap((e) => e.points.filter(pick).map((p) => ({ exchange: e.exchange, ts: p.ts }))), w.intervalMs)
-        const premiumRanges = ranges((p) => p.premiumBps !== null)
-        const spotRanges = ranges((p) => p.basisBps !== null)
+        const { premiumRanges, spotRanges } = all
         const noPremium = () => `no ${coin} mark and index sample in the window`
         const noSpot = () => `no ${coin} perp and spot trades in the window`
         const requested = { from: w.first, to: w.end }
         return {
           coin, interval: v.interval, exchange: exchange ?? null, start: w.start, end: w.end, asOf: Math.min(w.end, ctx.now), next: w.next,
-          exchanges: all.map((e) => ({ ...e, points: onPage(e.points, w) })),
-          missing: missingExchanges('perp', all.map((e) => e.exchange), noPremium, exchange),
+          exchanges: all.venues.map((e) => ({ ...e, points: onPage(e.points, w) })),
+          missing: missingExchanges('perp', all.venues.map((e) => e.exchange), noPremium, exchange),
           coverage: coverageOf(ctx, { used: premiumRanges.keys(), noData: noPremium, only: exchange, requested, ranges: premiumRanges, toleranceMs: OI_SAMPLE_TOLERANCE_MS }),
           spotCoverage: coverageOf(ctx, { marketType: 'spot', used: spotRanges.keys(), noData: noSpot, only: exchange, requested, ranges: spotRanges, toleranceMs: OI_SAMPLE_TOLERANCE_MS }),
         }

@@ -2,7 +2,8 @@
 // annualised), the OI-weighted series per interval, and the funding paid over the window
 // (docs/methodology.md#funding-history).
 import { z } from 'zod'
-import type { Coverage } from '../analytics/coverage.js'
+import type { Coverage, WindowRange } from '../analytics/coverage.js'
+import type { ExchangeId } from '../domain/exchanges.js'
 import { buildFundingHistory, type FundingHistory, type Settlement, type VenueFundingHistory, type WeightedFundingPoint } from '../analytics/funding-history.js'
 import { seriesParams, seriesRules } from '../domain/series.js'
 import { HOUR_MS } from '../domain/time.js'
@@ -13,6 +14,7 @@ import { coverageOf, missingExchanges, rangesOf, type ExchangeNote } from '../ma
 import { cacheOf, type VersionedCache } from '../market/read/versioned-cache.js'
 import { defineEndpoint } from './define.js'
 import { onPage, seriesWindow, windowKey } from './series-kit.js'
+import { fragmentList } from '../graphql/list-fragments.js'
 
 const SettlementRef = builder.objectRef<Settlement>('FundingSettlement').implement({
   description: 'One settled funding payment of a venue',
@@ -29,7 +31,7 @@ const SettlementRef = builder.objectRef<Settlement>('FundingSettlement').impleme
 const VenueFundingRef = builder.objectRef<VenueFundingHistory>('VenueFundingHistory').implement({
   fields: (t) => ({
     exchange: t.exposeString('exchange'),
-    settlements: t.field({ type: [SettlementRef], description: 'this page\'s settlements, ascending', resolve: (v) => v.settlements }),
+    settlements: t.field({ type: [SettlementRef], description: 'this page\'s settlements, ascending', resolve: fragmentList((v) => v.settlements) }),
     cumulative: t.exposeFloat('cumulative', { description: 'Σ rate of every settlement in the window (all pages): what a long of constant size paid, as a fraction of its notional (negative: received)' }),
   }),
 })
@@ -58,14 +60,14 @@ const FundingHistoryRef = builder.objectRef<Out>('FundingHistory').implement({
   fields: (t) => ({
     ...seriesHeaderFields(t),
     exchanges: t.field({ type: [VenueFundingRef], description: 'each venue with settlements in the window', resolve: (o) => o.exchanges }),
-    weighted: t.field({ type: [WeightedPointRef], description: 'per interval with a settlement: the OI-weighted 8h rate; an interval without one has no point', resolve: (o) => o.weighted }),
+    weighted: t.field({ type: [WeightedPointRef], description: 'per interval with a settlement: the OI-weighted 8h rate; an interval without one has no point', resolve: fragmentList((o) => o.weighted) }),
     cumulative: t.field({ type: CumulativeRef, description: 'funding paid over the whole window, OI-weighted across venues', resolve: (o) => o.cumulative }),
     missing: t.field({ type: [ExchangeNoteRef], resolve: (o) => o.missing }),
     coverage: t.field({ type: CoverageRef, resolve: (o) => o.coverage }),
   }),
 })
 
-const histories = new WeakMap<object, VersionedCache<Promise<FundingHistory>>>()
+const histories = new WeakMap<object, VersionedCache<Promise<FundingHistory & { ranges: Map<ExchangeId, WindowRange>; longest: number }>>>()
 
 export const fundingHistory = defineEndpoint({
   path: '/v1/funding/history',
@@ -90,13 +92,16 @@ export const fundingHistory = defineEndpoint({
         const all = await cacheOf(histories, market, { maxEntries: 256 }).get(key, version, async () => {
           const [rows, buckets] = await Promise.all([market.reader.funding([coin], w.first, w.end), market.reader.sampleBuckets(coin, w.first, w.end, w.intervalMs, exchange)])
           const oi = new Map(buckets.map((b) => [`${b.exchange}|${b.ts}`, b.oiUsd?.close ?? null]))
-          return buildFundingHistory({ rows: rows.filter((r) => !exchange || r.exchange === exchange), intervalMs: w.intervalMs, from: w.first, to: w.end, oiUsd: (e, ts) => oi.get(`${e}|${ts}`) ?? null })
+          const history = buildFundingHistory({ rows: rows.filter((r) => !exchange || r.exchange === exchange), intervalMs: w.intervalMs, from: w.first, to: w.end, oiUsd: (e, ts) => oi.get(`${e}|${ts}`) ?? null })
+          // once per data version, not per request: each venue's data range (a settlement stands for the interval
+          // before it) and the longest funding interval
+          const ranges = rangesOf(history.exchanges.flatMap((e) => e.settlements.map((s) => ({ exchange: e.exchange, ts: s.ts - s.intervalHours * HOUR_MS, h: s.intervalHours }))), (r) => r.h * HOUR_MS)
+          const longest = Math.max(1, ...history.exchanges.flatMap((e) => e.settlements.map((s) => s.intervalHours)))
+          return { ...history, ranges, longest }
         })
         const used = all.exchanges.map((e) => e.exchange)
         const noData = () => `no ${coin} funding settlement in the window`
-        // a settlement stands for the interval before it
-        const ranges = rangesOf(all.exchanges.flatMap((e) => e.settlements.map((s) => ({ exchange: e.exchange, ts: s.ts - s.intervalHours * HOUR_MS, h: s.intervalHours }))), (r) => r.h * HOUR_MS)
-        const longest = Math.max(1, ...all.exchanges.flatMap((e) => e.settlements.map((s) => s.intervalHours)))
+        const { ranges, longest } = all
         return {
           coin, interval: v.interval, exchange: exchange ?? null, start: w.start, end: w.end, asOf: Math.min(w.end, ctx.now), next: w.next,
           exchanges: all.exchanges.map((e) => ({ ...e, settlements: onPage(e.settlements, w) })),

@@ -1,7 +1,8 @@
 // GET /v1/oi/history (3 credits): open interest OHLC per interval, per venue and aggregated, in coins and USD
 // (docs/methodology.md#oi-history).
 import { z } from 'zod'
-import type { Coverage } from '../analytics/coverage.js'
+import type { Coverage, WindowRange } from '../analytics/coverage.js'
+import type { ExchangeId } from '../domain/exchanges.js'
 import { buildOiHistory, type OiHistory, type OiPoint } from '../analytics/oi-history.js'
 import { OI_SAMPLE_TOLERANCE_MS } from '../analytics/oi-changes.js'
 import { seriesParams, seriesRules } from '../domain/series.js'
@@ -12,6 +13,7 @@ import { coverageOf, missingExchanges, rangesOf, type ExchangeNote } from '../ma
 import { cacheOf, type VersionedCache } from '../market/read/versioned-cache.js'
 import { defineEndpoint } from './define.js'
 import { onPage, seriesWindow, windowKey } from './series-kit.js'
+import { fragmentList } from '../graphql/list-fragments.js'
 
 const OiPointRef = builder.objectRef<OiPoint & { exchanges?: string[] }>('OiBar').implement({
   description: 'Open interest over one interval: the first, highest, lowest and last sample, one-sided, in coins and in USD (OI × mark of the same sample)',
@@ -32,7 +34,7 @@ const OiPointRef = builder.objectRef<OiPoint & { exchanges?: string[] }>('OiBar'
 const VenueOiRef = builder.objectRef<OiHistory['exchanges'][number]>('VenueOiSeries').implement({
   fields: (t) => ({
     exchange: t.exposeString('exchange'),
-    points: t.field({ type: [OiPointRef], description: 'ascending; an interval without a sample of the venue is absent', resolve: (v) => v.points }),
+    points: t.field({ type: [OiPointRef], description: 'ascending; an interval without a sample of the venue is absent', resolve: fragmentList((v) => v.points) }),
   }),
 })
 
@@ -43,13 +45,16 @@ const OiHistoryRef = builder.objectRef<Out>('OiHistory').implement({
   fields: (t) => ({
     ...seriesHeaderFields(t),
     exchanges: t.field({ type: [VenueOiRef], description: 'each venue with open-interest samples in the window', resolve: (o) => o.exchanges }),
-    aggregate: t.field({ type: [OiPointRef], nullable: true, description: 'Σ over the venues with open interest in each interval, at the sampling slots where all of them have a value; null when one exchange was asked for', resolve: (o) => o.aggregate }),
+    aggregate: t.field({ type: [OiPointRef], nullable: true, description: 'Σ over the venues with open interest in each interval, at the sampling slots where all of them have a value; null when one exchange was asked for', resolve: fragmentList((o) => o.aggregate) }),
     missing: t.field({ type: [ExchangeNoteRef], resolve: (o) => o.missing }),
     coverage: t.field({ type: CoverageRef, resolve: (o) => o.coverage }),
   }),
 })
 
-const histories = new WeakMap<object, VersionedCache<Promise<OiHistory>>>()
+/** a window's history with each venue's data range (computed once per data version, not per request) */
+type WindowHistory = OiHistory & { ranges: Map<ExchangeId, WindowRange> }
+
+const histories = new WeakMap<object, VersionedCache<Promise<WindowHistory>>>()
 
 export const oiHistory = defineEndpoint({
   path: '/v1/oi/history',
@@ -75,11 +80,12 @@ export const oiHistory = defineEndpoint({
             market.reader.sampleBuckets(coin, w.first, w.end, w.intervalMs, exchange),
             exchange ? Promise.resolve([]) : market.reader.aggregateOiBuckets(coin, w.first, w.end, w.intervalMs),
           ])
-          return buildOiHistory({ venues, aggregate, from: w.first, to: w.end })
+          const history = buildOiHistory({ venues, aggregate, from: w.first, to: w.end })
+          return { ...history, ranges: rangesOf(history.exchanges.flatMap((e) => e.points.map((p) => ({ exchange: e.exchange, ts: p.ts }))), w.intervalMs) }
         })
         const used = all.exchanges.map((e) => e.exchange)
         const noData = () => `no ${coin} open-interest sample in the window`
-        const ranges = rangesOf(all.exchanges.flatMap((e) => e.points.map((p) => ({ exchange: e.exchange, ts: p.ts }))), w.intervalMs)
+        const ranges = all.ranges
         return {
           coin, interval: v.interval, exchange: exchange ?? null, start: w.start, end: w.end, asOf: Math.min(w.end, ctx.now), next: w.next,
           exchanges: all.exchanges.map((e) => ({ exchange: e.exchange, points: onPage(e.points, w) })),

@@ -13,6 +13,7 @@ import { CoverageRef } from '../graphql/schema/common.js'
 import { coverageOf, rangesOf } from '../market/read/coverage.js'
 import { coinRegime, regimeHistory, type RegimePoint } from '../market/read/signal-inputs.js'
 import { defineEndpoint } from './define.js'
+import { fragmentList } from '../graphql/list-fragments.js'
 
 const params = z
   .object({
@@ -78,7 +79,7 @@ const RegimeRef = builder.objectRef<Payload>('CoinRegime').implement({
     asOf: t.field({ type: 'Timestamp', resolve: (p) => p.asOf }),
     thresholds: t.field({ type: ThresholdsRef, resolve: () => REGIME_THRESHOLDS }),
     current: t.field({ type: RegimePointRef, resolve: (p) => p.current }),
-    history: t.field({ type: [RegimePointRef], description: 'ascending; an interval without an hourly close is absent', resolve: (p) => p.history }),
+    history: t.field({ type: [RegimePointRef], description: 'ascending; an interval without an hourly close is absent', resolve: fragmentList((p) => p.history) }),
     coverage: t.field({ type: CoverageRef, resolve: (p) => p.coverage }),
     next: t.exposeString('next', { nullable: true, description: 'cursor of the next page; null on the last' }),
   }),

@@ -1,5 +1,6 @@
 // What the series endpoints share (docs/contract.md#series): the window of a page, and one market type's taker
 // flow per venue and aggregated, with its coverage (/v1/flow/cvd, /v1/flow/taker-volume).
+import type { WindowRange } from '../analytics/coverage.js'
 import { flowSeries, type FlowSeries } from '../analytics/flow-series.js'
 import { hasMarket, type ExchangeId, type MarketType } from '../domain/exchanges.js'
 import { pageOf, type SeriesPage, type WindowValues } from '../domain/series.js'
@@ -32,20 +33,42 @@ export function seriesWindow(v: WindowValues & Record<string, unknown> & { inter
   return { ...page, interval: v.interval, first: Math.ceil(page.start / size) * size, minuteKey: Math.ceil(page.end / MINUTE_MS) }
 }
 
-/** the points of a page: those at its slots */
-export const onPage = <P extends { ts: number }>(points: readonly P[], w: SeriesPage): P[] => points.filter((p) => p.ts >= w.from && p.ts < w.to)
+const pages = new WeakMap<readonly { ts: number }[], Map<string, readonly { ts: number }[]>>()
 
-const flows = new WeakMap<object, VersionedCache<Promise<FlowSeries>>>()
+/**
+ * The points of a page: those at its slots. The same array for the same points and page (the points of a cached
+ * series do not change), so REST writes a repeated page's JSON once (src/graphql/list-fragments.ts).
+ */
+export function onPage<P extends { ts: number }>(points: readonly P[], w: SeriesPage): P[] {
+  const key = `${w.from}|${w.to}`
+  let byPage = pages.get(points)
+  if (!byPage) pages.set(points, (byPage = new Map()))
+  let page = byPage.get(key) as P[] | undefined
+  if (!page) {
+    const inside = points.filter((p) => p.ts >= w.from && p.ts < w.to)
+    page = inside.length === points.length ? (points as P[]) : inside
+    if (byPage.size >= 16) byPage.clear()
+    byPage.set(key, page)
+  }
+  // shared between requests: never changed by a caller
+  return page
+}
+
+/** a window's flow with each venue's data range (computed once per data version, not per request) */
+type WindowFlows = FlowSeries & { ranges: Map<ExchangeId, WindowRange> }
+
+const flows = new WeakMap<object, VersionedCache<Promise<WindowFlows>>>()
 
 /** one market type's flow over the whole window (every page of it), per venue and aggregated; cached per candle version */
-function windowFlows(ctx: RequestContext, q: { coin: string; marketType: MarketType; exchange?: ExchangeId; w: SeriesWindow }): Promise<FlowSeries> {
+function windowFlows(ctx: RequestContext, q: { coin: string; marketType: MarketType; exchange?: ExchangeId; w: SeriesWindow }): Promise<WindowFlows> {
   const market = ctx.services.market
   const { coin, marketType, exchange, w } = q
   const key = `${coin}|${marketType}|${exchange ?? ''}|${windowKey(w)}`
   return cacheOf(flows, market, { maxEntries: 256 }).get(key, market.reader.version('candles'), async () => {
-    if (exchange && !hasMarket(exchange, marketType)) return { exchanges: [], aggregate: [] }
+    if (exchange && !hasMarket(exchange, marketType)) return { exchanges: [], aggregate: [], ranges: new Map() }
     const bars = await loadBars(market, { coin, marketType, start: w.first, end: w.end, exchange, hourly: w.intervalMs >= HOUR_MS })
-    return flowSeries(bars, { intervalMs: w.intervalMs, from: w.first, to: w.end })
+    const flow = flowSeries(bars, { intervalMs: w.intervalMs, from: w.first, to: w.end })
+    return { ...flow, ranges: rangesOf(flow.exchanges.flatMap((v) => v.points.map((p) => ({ exchange: v.exchange, ts: p.ts }))), w.intervalMs) }
   })
 }
 
@@ -55,7 +78,7 @@ export async function flowLeg(ctx: RequestContext, q: { coin: string; marketType
   const all = await windowFlows(ctx, q)
   const used = all.exchanges.map((v) => v.exchange)
   const noData = () => `no ${coin} ${marketType} trades in the window`
-  const ranges = rangesOf(all.exchanges.flatMap((v) => v.points.map((p) => ({ exchange: v.exchange, ts: p.ts }))), w.intervalMs)
+  const ranges = all.ranges
   return {
     marketType,
     exchanges: all.exchanges.map((v) => ({ exchange: v.exchange, points: onPage(v.points, w) })),

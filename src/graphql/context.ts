@@ -3,6 +3,7 @@ import { initContextCache } from '@pothos/core'
 import type { Principal } from '../accounts/authenticate.js'
 import { authenticate } from '../accounts/authenticate.js'
 import type { Services } from '../services.js'
+import type { ListFragments } from './list-fragments.js'
 
 export interface RequestContext {
   services: Services
@@ -16,11 +17,13 @@ export interface RequestContext {
   now: number
   /** REST only: the endpoint's parameters as the REST shim parsed them, by root field (parsed once) */
   readonly parsedParams?: ReadonlyMap<string, unknown>
+  /** REST only: long lists whose JSON is written once per source array (./list-fragments.ts) */
+  readonly fragments?: ListFragments
 }
 
 export function createContext(
   services: Services,
-  req: { requestId: string; authorization: string | undefined; principal?: Principal | null; parsedParams?: ReadonlyMap<string, unknown> },
+  req: { requestId: string; authorization: string | undefined; principal?: Principal | null; parsedParams?: ReadonlyMap<string, unknown>; fragments?: ListFragments },
 ): RequestContext {
   let pending: Promise<Principal> | null = null
   const ctx: RequestContext = {
@@ -32,6 +35,7 @@ export function createContext(
     principal: req.principal ?? null,
     now: services.clock(),
     parsedParams: req.parsedParams,
+    fragments: req.fragments,
     requirePrincipal() {
       if (ctx.principal) return Promise.resolve(ctx.principal)
       pending ??= authenticate(services.db.sql, req.authorization).then((p) => (ctx.principal = p))

@@ -23,6 +23,15 @@ export interface Written {
   hourBars: MinuteBar[]
   samples: MarketSample[]
   kinds: DataKind[]
+  /** per kind written, the earliest time stamped on a row of it (hour rollups at their hour): nothing before it moved */
+  from: Partial<Record<DataKind, number>>
+}
+
+/** the earliest `ts` among rows, +Infinity for none */
+const earliest = (...rows: readonly (readonly { ts: number }[])[]): number => {
+  let min = Number.POSITIVE_INFINITY
+  for (const list of rows) for (const r of list) if (r.ts < min) min = r.ts
+  return min
 }
 
 export interface IngestOptions {
@@ -351,9 +360,10 @@ export class Ingest implements EventSink, BarSink {
     // only what the store now holds goes into the in-memory series
     this.opts.market.series.apply({ minuteBars: bars, hourBars, samples }, this.opts.market.clock())
     const reader = this.opts.market.reader
-    if (bars.length) reader.bump('candles')
-    if (samples.length) reader.bump('samples')
-    if (funding.length) reader.bump('funding')
+    const from: Written['from'] = {}
+    if (bars.length) reader.bump('candles', (from.candles = earliest(bars, hourBars)))
+    if (samples.length) reader.bump('samples', (from.samples = earliest(samples)))
+    if (funding.length) reader.bump('funding', (from.funding = earliest(funding)))
     if (books.length) reader.bump('books')
     if (trades.length) reader.bump('trades')
     if (side.orders) reader.bump('liquidations')
@@ -362,7 +372,7 @@ export class Ingest implements EventSink, BarSink {
     if (trades.length) kinds.push('trades')
     if (side.orders) kinds.push('liquidations')
     if (side.positioning) kinds.push('positioning')
-    if (kinds.length) this.opts.onWritten?.({ minuteBars: bars, hourBars, samples, kinds })
+    if (kinds.length) this.opts.onWritten?.({ minuteBars: bars, hourBars, samples, kinds, from })
     this.stats.barsWritten += bars.length
     this.stats.samplesWritten += samples.length
     this.stats.fundingWritten += funding.length

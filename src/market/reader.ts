@@ -1,8 +1,10 @@
-// Reads of market data for the analytics: one SQL query per (table, coin set, window), memoized until the
-// store's market data changes (every write bumps `version`), so repeated calls between flushes cost nothing.
+// Reads of market data for the analytics: one SQL query per (table, coin set, window), memoized until a write of
+// that kind of data reaches into the window read (every write bumps `version` and says from which time on it wrote),
+// so repeated calls between flushes cost nothing, and a window that ended before the live minute survives live writes.
 // Windows are widened to whole minutes first: stored rows sit on minute boundaries, so the rows are the same.
+// Per-interval reads over long windows keep their whole intervals apart from the interval being written (`split`).
 import type { Database } from '../store/database.js'
-import { MINUTE_MS } from '../domain/time.js'
+import { HOUR_MS, MINUTE_MS, floorTo } from '../domain/time.js'
 import type { ExchangeId, MarketType } from '../domain/exchanges.js'
 import type { MinuteBar } from './bars.js'
 import { readCandles, type CandleTable } from './store/candles.js'
@@ -16,10 +18,18 @@ export type DataKind = 'candles' | 'samples' | 'funding' | 'books' | 'trades' | 
 
 const ceilMinute = (t: number) => Math.ceil(t / MINUTE_MS) * MINUTE_MS
 
+interface MemoEntry {
+  kind: DataKind
+  /** rows at or after this time were not read: a write only of such rows leaves the entry valid */
+  to: number
+  value: Promise<unknown>
+}
+
 export class MarketReader {
   /** per kind of data, bumped by every write of it */
   private readonly versions: Record<DataKind, number> = { candles: 0, samples: 0, funding: 0, books: 0, trades: 0, liquidations: 0, positioning: 0 }
-  private memo = new Map<string, { kind: DataKind; version: number; value: Promise<unknown> }>()
+  /** an entry stays only while no write has reached into what it read (`bump` drops the others at once) */
+  private memo = new Map<string, MemoEntry>()
   private readonly maxEntries: number
 
   constructor(
@@ -29,63 +39,86 @@ export class MarketReader {
     this.maxEntries = opts.maxEntries ?? 48
   }
 
-  /** this kind of market data changed: what was memoized from it is stale, and is dropped at once */
-  bump(kind: DataKind): void {
+  /**
+   * This kind of market data changed, in rows stamped `from` or later (unknown: -Infinity, all of it): what was
+   * memoized from those rows is stale and dropped at once; reads that ended before `from` stay.
+   */
+  bump(kind: DataKind, from = Number.NEGATIVE_INFINITY): void {
     this.versions[kind]++
-    for (const [key, entry] of this.memo) if (entry.kind === kind) this.memo.delete(key)
+    for (const [key, entry] of this.memo) if (entry.kind === kind && from < entry.to) this.memo.delete(key)
   }
 
   version(kind: DataKind): number {
     return this.versions[kind]
   }
 
-  private cached<T>(kind: DataKind, key: string, load: () => Promise<T>): Promise<T> {
-    const version = this.versions[kind]
+  /** `to`: the end of the rows the read takes (exclusive); reads without one are dropped by every write of their kind */
+  private cached<T>(kind: DataKind, key: string, load: () => Promise<T>, to = Number.POSITIVE_INFINITY): Promise<T> {
     const hit = this.memo.get(key)
-    if (hit && hit.version === version) {
+    if (hit) {
       // refresh its place in the LRU order
       this.memo.delete(key)
       this.memo.set(key, hit)
       return hit.value as Promise<T>
     }
     const value = load()
-    this.memo.set(key, { kind, version, value })
-    value.catch(() => this.memo.delete(key))
+    const entry: MemoEntry = { kind, to, value }
+    this.memo.set(key, entry)
+    value.catch(() => {
+      if (this.memo.get(key) === entry) this.memo.delete(key)
+    })
     while (this.memo.size > this.maxEntries) this.memo.delete(this.memo.keys().next().value!)
     return value
+  }
+
+  /**
+   * A per-interval read of [s, e) as two: the whole hours (or intervals, when longer) before the one `e` falls in,
+   * kept while writes land only after them (the live minute), and the rest, read again after each write. Intervals
+   * are UTC-aligned, so the split falls between two of them and the parts together are the whole read.
+   */
+  private split<T extends { ts: number }>(kind: DataKind, key: string, s: number, e: number, bucketMs: number, read: (s: number, e: number) => Promise<T[]>, merge: (closed: T[], open: T[]) => T[]): Promise<T[]> {
+    const cut = floorTo(e, Math.max(bucketMs, HOUR_MS))
+    if (cut <= s || cut % bucketMs !== 0) return this.cached(kind, `${key}|${s}|${e}`, () => read(s, e), e)
+    const closed = this.cached(kind, `${key}|${s}|${cut}`, () => read(s, cut), cut)
+    const open = this.cached(kind, `${key}|${cut}|${e}`, () => read(cut, e), e)
+    return Promise.all([closed, open]).then(([a, b]) => merge(a, b))
   }
 
   candles(table: CandleTable, coins: readonly string[], marketType: MarketType, start: number, end: number, withVap = false): Promise<MinuteBar[]> {
     const s = ceilMinute(start)
     const e = ceilMinute(end)
     const key = `c|${table}|${marketType}|${[...coins].sort().join(',')}|${s}|${e}|${withVap}`
-    return this.cached('candles', key, () => readCandles(this.db.sql, table, { coins, marketType, start: s, end: e, withVap }))
+    return this.cached('candles', key, () => readCandles(this.db.sql, table, { coins, marketType, start: s, end: e, withVap }), e)
   }
 
   samples(coins: readonly string[], marketType: MarketType, start: number, end: number): Promise<MarketSample[]> {
     const s = ceilMinute(start)
     const e = ceilMinute(end)
-    return this.cached('samples', `s|${marketType}|${[...coins].sort().join(',')}|${s}|${e}`, () => readSamples(this.db.sql, { coins, marketType, start: s, end: e }))
+    return this.cached('samples', `s|${marketType}|${[...coins].sort().join(',')}|${s}|${e}`, () => readSamples(this.db.sql, { coins, marketType, start: s, end: e }), e)
   }
 
   funding(coins: readonly string[], start: number, end: number): Promise<FundingRow[]> {
     const s = ceilMinute(start)
     const e = ceilMinute(end)
-    return this.cached('funding', `f|${[...coins].sort().join(',')}|${s}|${e}`, () => readFunding(this.db.sql, { coins, start: s, end: e }))
+    return this.cached('funding', `f|${[...coins].sort().join(',')}|${s}|${e}`, () => readFunding(this.db.sql, { coins, start: s, end: e }), e)
   }
 
   /** perp samples of one coin per venue and interval (open interest OHLC, premium), the store aggregating them */
   sampleBuckets(coin: string, start: number, end: number, bucketMs: number, exchange?: ExchangeId): Promise<VenueSampleBucket[]> {
     const s = ceilMinute(start)
     const e = ceilMinute(end)
-    return this.cached('samples', `sb|${coin}|${exchange ?? ''}|${bucketMs}|${s}|${e}`, () => readVenueSampleBuckets(this.db.sql, { coin, start: s, end: e, bucketMs, exchange }))
+    const read = (start: number, end: number) => readVenueSampleBuckets(this.db.sql, { coin, start, end, bucketMs, exchange })
+    // each part is ordered by venue, then time; the venue order is kept by a stable sort on the venue alone
+    const byVenue = (a: VenueSampleBucket, b: VenueSampleBucket) => (a.exchange < b.exchange ? -1 : a.exchange > b.exchange ? 1 : 0)
+    return this.split('samples', `sb|${coin}|${exchange ?? ''}|${bucketMs}`, s, e, bucketMs, read, (closed, open) => (open.length ? [...closed, ...open].sort(byVenue) : closed))
   }
 
   /** the aggregate open interest of one coin per interval, over the venues present in each */
   aggregateOiBuckets(coin: string, start: number, end: number, bucketMs: number): Promise<AggregateSampleBucket[]> {
     const s = ceilMinute(start)
     const e = ceilMinute(end)
-    return this.cached('samples', `ab|${coin}|${bucketMs}|${s}|${e}`, () => readAggregateOiBuckets(this.db.sql, { coin, start: s, end: e, bucketMs }))
+    const read = (start: number, end: number) => readAggregateOiBuckets(this.db.sql, { coin, start, end, bucketMs })
+    return this.split('samples', `ab|${coin}|${bucketMs}`, s, e, bucketMs, read, (closed, open) => (open.length ? [...closed, ...open] : closed))
   }
 
   books(coins: readonly string[], marketType: MarketType): Promise<StoredBook[]> {

@@ -34,13 +34,14 @@ export interface Meta {
   next?: string | null
 }
 
-export function sendData(res: Response, status: number, data: unknown, meta: Meta, alreadySnake = false): void {
+/** `splice`: puts back into the serialised body what was kept serialised apart (long lists, src/graphql/list-fragments.ts) */
+export function sendData(res: Response, status: number, data: unknown, meta: Meta, opts: { splice?: (json: string) => string | Buffer } = {}): void {
   const metaJson = JSON.stringify({
     request_id: meta.requestId, credits_charged: meta.creditsCharged, credits_remaining: meta.creditsRemaining, as_of: meta.asOf,
     ...(meta.next !== undefined ? { next: meta.next } : {}),
   })
-  const body = `{"data":${JSON.stringify(alreadySnake ? data : snakeKeys(data)) ?? 'null'},"meta":${metaJson}}`
-  res.status(status).set('Content-Type', 'application/json; charset=utf-8').end(body)
+  const body = `{"data":${JSON.stringify(snakeKeys(data)) ?? 'null'},"meta":${metaJson}}`
+  res.status(status).set('Content-Type', 'application/json; charset=utf-8').end(opts.splice ? opts.splice(body) : body)
 }
 
 export function sendProblem(res: Response, err: ApiError, requestId: string): void {

@@ -12,9 +12,10 @@ import { toApiError, unavailable } from '../errors.js'
 import { variablesOf } from '../graphql/args.js'
 import { createContext } from '../graphql/context.js'
 import { apiErrorOf } from '../graphql/errors.js'
+import { ListFragments } from '../graphql/list-fragments.js'
 import { executeMetered } from '../graphql/metering.js'
 import type { Services } from '../services.js'
-import { sendData, sendProblem } from './envelope.js'
+import { sendData, sendProblem, snakeKeys } from './envelope.js'
 import { ROOT } from '../paths.js'
 
 const OPERATIONS_DIR = path.join(ROOT, 'schema', 'operations', 'v1')
@@ -31,6 +32,9 @@ export function loadOperation(route: Endpoint, schema: GraphQLSchema): DocumentN
   if (errors.length) throw new Error(`stored operation ${route.operation}.graphql is invalid: ${errors.map((e) => e.message).join('; ')}`)
   return document
 }
+
+/** how a REST answer writes a value: snake_case keys */
+const serialise = (value: unknown): string => JSON.stringify(snakeKeys(value)) ?? 'null'
 
 type Execute = (args: ExecutionArgs) => Promise<ExecutionResult> | ExecutionResult
 
@@ -72,7 +76,9 @@ export function analyticsRouter(services: Services, schema: GraphQLSchema): Requ
       res.set('X-Credits-Remaining', String(principal.credits))
       // parsed once, against the request's clock: the resolver takes these values as they are
       const parsed = new Map<string, unknown>()
-      const ctx = createContext(services, { requestId, authorization: req.headers.authorization, principal, parsedParams: parsed })
+      // long lists already written for the same source array are spliced in as JSON (src/graphql/list-fragments.ts)
+      const fragments = new ListFragments(serialise)
+      const ctx = createContext(services, { requestId, authorization: req.headers.authorization, principal, parsedParams: parsed, fragments })
       const values = parseParams(route.params, req.query as Record<string, unknown>, { coins: services.market.coins(), now: ctx.now })
       parsed.set(route.field, values)
       if (!document || !run) throw unavailable(`${route.path} is not available yet: its market data is not being collected by this deployment. Nothing was charged.`)
@@ -86,6 +92,7 @@ export function analyticsRouter(services: Services, schema: GraphQLSchema): Requ
       if (metered.remaining !== null) res.set('X-Credits-Remaining', String(metered.remaining))
       const errors = metered.result.errors
       if (errors?.length) throw apiErrorOf(errors[0]!)
+      if (!fragments.seal(metered.result.data as Record<string, unknown>)) throw new Error(`${route.path}: a list taken as a fragment is missing from the result`)
       let data = (metered.result.data as Record<string, unknown>)[route.field]
       res.set('X-Credits-Charged', String(metered.charged))
       const asOf = data && typeof data === 'object' && 'asOf' in data && typeof data.asOf === 'number' ? data.asOf : ctx.now
@@ -96,7 +103,7 @@ export function analyticsRouter(services: Services, schema: GraphQLSchema): Requ
         next = cursor
         data = rest
       }
-      sendData(res, 200, data, { requestId, creditsCharged: metered.charged, creditsRemaining: metered.remaining, asOf, next })
+      sendData(res, 200, data, { requestId, creditsCharged: metered.charged, creditsRemaining: metered.remaining, asOf, next }, { splice: (body) => fragments.splice(body) })
     } catch (e) {
       const err = toApiError(e)
       if (err.status >= 500) services.logger.error({ err: e, requestId, path: route.path }, 'analytics request failed')

@@ -5,6 +5,7 @@ import type { ExchangeNote } from '../../market/read/coverage.js'
 import { builder } from '../builder.js'
 import type { Coverage } from '../../analytics/coverage.js'
 import { CoverageRef, ExchangeNoteRef, FundingKindEnum } from './common.js'
+import { fragmentList } from '../list-fragments.js'
 
 const CandleRef = builder.objectRef<Candle>('Candle').implement({
   description: 'One candle; volumes in coin units',
@@ -36,7 +37,7 @@ export const OhlcRef = builder.objectRef<Ohlc>('Ohlc').implement({
     start: t.field({ type: 'Timestamp', description: 'window start (inclusive)', resolve: (o) => o.start }),
     end: t.field({ type: 'Timestamp', description: 'window end (exclusive)', resolve: (o) => o.end }),
     asOf: t.field({ type: 'Timestamp', resolve: (o) => o.asOf }),
-    candles: t.field({ type: [CandleRef], description: 'oldest first; buckets without trades are omitted', resolve: (o) => o.candles }),
+    candles: t.field({ type: [CandleRef], description: 'oldest first; buckets without trades are omitted', resolve: fragmentList((o) => o.candles) }),
     missing: t.field({ type: [ExchangeNoteRef], resolve: (o) => o.missing }),
     coverage: t.field({ type: CoverageRef, resolve: (o) => o.coverage }),
     next: t.exposeString('next', { nullable: true, description: 'cursor of the next page (pass it as cursor with the same arguments); null on the last page. REST puts it in meta.next' }),

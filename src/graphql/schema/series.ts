@@ -5,6 +5,7 @@ import type { Coverage } from '../../analytics/coverage.js'
 import type { ExchangeNote } from '../../market/read/coverage.js'
 import { builder } from '../builder.js'
 import { CoverageRef, ExchangeNoteRef } from './common.js'
+import { fragmentList } from '../list-fragments.js'
 
 /** what every series page says about its window */
 export interface SeriesHeader {
@@ -49,7 +50,7 @@ const FlowPointRef = builder.objectRef<FlowPoint & { exchanges?: string[] }>('Fl
 const VenueFlowRef = builder.objectRef<VenueFlowSeries>('VenueFlowSeries').implement({
   fields: (t) => ({
     exchange: t.exposeString('exchange'),
-    points: t.field({ type: [FlowPointRef], description: 'ascending; an interval without a bar of the venue is absent (never a zero)', resolve: (v) => v.points }),
+    points: t.field({ type: [FlowPointRef], description: 'ascending; an interval without a bar of the venue is absent (never a zero)', resolve: fragmentList((v) => v.points) }),
   }),
 })
 
@@ -66,7 +67,7 @@ export interface FlowLeg {
 export const flowLegFields = <P extends FlowLeg>(t: Fields<P>) => ({
   marketType: t.string({ resolve: (l: P) => l.marketType }),
   exchanges: t.field({ type: [VenueFlowRef], description: 'each venue with bars in the window', resolve: (l: P) => l.exchanges }),
-  aggregate: t.field({ type: [FlowPointRef], nullable: true, description: 'summed over the venues with a bar in each interval (each point names them); null when one exchange was asked for', resolve: (l: P) => l.aggregate }),
+  aggregate: t.field({ type: [FlowPointRef], nullable: true, description: 'summed over the venues with a bar in each interval (each point names them); null when one exchange was asked for', resolve: fragmentList((l: P) => l.aggregate) }),
   missing: t.field({ type: [ExchangeNoteRef], resolve: (l: P) => l.missing }),
   coverage: t.field({ type: CoverageRef, resolve: (l: P) => l.coverage }),
 })

@@ -32,7 +32,7 @@ export function followBus(bus: NatsBus, market: MarketState, db: Database, logge
 
   const apply = (m: DataMessage) => {
     market.series.apply({ minuteBars: m.minuteBars.map(toMinuteBar), hourBars: m.hourBars.map(toMinuteBar), samples: m.samples }, market.clock())
-    for (const k of m.kinds) market.reader.bump(k)
+    for (const k of m.kinds) market.reader.bump(k, m.from?.[k] ?? Number.NEGATIVE_INFINITY)
     applied++
   }
 

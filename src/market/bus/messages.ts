@@ -17,6 +17,8 @@ export type SeriesBar = Omit<MinuteBar, 'vap'>
 export interface DataMessage {
   node: string
   kinds: DataKind[]
+  /** per kind, the earliest time the write touched (absent, e.g. from an older node: all of it may have moved) */
+  from?: Partial<Record<DataKind, number>>
   minuteBars: SeriesBar[]
   hourBars: SeriesBar[]
   samples: MarketSample[]
@@ -47,7 +49,12 @@ const strip = (b: MinuteBar): SeriesBar => ({
  * A write as bus messages: only the rows the API nodes' series keep (minutes of the minute window; for older
  * samples only the newest per hour, which is all the hourly grid holds), split into messages of bounded size.
  */
-export function dataMessages(node: string, kinds: DataKind[], written: { minuteBars: readonly MinuteBar[]; hourBars: readonly MinuteBar[]; samples: readonly MarketSample[] }, minuteFloor: number): DataMessage[] {
+export function dataMessages(
+  node: string,
+  kinds: DataKind[],
+  written: { minuteBars: readonly MinuteBar[]; hourBars: readonly MinuteBar[]; samples: readonly MarketSample[]; from?: Partial<Record<DataKind, number>> },
+  minuteFloor: number,
+): DataMessage[] {
   const minuteBars = written.minuteBars.filter((b) => b.ts >= minuteFloor).map(strip)
   const hourBars = written.hourBars.map(strip)
   const newestPerHour = new Map<string, MarketSample>()
@@ -65,7 +72,7 @@ export function dataMessages(node: string, kinds: DataKind[], written: { minuteB
   const out: DataMessage[] = []
   const rows = [...minuteBars.map((r) => ['m', r] as const), ...hourBars.map((r) => ['h', r] as const), ...samples.map((r) => ['s', r] as const)]
   for (let i = 0; i < rows.length || (i === 0 && kinds.length); i += ROWS_PER_MESSAGE) {
-    const msg: DataMessage = { node, kinds, minuteBars: [], hourBars: [], samples: [] }
+    const msg: DataMessage = { node, kinds, ...(written.from ? { from: written.from } : {}), minuteBars: [], hourBars: [], samples: [] }
     for (const [kind, row] of rows.slice(i, i + ROWS_PER_MESSAGE)) {
       if (kind === 'm') msg.minuteBars.push(row as SeriesBar)
       else if (kind === 'h') msg.hourBars.push(row as SeriesBar)
