@@ -14,6 +14,7 @@ import { loadBars } from '../market/read/market-data.js'
 import { cacheOf, type VersionedCache } from '../market/read/versioned-cache.js'
 import { defineEndpoint } from './define.js'
 import { intervalWithinLookback, spotNeedsCex } from './rules.js'
+import { onPage } from './series-kit.js'
 
 /** the data's span may fall short of the window's ends by this much (the minute in progress is not stored yet) */
 export const WINDOW_TOLERANCE_MS = 2 * MINUTE_MS
@@ -70,7 +71,7 @@ export const ohlc = defineEndpoint({
           return { ...out, ranges }
         })
         const { ranges, candles: all, ...rest } = payload
-        const shown = all.filter((c) => c.ts >= page.from && c.ts < page.to)
+        const shown = onPage(all, page)
         const missing = missingExchanges(marketType, payload.exchanges, () => 'no trades in the window', exchange)
         const coverage = coverageOf(ctx, { marketType, used: payload.exchanges as ExchangeId[], noData: () => 'no trades in the window', only: exchange, requested: { from: start, to: end }, ranges, toleranceMs: WINDOW_TOLERANCE_MS })
         return { ...rest, candles: shown, start, end, asOf: Math.min(end, ctx.now), missing, coverage, next: page.next }
