@@ -1,7 +1,8 @@
 // GET /v1/signals/regime (3 credits): one coin's current market regime with the inputs and thresholds that decided it,
 // and its regime history at the chosen interval (the series window and paging parameters).
 import { z } from 'zod'
-import type { Coverage } from '../analytics/coverage.js'
+import type { Coverage, WindowRange } from '../analytics/coverage.js'
+import type { ExchangeId } from '../domain/exchanges.js'
 import { REGIME_THRESHOLDS } from '../analytics/regime.js'
 import { coinParam, enumParam, ruleIssue } from '../domain/params.js'
 import { REGIME_INTERVALS } from '../domain/screener.js'
@@ -12,6 +13,8 @@ import { builder } from '../graphql/builder.js'
 import { CoverageRef } from '../graphql/schema/common.js'
 import { coverageOf, rangesOf } from '../market/read/coverage.js'
 import { coinRegime, regimeHistory, type RegimePoint } from '../market/read/signal-inputs.js'
+import { cacheOf, type VersionedCache } from '../market/read/versioned-cache.js'
+import type { MarketState } from '../market/state.js'
 import { defineEndpoint } from './define.js'
 import { fragmentList } from '../graphql/list-fragments.js'
 
@@ -85,6 +88,20 @@ const RegimeRef = builder.objectRef<Payload>('CoinRegime').implement({
   }),
 })
 
+const closeRangeCaches = new WeakMap<object, VersionedCache<Map<ExchangeId, WindowRange>>>()
+
+/**
+ * Each venue's span of complete hours in [from, to): the classifier reads complete hours only, so the hour in
+ * progress is no coverage either. The hours in reach are the same for every `from` and `to` within one hour, and
+ * they change only with a change of the series before `to`: kept per those, not recomputed per request.
+ */
+function closeRanges(market: MarketState, coin: string, from: number, to: number): Map<ExchangeId, WindowRange> {
+  const [fromHour, toHour] = [Math.ceil(from / HOUR_MS), Math.ceil(to / HOUR_MS)]
+  return cacheOf(closeRangeCaches, market, { maxEntries: 64 }).get(`${coin}|${fromHour}|${toHour}`, market.series.versionBefore(toHour * HOUR_MS), () =>
+    rangesOf(market.series.hours.perpCloses(coin, from, to).map((c) => ({ exchange: c.exchange, ts: floorTo(c.ts, HOUR_MS) })), HOUR_MS),
+  )
+}
+
 export const regime = defineEndpoint({
   path: '/v1/signals/regime',
   field: 'regime',
@@ -106,11 +123,11 @@ export const regime = defineEndpoint({
         const history = regimeHistory(market, v.coin, page.slots, intervalMs, ctx.now)
         const hour = floorTo(ctx.now, HOUR_MS)
         const current = { ...coinRegime(market, v.coin, ctx.now), ts: hour, asOf: hour }
-        // the classifier reads complete hours only: the hour in progress enters no regime, so it is no coverage either
-        const closes = market.series.hours.perpCloses(v.coin, page.start, Math.min(page.end, hour))
+        const used = new Set<string>()
+        for (const p of history) for (const e of p.exchanges) used.add(e)
         const coverage = coverageOf(ctx, {
-          used: new Set(history.flatMap((p) => p.exchanges)), noData: () => `no complete hour of ${v.coin} perp candles in the window`,
-          requested: { from: page.start, to: page.end }, ranges: rangesOf(closes.map((c) => ({ exchange: c.exchange, ts: floorTo(c.ts, HOUR_MS) })), HOUR_MS), toleranceMs: HOUR_MS,
+          used: used as Set<ExchangeId>, noData: () => `no complete hour of ${v.coin} perp candles in the window`,
+          requested: { from: page.start, to: page.end }, ranges: closeRanges(market, v.coin, page.start, Math.min(page.end, hour)), toleranceMs: HOUR_MS,
         })
         return { coin: v.coin, interval: v.interval, start: page.start, end: page.end, asOf: Math.min(page.end, ctx.now), current, history, coverage, next: page.next }
       },

@@ -1,7 +1,7 @@
 // The ingest pipeline: normalized events from any source (connector, simulator, import) → 1-minute trade
 // aggregates, ticker/OI samples, funding history and latest books → the store, in batches.
 import type { Logger } from 'pino'
-import type { Database } from '../store/database.js'
+import { yieldingSql, type Database, type Sql } from '../store/database.js'
 import { type BarSink, type MinuteBar } from './bars.js'
 import { MINUTE_MS } from '../domain/time.js'
 import { MinuteAggregator } from './aggregate/index.js'
@@ -96,6 +96,8 @@ export class Ingest implements EventSink, BarSink {
   readonly live: LiveMarket
   sampleEveryMs: number
   readonly stats: IngestStats = { events: 0, barsWritten: 0, samplesWritten: 0, fundingWritten: 0, booksWritten: 0 }
+  /** the store as the flush writes to it: a turn of the event loop before each statement, so requests are answered between them */
+  private readonly writes: Sql
   private readonly slots = new Map<string, SlotState>()
   private pendingSamples: MarketSample[] = []
   /** partial rows for slots already written: only the fields they carry are merged into the stored rows */
@@ -120,6 +122,7 @@ export class Ingest implements EventSink, BarSink {
 
   constructor(private readonly opts: IngestOptions) {
     this.aggregator = new MinuteAggregator({ graceMs: opts.graceMs ?? 2000 })
+    this.writes = yieldingSql(opts.db.sql)
     this.live = opts.market.live
     this.sampleEveryMs = opts.sampleEveryMs ?? MINUTE_MS
     this.trackLive = opts.trackLive ?? true
@@ -294,7 +297,7 @@ export class Ingest implements EventSink, BarSink {
   }
 
   private async flushNow({ final = false, fresh = false, freshHours = false }: { final?: boolean; fresh?: boolean; freshHours?: boolean }): Promise<void> {
-    const { sql } = this.opts.db
+    const sql = this.writes
     const partial = this.pendingPartial
     let bars = this.pendingBars.concat(final ? this.aggregator.drainAll((bar, coveredTo) => partial.set(bar, coveredTo)) : this.aggregator.drainClosed())
     this.pendingBars = []
@@ -382,7 +385,7 @@ export class Ingest implements EventSink, BarSink {
   /** a short minute is stored with its mark, never as complete */
   private async markShort(partial: ReadonlyMap<MinuteBar, number>): Promise<void> {
     if (!partial.size) return
-    await markPartial(this.opts.db.sql, [...partial].map(([bar, coveredTo]) => ({ bar, coveredTo })))
+    await markPartial(this.writes, [...partial].map(([bar, coveredTo]) => ({ bar, coveredTo })))
     for (const b of partial.keys()) this.marked.add(minuteKey(b, b.ts))
   }
 
@@ -390,7 +393,7 @@ export class Ingest implements EventSink, BarSink {
   private async clearWhole(bars: readonly MinuteBar[], partial: ReadonlyMap<MinuteBar, number>): Promise<void> {
     if (!this.marked.size) return
     const whole = bars.filter((b) => !partial.has(b) && this.marked.has(minuteKey(b, b.ts)))
-    await clearPartial(this.opts.db.sql, whole)
+    await clearPartial(this.writes, whole)
     for (const b of whole) this.marked.delete(minuteKey(b, b.ts))
   }
 }

@@ -15,6 +15,9 @@ import { BAR_WIDTH, BUY, CLOSE, HIGH, LOW, OPEN, QUOTE, Ring, SAMPLE_WIDTH, SELL
 
 export type { CoinPoint } from './series-point.js'
 
+/** changes remembered for versionBefore (older ones are merged) */
+const MAX_TOUCHES = 256
+
 class Grid {
   /** coin → its markets' bar tracks, ordered by exchange then market type */
   private readonly bars = new Map<string, BarTrack[]>()
@@ -55,6 +58,11 @@ class Grid {
 
   private touch(ts: number): void {
     if (ts > this.newest) this.newest = ts
+  }
+
+  /** the newest bucket written (reads end there: a later newest can add points before it, see CoinSeries.apply) */
+  get newestBucket(): number {
+    return this.newest
   }
 
   setBar(b: Bar & MarketKey): void {
@@ -200,6 +208,11 @@ export class CoinSeries {
   minutes: Grid
   /** bumped on every change, for caches of results computed from the series */
   version = 0
+  /**
+   * Recent changes as (version, earliest bucket time touched), both increasing from the first to the last: a change
+   * drops the entries it supersedes (those touching no earlier time), so the list stays short. See versionBefore.
+   */
+  private readonly touches: { version: number; from: number }[] = []
   /** called after every change (views precomputed on the data tick: src/market/read/tick-views.ts) */
   private readonly listeners: (() => void)[] = []
 
@@ -207,9 +220,26 @@ export class CoinSeries {
     this.listeners.push(listener)
   }
 
-  private moved(): void {
+  /** `from`: the earliest bucket time the change touched (-Infinity: any) */
+  private moved(from = Number.NEGATIVE_INFINITY): void {
     this.version++
+    while (this.touches.length && this.touches.at(-1)!.from >= from) this.touches.pop()
+    this.touches.push({ version: this.version, from })
+    if (this.touches.length > MAX_TOUCHES) {
+      // merge the two oldest: the later version from the earlier time (a result may be recomputed once too often, never kept too long)
+      const [a, b] = this.touches.splice(0, 2)
+      this.touches.unshift({ version: b!.version, from: a!.from })
+    }
     for (const l of this.listeners) l()
+  }
+
+  /**
+   * The version as results that read only buckets before `t` see it: it moves only with changes that touched a bucket
+   * before `t` (a write of the live minute leaves the complete hours' version as it was).
+   */
+  versionBefore(t: number): number {
+    for (let i = this.touches.length - 1; i >= 0; i--) if (this.touches[i]!.from < t) return this.touches[i]!.version
+    return 0
   }
 
   constructor(
@@ -230,16 +260,27 @@ export class CoinSeries {
   /** rows just written to the store: minute bars, their hourly rollups, samples */
   apply(written: { minuteBars?: readonly MinuteBar[]; hourBars?: readonly MinuteBar[]; samples?: readonly MarketSample[] }, now: number): void {
     if (!written.minuteBars?.length && !written.hourBars?.length && !written.samples?.length) return
+    const newest = [this.hours.newestBucket, this.minutes.newestBucket]
     const minuteFloor = now - this.minuteRetentionMs
     for (const b of written.minuteBars ?? []) if (b.ts >= minuteFloor) this.minutes.setBar(b)
     const hourFloor = now - this.retentionMs - HOUR_MS
     for (const b of written.hourBars ?? []) if (b.ts >= hourFloor) this.hours.setBar(b)
+    let from = Number.POSITIVE_INFINITY
+    for (const b of written.minuteBars ?? []) from = Math.min(from, b.ts)
+    for (const b of written.hourBars ?? []) from = Math.min(from, b.ts)
     for (const s of written.samples ?? []) {
       this.hours.setSample(s)
       if (s.ts >= minuteFloor) this.minutes.setSample(s)
+      from = Math.min(from, s.ts)
     }
-    this.moved()
-    if (this.version % 64 === 0) this.prune(now)
+    // a grid's reads stop at its newest bucket: moving that on brings the buckets after the old one into reach
+    if (this.hours.newestBucket !== newest[0]) from = Math.min(from, newest[0]! + HOUR_MS)
+    if (this.minutes.newestBucket !== newest[1]) from = Math.min(from, newest[1]! + MINUTE_MS)
+    // every 64th change also prunes the oldest buckets: that one counts as touching everything
+    const prune = (this.version + 1) % 64 === 0
+    if (prune) this.prune(now)
+    // a sample lands in its hour's bucket: the change reaches back to that hour's start
+    this.moved(prune ? Number.NEGATIVE_INFINITY : floorTo(from, HOUR_MS))
   }
 
   prune(now: number): void {

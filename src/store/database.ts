@@ -29,6 +29,40 @@ export interface Sql {
   selectBinary?(select: string): Promise<Uint8Array>
 }
 
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+/**
+ * The same store, each statement started on its own turn of the event loop, so a sequence of writes never holds
+ * the loop for longer than one statement: PGlite runs statements synchronously on the main thread, and its promises
+ * resolve as microtasks, so without this a whole flush of writes runs before any waiting request is answered.
+ * Transactions pass through as they are (their statements hold the store's lock anyway).
+ */
+export function yieldingSql(sql: Sql): Sql {
+  return {
+    query: async <T>(text: string, params?: unknown[]) => {
+      await nextTurn()
+      return sql.query<T>(text, params)
+    },
+    prepared: async <T>(name: string, text: string, params: readonly unknown[]) => {
+      await nextTurn()
+      return sql.prepared<T>(name, text, params)
+    },
+    transaction: (fn) => sql.transaction(fn),
+    ...(sql.copyBinary && {
+      copyBinary: async (table: string, columns: readonly string[], data: Uint8Array<ArrayBuffer>) => {
+        await nextTurn()
+        return sql.copyBinary!(table, columns, data)
+      },
+    }),
+    ...(sql.selectBinary && {
+      selectBinary: async (select: string) => {
+        await nextTurn()
+        return sql.selectBinary!(select)
+      },
+    }),
+  }
+}
+
 export interface Database {
   kind: 'pglite' | 'postgres'
   prisma: PrismaClient

@@ -184,3 +184,57 @@ describe('CoinSeries.load', () => {
     }
   })
 })
+
+describe('CoinSeries.versionBefore', () => {
+  const NOW = Date.UTC(2026, 10, 20, 12, 30)
+  const HOUR = floorTo(NOW, HOUR_MS)
+
+  it('moves only with changes that touch a bucket before the time asked', () => {
+    const r = rng(7)
+    const s = new CoinSeries()
+    for (let ts = HOUR - 5 * HOUR_MS; ts < NOW; ts += MINUTE_MS) s.apply({ minuteBars: [bar(r, 'BTC', 'binance', 'perp', ts)], hourBars: [{ ...bar(r, 'BTC', 'binance', 'perp', floorTo(ts, HOUR_MS)) }] }, NOW)
+    const complete = s.versionBefore(HOUR)
+    const all = s.version
+
+    // the live minute and its hour's rollup: the complete hours' version stays
+    s.apply({ minuteBars: [bar(r, 'BTC', 'binance', 'perp', NOW)], hourBars: [bar(r, 'BTC', 'binance', 'perp', HOUR)], samples: [sample(r, 'BTC', 'binance', NOW)] }, NOW)
+    expect(s.version).toBe(all + 1)
+    expect(s.versionBefore(HOUR)).toBe(complete)
+    expect(s.versionBefore(NOW + MINUTE_MS)).toBe(s.version)
+
+    // a late sample into a complete hour moves it, and every later time's
+    s.apply({ samples: [sample(r, 'BTC', 'okx', HOUR - 2 * HOUR_MS + 17 * MINUTE_MS)] }, NOW)
+    expect(s.versionBefore(HOUR)).toBe(s.version)
+    expect(s.versionBefore(HOUR - 2 * HOUR_MS)).toBe(complete)
+    expect(s.versionBefore(HOUR - 2 * HOUR_MS + 1)).toBe(s.version)
+  })
+
+  it('counts a newest bucket moved past a gap as touching the buckets after the old one', () => {
+    const r = rng(8)
+    const s = new CoinSeries()
+    s.apply({ hourBars: [bar(r, 'BTC', 'binance', 'perp', HOUR - 6 * HOUR_MS)] }, NOW)
+    const before = s.versionBefore(HOUR)
+    // nothing for five hours, then the current hour: reads up to HOUR now reach the hours in between
+    s.apply({ hourBars: [bar(r, 'BTC', 'binance', 'perp', HOUR)] }, NOW)
+    expect(s.versionBefore(HOUR)).not.toBe(before)
+    expect(s.versionBefore(HOUR - 5 * HOUR_MS)).toBe(before)
+  })
+
+  it('stays right after many more changes than it remembers one by one', () => {
+    const r = rng(9)
+    const s = new CoinSeries()
+    const history: { version: number; from: number }[] = []
+    let ts = HOUR - 20 * HOUR_MS
+    for (let i = 0; i < 900; i++) {
+      // mostly live minutes moving forward, now and then a late write reaching back
+      const at = i % 37 === 0 ? ts - (1 + (i % 5)) * HOUR_MS : (ts += MINUTE_MS)
+      s.apply({ minuteBars: [bar(r, 'BTC', 'bybit', 'perp', at)] }, ts)
+      history.push({ version: s.version, from: i % 64 === 63 ? Number.NEGATIVE_INFINITY : floorTo(at, HOUR_MS) })
+    }
+    // the exact answer from the whole history, against what the series says: never older (a cache would serve stale data)
+    for (let t = HOUR - 22 * HOUR_MS; t <= ts + HOUR_MS; t += 7 * MINUTE_MS) {
+      const exact = Math.max(0, ...history.filter((h) => h.from < t).map((h) => h.version))
+      expect(s.versionBefore(t)).toBeGreaterThanOrEqual(exact)
+    }
+  })
+})

@@ -19,9 +19,13 @@ export const CASCADE_OI_HOURS = 7 * 24
 
 const caches = new WeakMap<object, VersionedCache<unknown>>()
 
-/** one result per key, reused while the series version and the stamp (e.g. the current minute) stay the same */
-function memoized<T>(market: MarketState, key: string, stamp: number, compute: () => T): T {
-  return cacheOf(caches, market, { maxEntries: 512 }).get(key, `${market.series.version}|${stamp}`, compute) as T
+/**
+ * One result per key, reused while the series version and the stamp (e.g. the current minute) stay the same; with
+ * `before`, for a result that reads only buckets before that time, while no change touched them.
+ */
+function memoized<T>(market: MarketState, key: string, stamp: number, compute: () => T, before?: number): T {
+  const version = before === undefined ? market.series.version : `<${market.series.versionBefore(before)}`
+  return cacheOf(caches, market, { maxEntries: 512 }).get(key, `${version}|${stamp}`, compute) as T
 }
 
 /**
@@ -68,10 +72,8 @@ function regimeHours(market: MarketState, coin: string, from: number, to: number
 const REGIME_SPAN_MS = (REGIME_HISTORY_HOURS + REGIME_WINDOW_HOURS + 1) * HOUR_MS
 
 export function coinRegime(market: MarketState, coin: string, now: number): RegimeResult {
-  return memoized(market, `regime:${coin}`, floorTo(now, HOUR_MS), () => {
-    const to = floorTo(now, HOUR_MS)
-    return classifyRegime(coin, regimeHours(market, coin, to - REGIME_SPAN_MS, to))
-  })
+  const to = floorTo(now, HOUR_MS)
+  return memoized(market, `regime:${coin}`, to, () => classifyRegime(coin, regimeHours(market, coin, to - REGIME_SPAN_MS, to)), to)
 }
 
 export interface RegimePoint extends RegimeResult {
@@ -88,8 +90,9 @@ export interface RegimePoint extends RegimeResult {
 export function regimeHistory(market: MarketState, coin: string, slots: readonly number[], intervalMs: number, now: number): RegimePoint[] {
   if (!slots.length) return []
   const current = floorTo(now, HOUR_MS)
+  const last = Math.min(slots.at(-1)! + intervalMs, current)
+  // complete hours only: a write of the hour in progress leaves the history as it was
   return memoized(market, `regime-history:${coin}:${intervalMs}:${slots[0]}:${slots.length}`, current, () => {
-    const last = Math.min(slots.at(-1)! + intervalMs, current)
     const hours = regimeHours(market, coin, slots[0]! - REGIME_SPAN_MS, last)
     const out: RegimePoint[] = []
     let lo = 0
@@ -103,7 +106,7 @@ export function regimeHistory(market: MarketState, coin: string, slots: readonly
       out.push({ ts, asOf, ...classifyRegime(coin, hours.slice(lo, hi)) })
     }
     return out
-  })
+  }, last)
 }
 
 /** one venue's hourly OI build-up of the last week: where its positions were opened, for its liquidation map */
