@@ -33,22 +33,36 @@ export function seriesWindow(v: WindowValues & Record<string, unknown> & { inter
   return { ...page, interval: v.interval, first: Math.ceil(page.start / size) * size, minuteKey: Math.ceil(page.end / MINUTE_MS) }
 }
 
-const pages = new WeakMap<readonly { ts: number }[], Map<string, readonly { ts: number }[]>>()
+/** per points array: whether it is in ascending time order (checked once), and its pages by index range */
+const pages = new WeakMap<readonly { ts: number }[], { sorted: boolean; byRange: Map<string, readonly { ts: number }[]> }>()
+
+/** the first index whose time is at or after `t`, in points ascending by time */
+function lowerBound(points: readonly { ts: number }[], t: number): number {
+  let [lo, hi] = [0, points.length]
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (points[mid]!.ts < t) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
 
 /**
- * The points of a page: those at its slots. The same array for the same points and page (the points of a cached
- * series do not change), so REST writes a repeated page's JSON once (src/graphql/list-fragments.ts).
+ * The points of a page: those at its slots. The same array for the same points and the same points on the page
+ * (the points of a cached series do not change), so REST writes a repeated page's JSON once
+ * (src/graphql/list-fragments.ts); a page found by binary search, not by a pass over the window.
  */
 export function onPage<P extends { ts: number }>(points: readonly P[], w: SeriesPage): P[] {
-  const key = `${w.from}|${w.to}`
-  let byPage = pages.get(points)
-  if (!byPage) pages.set(points, (byPage = new Map()))
-  let page = byPage.get(key) as P[] | undefined
+  let entry = pages.get(points)
+  if (!entry) pages.set(points, (entry = { sorted: points.every((p, i) => i === 0 || points[i - 1]!.ts <= p.ts), byRange: new Map() }))
+  if (!entry.sorted) return points.filter((p) => p.ts >= w.from && p.ts < w.to)
+  const [i, j] = [lowerBound(points, w.from), lowerBound(points, w.to)]
+  const key = `${i}|${j}`
+  let page = entry.byRange.get(key) as P[] | undefined
   if (!page) {
-    const inside = points.filter((p) => p.ts >= w.from && p.ts < w.to)
-    page = inside.length === points.length ? (points as P[]) : inside
-    if (byPage.size >= 16) byPage.clear()
-    byPage.set(key, page)
+    page = i === 0 && j === points.length ? (points as P[]) : points.slice(i, j)
+    if (entry.byRange.size >= 16) entry.byRange.clear()
+    entry.byRange.set(key, page)
   }
   // shared between requests: never changed by a caller
   return page
