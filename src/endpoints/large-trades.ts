@@ -5,11 +5,12 @@ import { z } from 'zod'
 import type { Coverage } from '../analytics/coverage.js'
 import { coinParam, cursorParam, exchangeParam, intParam, ruleIssue } from '../domain/params.js'
 import { cursorKey, decodeCursor, encodeCursor, limitParam } from '../domain/series.js'
-import { HOUR_MS } from '../domain/time.js'
+import { HOUR_MS, MINUTE_MS, floorTo } from '../domain/time.js'
 import { builder } from '../graphql/builder.js'
 import { CoverageRef } from '../graphql/schema/common.js'
 import { coverageOf } from '../market/read/coverage.js'
-import { LARGE_TRADE_RETENTION_MS, LARGE_TRADE_STORE_MIN_USD, type LargeTrade } from '../market/store/large-trades.js'
+import type { MarketReader } from '../market/reader.js'
+import { LARGE_TRADE_RETENTION_MS, LARGE_TRADE_STORE_MIN_USD, type LargeTrade, type LargeTradeQuery } from '../market/store/large-trades.js'
 import { defineEndpoint } from './define.js'
 
 // GraphQL Int is 32-bit
@@ -65,6 +66,24 @@ const LargeTradesRef = builder.objectRef<Payload>('LargeTrades').implement({
   }),
 })
 
+/** rows read beyond a page when the read is widened to whole minutes (see pageRows) */
+const WIDENED_SLACK = 64
+
+/**
+ * A page of trades, newest first. The first page's window moves with every millisecond, so it is read widened to
+ * whole minutes, with some rows to spare (a read the store's memo keeps until trades are written again), and cut
+ * to the window here: the window's trades among the widened read's are the first of the exact read's, in its order,
+ * so they are the page whenever there are enough of them or the widened read was not cut short by its limit;
+ * otherwise the exact window is read.
+ */
+export async function pageRows(reader: MarketReader, q: LargeTradeQuery & { limit: number }): Promise<LargeTrade[]> {
+  if (q.after) return reader.largeTrades(q)
+  const limit = q.limit + WIDENED_SLACK
+  const wide = await reader.largeTrades({ ...q, from: floorTo(q.from, MINUTE_MS), to: Math.ceil(q.to / MINUTE_MS) * MINUTE_MS, limit })
+  const inWindow = wide.filter((r) => r.ts >= q.from && r.ts < q.to)
+  return inWindow.length >= q.limit || wide.length < limit ? inWindow.slice(0, q.limit) : reader.largeTrades(q)
+}
+
 export const largeTrades = defineEndpoint({
   path: '/v1/flow/large-trades',
   field: 'largeTrades',
@@ -84,7 +103,7 @@ export const largeTrades = defineEndpoint({
         // the first page fixes the window; a cursor carries it on (its end is the last row's ts + 1, f its seq)
         const from = c ? c.s : ctx.now - LARGE_TRADE_RETENTION_MS
         const to = c ? c.e : ctx.now + 1
-        const rows = await ctx.services.market.reader.largeTrades({ coin: v.coin, exchange: v.exchange, minUsd: v.min_usd, from, to, after: c ? { ts: c.e - 1, seq: c.f } : undefined, limit: v.limit + 1 })
+        const rows = await pageRows(ctx.services.market.reader, { coin: v.coin, exchange: v.exchange, minUsd: v.min_usd, from, to, after: c ? { ts: c.e - 1, seq: c.f } : undefined, limit: v.limit + 1 })
         const trades = rows.slice(0, v.limit)
         const last = trades.at(-1)
         const next = rows.length > v.limit && last ? encodeCursor({ s: from, e: last.ts + 1, f: last.seq, k: cursorKey(v) }) : null
