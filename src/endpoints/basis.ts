@@ -77,7 +77,7 @@ export const basis = defineEndpoint({
         const market = ctx.services.market
         const key = `${coin}|${exchange ?? ''}|${windowKey(w)}`
         const version = `${market.reader.version('candles')}.${market.reader.version('samples')}`
-        const all = await cacheOf(series, market, { maxEntries: 256 }).get(key, version, async () => {
+        const all = await cacheOf(series, market, { maxEntries: 256, oneVersion: true }).get(key, version, async () => {
           const bars = (marketType: 'perp' | 'spot') =>
             exchange && !hasMarket(exchange, marketType) ? Promise.resolve([]) : loadBars(market, { coin, marketType, start: w.first, end: w.end, exchange, hourly: w.intervalMs >= HOUR_MS })
           const [premiums, perpBars, spotBars] = await Promise.all([market.reader.sampleBuckets(coin, w.first, w.end, w.intervalMs, exchange), bars('perp'), bars('spot')])

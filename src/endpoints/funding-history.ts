@@ -89,7 +89,7 @@ export const fundingHistory = defineEndpoint({
         const market = ctx.services.market
         const key = `${coin}|${exchange ?? ''}|${windowKey(w)}`
         const version = `${market.reader.version('funding')}.${market.reader.version('samples')}`
-        const all = await cacheOf(histories, market, { maxEntries: 256 }).get(key, version, async () => {
+        const all = await cacheOf(histories, market, { maxEntries: 256, oneVersion: true }).get(key, version, async () => {
           const [rows, buckets] = await Promise.all([market.reader.funding([coin], w.first, w.end), market.reader.sampleBuckets(coin, w.first, w.end, w.intervalMs, exchange)])
           const oi = new Map(buckets.map((b) => [`${b.exchange}|${b.ts}`, b.oiUsd?.close ?? null]))
           const history = buildFundingHistory({ rows: rows.filter((r) => !exchange || r.exchange === exchange), intervalMs: w.intervalMs, from: w.first, to: w.end, oiUsd: (e, ts) => oi.get(`${e}|${ts}`) ?? null })

@@ -60,7 +60,7 @@ export const ohlc = defineEndpoint({
         const market = ctx.services.market
         // bars and bucket opens sit on whole minutes, so the candles depend on the window only through its minutes
         const key = `${coin}|${exchange ?? ''}|${interval}|${lookback}|${marketType}|${Math.ceil(end / MINUTE_MS)}`
-        const payload = await cacheOf(candles, market).get(key, market.reader.version('candles'), async () => {
+        const payload = await cacheOf(candles, market, { oneVersion: true }).get(key, market.reader.version('candles'), async () => {
           const bars = await loadBars(market, { coin, marketType, start, end, exchange, hourly: INTERVAL_MS[interval] >= HOUR_MS })
           const byExchange: Partial<Record<ExchangeId, Bar[]>> = {}
           for (const b of bars) (byExchange[b.exchange] ??= []).push(b)

@@ -75,7 +75,7 @@ export const oiHistory = defineEndpoint({
         const { coin, exchange } = v
         const market = ctx.services.market
         const key = `${coin}|${exchange ?? ''}|${windowKey(w)}`
-        const all = await cacheOf(histories, market, { maxEntries: 256 }).get(key, market.reader.version('samples'), async () => {
+        const all = await cacheOf(histories, market, { maxEntries: 256, oneVersion: true }).get(key, market.reader.version('samples'), async () => {
           const [venues, aggregate] = await Promise.all([
             market.reader.sampleBuckets(coin, w.first, w.end, w.intervalMs, exchange),
             exchange ? Promise.resolve([]) : market.reader.aggregateOiBuckets(coin, w.first, w.end, w.intervalMs),

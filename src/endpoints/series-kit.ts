@@ -78,7 +78,7 @@ function windowFlows(ctx: RequestContext, q: { coin: string; marketType: MarketT
   const market = ctx.services.market
   const { coin, marketType, exchange, w } = q
   const key = `${coin}|${marketType}|${exchange ?? ''}|${windowKey(w)}`
-  return cacheOf(flows, market, { maxEntries: 256 }).get(key, market.reader.version('candles'), async () => {
+  return cacheOf(flows, market, { maxEntries: 256, oneVersion: true }).get(key, market.reader.version('candles'), async () => {
     if (exchange && !hasMarket(exchange, marketType)) return { exchanges: [], aggregate: [], ranges: new Map() }
     const bars = await loadBars(market, { coin, marketType, start: w.first, end: w.end, exchange, hourly: w.intervalMs >= HOUR_MS })
     const flow = flowSeries(bars, { intervalMs: w.intervalMs, from: w.first, to: w.end })

@@ -14,7 +14,7 @@ const T0 = Date.UTC(2026, 10, 20, 12, 0)
 let db: Database
 let n = 0
 const trade = (ts: number, usd: number, coin = 'BTC'): TradeEvent => ({
-  type: 'trade', exchange: n % 2 ? 'bybit' : 'binance', coin, marketType: 'perp', ts, receivedAt: ts, id: `t${n++}`, price: 100, size: usd / 100, side: n % 3 ? 'buy' : 'sell',
+  type: 'trade', exchange: n % 2 ? 'bybit' : 'binance', coin, marketType: 'perp', ts, id: `t${n++}`, price: 100, size: usd / 100, side: n % 3 ? 'buy' : 'sell',
 })
 
 beforeAll(async () => {

@@ -18,6 +18,13 @@ export interface CacheOptions {
   deferRefresh?: boolean
   /** the clock for refreshMs and serveStaleMs */
   clock?: () => number
+  /**
+   * every key is computed from the same data version (not a version per key): once an entry of a new version is
+   * stored, the entries of older ones can never be served again, and are dropped at once rather than when the cache
+   * is full (what they hold, e.g. weeks of series and their JSON, would otherwise stay until then). Only for caches
+   * computed in the foreground (no prime, no serveStaleMs), whose entries are stored in the order of their versions.
+   */
+  oneVersion?: boolean
 }
 
 interface Entry<T> {
@@ -106,6 +113,7 @@ export class VersionedCache<T> {
   private put(key: string, entry: Entry<T>) {
     const max = this.opts.maxEntries ?? 64
     this.entries.delete(key)
+    if (this.opts.oneVersion && this.opts.serveStaleMs === undefined) for (const [k, e] of this.entries) if (e.version !== entry.version) this.entries.delete(k)
     if (this.entries.size >= max) {
       for (const [k, e] of this.entries) if (e.version !== entry.version) this.entries.delete(k)
       while (this.entries.size >= max) this.entries.delete(this.entries.keys().next().value!)

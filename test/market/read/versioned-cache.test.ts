@@ -126,4 +126,22 @@ describe('VersionedCache', () => {
     now = 500
     expect(cache.get('k', 1, () => 'earlier')).toBe('earlier')
   })
+
+  it('oneVersion: an entry of a new version drops every entry of older ones at once; entries of that version stay', () => {
+    const cache = new VersionedCache<string>({ oneVersion: true })
+    cache.get('a', 1, () => 'a1')
+    cache.get('b', 1, () => 'b1')
+    cache.get('c', 2, () => 'c2')
+    cache.get('d', 2, () => 'd2')
+    let calls = 0
+    expect(cache.get('d', 2, () => (calls++, 'again'))).toBe('d2')
+    expect(cache.get('c', 2, () => (calls++, 'again'))).toBe('c2')
+    expect(calls).toBe(0)
+    // without it, entries of older versions stay until the cache is full
+    const keep = new VersionedCache<string>()
+    keep.get('a', 1, () => 'a1')
+    keep.get('c', 2, () => 'c2')
+    expect((keep as unknown as { entries: Map<string, unknown> }).entries.size).toBe(2)
+    expect((cache as unknown as { entries: Map<string, unknown> }).entries.size).toBe(2)
+  })
 })
