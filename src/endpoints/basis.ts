@@ -10,7 +10,7 @@ import { HOUR_MS } from '../domain/time.js'
 import { builder } from '../graphql/builder.js'
 import { CoverageRef, ExchangeNoteRef } from '../graphql/schema/common.js'
 import { seriesHeaderFields, type SeriesHeader } from '../graphql/schema/series.js'
-import { coverageOf, missingExchanges, rangesOf, type ExchangeNote } from '../market/read/coverage.js'
+import { coverageOf, missingExchanges, seriesRanges, type ExchangeNote } from '../market/read/coverage.js'
 import { loadBars } from '../market/read/market-data.js'
 import { cacheOf, type VersionedCache } from '../market/read/versioned-cache.js'
 import { defineEndpoint } from './define.js'
@@ -82,10 +82,8 @@ export const basis = defineEndpoint({
             exchange && !hasMarket(exchange, marketType) ? Promise.resolve([]) : loadBars(market, { coin, marketType, start: w.first, end: w.end, exchange, hourly: w.intervalMs >= HOUR_MS })
           const [premiums, perpBars, spotBars] = await Promise.all([market.reader.sampleBuckets(coin, w.first, w.end, w.intervalMs, exchange), bars('perp'), bars('spot')])
           const venues = buildBasis({ premiums, perpBars, spotBars, intervalMs: w.intervalMs, from: w.first, to: w.end })
-          const ranges = (pick: (p: BasisPoint) => boolean) =>
-            rangesOf(venues.flatMap((e) => e.points.filter(pick).map((p) => ({ exchange: e.exchange, ts: p.ts }))), w.intervalMs)
           // each venue's data range, once per data version (not per request)
-          return { venues, premiumRanges: ranges((p) => p.premiumBps !== null), spotRanges: ranges((p) => p.basisBps !== null) }
+          return { venues, premiumRanges: seriesRanges(venues, w.intervalMs, (p) => p.premiumBps !== null), spotRanges: seriesRanges(venues, w.intervalMs, (p) => p.basisBps !== null) }
         })
         const { premiumRanges, spotRanges } = all
         const noPremium = () => `no ${coin} mark and index sample in the window`

@@ -6,7 +6,7 @@ import { coinParam } from '../domain/params.js'
 import { CoinDivergenceRef } from '../graphql/schema/signals.js'
 import { HOUR_MS, MINUTE_MS, floorTo } from '../domain/time.js'
 import type { ExchangeId } from '../domain/exchanges.js'
-import { coverageOf, rangesOf, type CoverageContext } from '../market/read/coverage.js'
+import { coverageOf, hourRanges, type CoverageContext } from '../market/read/coverage.js'
 import { coinDivergence } from '../market/read/signal-inputs.js'
 import { coinsOf, defineEndpoint } from './define.js'
 
@@ -35,6 +35,6 @@ function divergenceCoverage(ctx: CoverageContext, coin: string, d: CoinDivergenc
   const used = new Set<ExchangeId>(d.pairs.flatMap((p) => p.legs.flatMap((l) => l.exchanges as ExchangeId[])))
   const from = floorTo(ctx.now, MINUTE_MS) - divergenceLookbackMinutes('4h') * MINUTE_MS
   const closes = ctx.services.market.series.hours.perpCloses(coin, from, ctx.now).filter((c) => used.has(c.exchange))
-  const ranges = rangesOf(closes.map((c) => ({ exchange: c.exchange, ts: floorTo(c.ts, HOUR_MS) })), HOUR_MS)
+  const ranges = hourRanges(closes)
   return coverageOf(ctx, { used, noData: () => `no ${coin} perp data`, requested: { from, to: ctx.now }, ranges, toleranceMs: HOUR_MS })
 }

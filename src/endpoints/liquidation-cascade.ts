@@ -10,7 +10,7 @@ import { unavailable } from '../errors.js'
 import { CascadeRef } from '../graphql/schema/profile.js'
 import { DAY_MS, HOUR_MS, floorTo } from '../domain/time.js'
 import { EXCHANGE_IDS, type ExchangeId } from '../domain/exchanges.js'
-import { coverageOf, missingExchanges, rangesOf, type CoverageContext } from '../market/read/coverage.js'
+import { coverageOf, missingExchanges, hourRanges, type CoverageContext } from '../market/read/coverage.js'
 import { CASCADE_OI_HOURS, venueLiquidationMap } from '../market/read/signal-inputs.js'
 import { coinHvnZones } from '../market/read/volume-at-price.js'
 import { loadAll, requestLoaders } from '../market/read/request-loaders.js'
@@ -99,7 +99,7 @@ function cascadeCoverage(ctx: CoverageContext, coin: string, booked: readonly Ex
   const to = floorTo(ctx.now, HOUR_MS) + HOUR_MS
   const from = to - (CASCADE_OI_HOURS + 1) * HOUR_MS
   const samples = ctx.services.market.series.hours.perpSamples(coin, from, to).filter((c) => c.oi !== null && (!only || c.exchange === only))
-  const ranges = rangesOf(samples.map((c) => ({ exchange: c.exchange, ts: floorTo(c.ts, HOUR_MS) })), HOUR_MS)
+  const ranges = hourRanges(samples)
   const gaps: CoverageGap[] = []
   for (const e of booked) if (!ranges.has(e)) gaps.push({ exchange: e, status: 'no_data', reason: `no ${coin} open-interest history: none of its positions are modelled` })
   for (const e of ranges.keys()) if (!booked.includes(e)) gaps.push({ exchange: e, status: 'stale', reason: `no fresh ${coin} order book: its liquidity is not walked` })

@@ -9,7 +9,7 @@ import { seriesParams, seriesRules } from '../domain/series.js'
 import { builder } from '../graphql/builder.js'
 import { CoverageRef, ExchangeNoteRef } from '../graphql/schema/common.js'
 import { seriesHeaderFields, type SeriesHeader } from '../graphql/schema/series.js'
-import { coverageOf, missingExchanges, rangesOf, type ExchangeNote } from '../market/read/coverage.js'
+import { coverageOf, missingExchanges, seriesRanges, type ExchangeNote } from '../market/read/coverage.js'
 import { cacheOf, type VersionedCache } from '../market/read/versioned-cache.js'
 import { defineEndpoint } from './define.js'
 import { onPage, seriesWindow, windowKey } from './series-kit.js'
@@ -81,7 +81,7 @@ export const oiHistory = defineEndpoint({
             exchange ? Promise.resolve([]) : market.reader.aggregateOiBuckets(coin, w.first, w.end, w.intervalMs),
           ])
           const history = buildOiHistory({ venues, aggregate, from: w.first, to: w.end })
-          return { ...history, ranges: rangesOf(history.exchanges.flatMap((e) => e.points.map((p) => ({ exchange: e.exchange, ts: p.ts }))), w.intervalMs) }
+          return { ...history, ranges: seriesRanges(history.exchanges, w.intervalMs) }
         })
         const used = all.exchanges.map((e) => e.exchange)
         const noData = () => `no ${coin} open-interest sample in the window`

@@ -11,7 +11,7 @@ import { HOUR_MS, floorTo } from '../domain/time.js'
 import { Interval, INTERVAL_MS } from '../domain/windows.js'
 import { builder } from '../graphql/builder.js'
 import { CoverageRef } from '../graphql/schema/common.js'
-import { coverageOf, rangesOf } from '../market/read/coverage.js'
+import { coverageOf, hourRanges } from '../market/read/coverage.js'
 import { coinRegime, regimeHistory, type RegimePoint } from '../market/read/signal-inputs.js'
 import { cacheOf, type VersionedCache } from '../market/read/versioned-cache.js'
 import type { MarketState } from '../market/state.js'
@@ -98,7 +98,7 @@ const closeRangeCaches = new WeakMap<object, VersionedCache<Map<ExchangeId, Wind
 function closeRanges(market: MarketState, coin: string, from: number, to: number): Map<ExchangeId, WindowRange> {
   const [fromHour, toHour] = [Math.ceil(from / HOUR_MS), Math.ceil(to / HOUR_MS)]
   return cacheOf(closeRangeCaches, market, { maxEntries: 64 }).get(`${coin}|${fromHour}|${toHour}`, market.series.versionBefore(toHour * HOUR_MS), () =>
-    rangesOf(market.series.hours.perpCloses(coin, from, to).map((c) => ({ exchange: c.exchange, ts: floorTo(c.ts, HOUR_MS) })), HOUR_MS),
+    hourRanges(market.series.hours.perpCloses(coin, from, to)),
   )
 }
 

@@ -8,7 +8,7 @@ import { HOUR_MS, MINUTE_MS } from '../domain/time.js'
 import { INTERVAL_MS, type Interval } from '../domain/windows.js'
 import type { RequestContext } from '../graphql/context.js'
 import type { FlowLeg } from '../graphql/schema/series.js'
-import { coverageOf, missingExchanges, rangesOf } from '../market/read/coverage.js'
+import { coverageOf, missingExchanges, seriesRanges } from '../market/read/coverage.js'
 import { loadBars } from '../market/read/market-data.js'
 import { cacheOf, type VersionedCache } from '../market/read/versioned-cache.js'
 
@@ -82,7 +82,7 @@ function windowFlows(ctx: RequestContext, q: { coin: string; marketType: MarketT
     if (exchange && !hasMarket(exchange, marketType)) return { exchanges: [], aggregate: [], ranges: new Map() }
     const bars = await loadBars(market, { coin, marketType, start: w.first, end: w.end, exchange, hourly: w.intervalMs >= HOUR_MS })
     const flow = flowSeries(bars, { intervalMs: w.intervalMs, from: w.first, to: w.end })
-    return { ...flow, ranges: rangesOf(flow.exchanges.flatMap((v) => v.points.map((p) => ({ exchange: v.exchange, ts: p.ts }))), w.intervalMs) }
+    return { ...flow, ranges: seriesRanges(flow.exchanges, w.intervalMs) }
   })
 }
 

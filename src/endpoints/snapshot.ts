@@ -11,7 +11,7 @@ import { buildSpread } from '../analytics/spread.js'
 import { SnapshotRef, type SnapshotResult } from '../graphql/schema/signals.js'
 import { HOUR_MS, MINUTE_MS, floorTo } from '../domain/time.js'
 import { EXCHANGE_IDS } from '../domain/exchanges.js'
-import { coverageOf, rangesOf } from '../market/read/coverage.js'
+import { coverageOf, hourRanges } from '../market/read/coverage.js'
 import { latestBooks, latestTickers, markRows } from '../market/read/market-data.js'
 import { coinDivergence, coinRegime, priceChange24h, seriesHistory } from '../market/read/signal-inputs.js'
 import { cacheOf, type VersionedCache } from '../market/read/versioned-cache.js'
@@ -79,7 +79,7 @@ async function computeSnapshot(services: Services, now: number): Promise<Snapsho
   const used = new Set(inputs.flatMap((c) => c.venues.map((v) => v.exchange)))
   const from = floorTo(now, MINUTE_MS) - divergenceLookbackMinutes('4h') * MINUTE_MS
   const closes = coins.flatMap((coin) => market.series.hours.perpCloses(coin, from, now)).filter((c) => used.has(c.exchange))
-  const ranges = rangesOf(closes.map((c) => ({ exchange: c.exchange, ts: floorTo(c.ts, HOUR_MS) })), HOUR_MS)
+  const ranges = hourRanges(closes)
   const coverage = coverageOf({ services, now }, { used, noData: () => 'no fresh ticker for any coin', requested: { from, to: now }, ranges, toleranceMs: HOUR_MS })
   return { ...buildSnapshot(inputs), computedAt: services.clock(), asOf: now, version, coverage }
 }

@@ -3,7 +3,7 @@
 import type { Logger } from 'pino'
 import { yieldingSql, type Database, type Sql } from '../store/database.js'
 import { type BarSink, type MinuteBar } from './bars.js'
-import { MINUTE_MS } from '../domain/time.js'
+import { MINUTE_MS, earliest } from '../domain/time.js'
 import { MinuteAggregator } from './aggregate/index.js'
 import type { BookSnapshotEvent, EventSink, MarketEvent, OpenInterestEvent, TickerEvent, TradeEvent } from './events.js'
 import type { ExchangeId, MarketType } from '../domain/exchanges.js'
@@ -25,13 +25,6 @@ export interface Written {
   kinds: DataKind[]
   /** per kind written, the earliest time stamped on a row of it (hour rollups at their hour): nothing before it moved */
   from: Partial<Record<DataKind, number>>
-}
-
-/** the earliest `ts` among rows, +Infinity for none */
-const earliest = (...rows: readonly (readonly { ts: number }[])[]): number => {
-  let min = Number.POSITIVE_INFINITY
-  for (const list of rows) for (const r of list) if (r.ts < min) min = r.ts
-  return min
 }
 
 export interface IngestOptions {

@@ -5,7 +5,7 @@
 import type { Database } from '../store/database.js'
 import { selectRows } from '../store/select-rows.js'
 import { type MarketKey, type MinuteBar } from './bars.js'
-import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../domain/time.js'
+import { DAY_MS, HOUR_MS, MINUTE_MS, earliest, floorTo } from '../domain/time.js'
 import { type Bar } from '../domain/bars.js'
 import type { ExchangeId, MarketType } from '../domain/exchanges.js'
 import { CANDLE_VALUE_COLUMNS, CANDLE_VALUE_LIST, rowToBarValues, type CandleRow } from './store/candles.js'
@@ -265,14 +265,11 @@ export class CoinSeries {
     for (const b of written.minuteBars ?? []) if (b.ts >= minuteFloor) this.minutes.setBar(b)
     const hourFloor = now - this.retentionMs - HOUR_MS
     for (const b of written.hourBars ?? []) if (b.ts >= hourFloor) this.hours.setBar(b)
-    let from = Number.POSITIVE_INFINITY
-    for (const b of written.minuteBars ?? []) from = Math.min(from, b.ts)
-    for (const b of written.hourBars ?? []) from = Math.min(from, b.ts)
     for (const s of written.samples ?? []) {
       this.hours.setSample(s)
       if (s.ts >= minuteFloor) this.minutes.setSample(s)
-      from = Math.min(from, s.ts)
     }
+    let from = earliest(written.minuteBars ?? [], written.hourBars ?? [], written.samples ?? [])
     // a grid's reads stop at its newest bucket: moving that on brings the buckets after the old one into reach
     if (this.hours.newestBucket !== newest[0]) from = Math.min(from, newest[0]! + HOUR_MS)
     if (this.minutes.newestBucket !== newest[1]) from = Math.min(from, newest[1]! + MINUTE_MS)

@@ -2,6 +2,7 @@
 // data against the window asked (docs/methodology.md#coverage). Shared by every endpoint's use case.
 import { buildCoverage, type Coverage, type CoverageGap, type WindowRange } from '../../analytics/coverage.js'
 import { EXCHANGES } from '../../domain/exchanges.js'
+import { HOUR_MS, floorTo } from '../../domain/time.js'
 import type { ExchangeId, MarketType } from '../../domain/exchanges.js'
 import type { MarketState } from '../state.js'
 
@@ -96,4 +97,13 @@ export function rangesOf<R extends { exchange: ExchangeId | string; ts: number }
     }
   }
   return out
+}
+
+/** each venue's range among rows stamped anywhere inside their hour (hourly closes, the hour's latest sample): whole hours */
+export const hourRanges = (rows: readonly { exchange: ExchangeId; ts: number }[]): Map<ExchangeId, WindowRange> =>
+  rangesOf(rows.map((r) => ({ exchange: r.exchange, ts: floorTo(r.ts, HOUR_MS) })), HOUR_MS)
+
+/** each venue's range in a per-venue series of points at interval opens (`pick`: only the points that carry the figure) */
+export function seriesRanges<P extends { ts: number }>(venues: readonly { exchange: ExchangeId; points: readonly P[] }[], intervalMs: number, pick?: (p: P) => boolean): Map<ExchangeId, WindowRange> {
+  return rangesOf(venues.flatMap((v) => (pick ? v.points.filter(pick) : v.points).map((p) => ({ exchange: v.exchange, ts: p.ts }))), intervalMs)
 }
