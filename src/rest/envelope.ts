@@ -25,6 +25,9 @@ export function snakeKeys(value: unknown): unknown {
   return value instanceof Date ? value.getTime() : value
 }
 
+/** how a REST answer writes a value: snake_case keys, JSON */
+export const restJson = (value: unknown): string => JSON.stringify(snakeKeys(value)) ?? 'null'
+
 export interface Meta {
   requestId: string
   creditsCharged: number
@@ -40,7 +43,7 @@ export function sendData(res: Response, status: number, data: unknown, meta: Met
     request_id: meta.requestId, credits_charged: meta.creditsCharged, credits_remaining: meta.creditsRemaining, as_of: meta.asOf,
     ...(meta.next !== undefined ? { next: meta.next } : {}),
   })
-  const body = `{"data":${JSON.stringify(snakeKeys(data)) ?? 'null'},"meta":${metaJson}}`
+  const body = `{"data":${restJson(data)},"meta":${metaJson}}`
   res.status(status).set('Content-Type', 'application/json; charset=utf-8').end(opts.splice ? opts.splice(body) : body)
 }
 

@@ -15,7 +15,7 @@ import { apiErrorOf } from '../graphql/errors.js'
 import { ListFragments } from '../graphql/list-fragments.js'
 import { executeMetered } from '../graphql/metering.js'
 import type { Services } from '../services.js'
-import { sendData, sendProblem, snakeKeys } from './envelope.js'
+import { restJson, sendData, sendProblem } from './envelope.js'
 import { ROOT } from '../paths.js'
 
 const OPERATIONS_DIR = path.join(ROOT, 'schema', 'operations', 'v1')
@@ -32,9 +32,6 @@ export function loadOperation(route: Endpoint, schema: GraphQLSchema): DocumentN
   if (errors.length) throw new Error(`stored operation ${route.operation}.graphql is invalid: ${errors.map((e) => e.message).join('; ')}`)
   return document
 }
-
-/** how a REST answer writes a value: snake_case keys */
-const serialise = (value: unknown): string => JSON.stringify(snakeKeys(value)) ?? 'null'
 
 type Execute = (args: ExecutionArgs) => Promise<ExecutionResult> | ExecutionResult
 
@@ -77,7 +74,7 @@ export function analyticsRouter(services: Services, schema: GraphQLSchema): Requ
       // parsed once, against the request's clock: the resolver takes these values as they are
       const parsed = new Map<string, unknown>()
       // long lists already written for the same source array are spliced in as JSON (src/graphql/list-fragments.ts)
-      const fragments = new ListFragments(serialise)
+      const fragments = new ListFragments(restJson)
       const ctx = createContext(services, { requestId, authorization: req.headers.authorization, principal, parsedParams: parsed, fragments })
       const values = parseParams(route.params, req.query as Record<string, unknown>, { coins: services.market.coins(), now: ctx.now })
       parsed.set(route.field, values)
