@@ -18,6 +18,12 @@ const groupBy = <T extends { coin: string }>(coins: readonly string[], rows: rea
   return coins.map((c) => by.get(c)!)
 }
 
+/**
+ * The latest row per venue, in the venues' fixed order: the live cache's order is the order its events arrived in,
+ * which differs between processes (API nodes fed by the bus), and answers list venues in the order given here.
+ */
+const inVenueOrder = <T extends { exchange: ExchangeId }>(rows: T[]): T[] => rows.sort((a, b) => EXCHANGE_IDS.indexOf(a.exchange) - EXCHANGE_IDS.indexOf(b.exchange))
+
 /** the live cache as sample rows (the newest values, fresher than anything stored) */
 export function liveSamples(market: MarketState, coins: ReadonlySet<string>): MarketSample[] {
   const out: MarketSample[] = []
@@ -82,7 +88,7 @@ export async function latestBooks(market: MarketState, coins: readonly string[])
   const have = new Set(live.map((b) => `${b.exchange}:${b.coin}`))
   const missing = coins.filter((c) => EXCHANGE_IDS.some((e) => !have.has(`${e}:${c}`)))
   const stored = missing.length ? (await market.reader.books(missing, 'perp')).filter((b) => !have.has(`${b.exchange}:${b.coin}`)) : []
-  return groupBy(coins, [...live, ...stored])
+  return groupBy(coins, inVenueOrder([...live, ...stored]))
 }
 
 /** the latest ticker per exchange: the live cache, else the newest stored sample of the last 10 minutes */
@@ -93,7 +99,7 @@ export async function latestTickers(market: MarketState, coins: readonly string[
   // the store only for coins some exchange has no live ticker for (another process ingests, or a feed is off)
   const lacking = coins.filter((c) => EXCHANGE_IDS.some((e) => !have.has(`${e}:${c}`)))
   const stored = lacking.length ? (await market.reader.samples(lacking, 'perp', now - 10 * MINUTE_MS, now)).filter((s) => !have.has(`${s.exchange}:${s.coin}`)) : []
-  return groupBy(coins, [...live, ...stored])
+  return groupBy(coins, inVenueOrder([...live, ...stored]))
 }
 
 /**
