@@ -16,6 +16,7 @@ export async function createServices(config: Config, opts: { logger?: Logger; cl
   const clock = opts.clock ?? Date.now
   const market = new MarketState(db, clock)
   await market.load()
+  logger.info({ from: market.seriesFrom }, market.seriesFrom === 'snapshot' ? 'hot series restored from the snapshot left at the last shutdown' : 'hot series loaded from the store')
   return { config, db, logger, market, clock, charges: new ChargeBatcher(db.sql), auth: new AuthCache(db.sql, clock) }
 }
 

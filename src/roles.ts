@@ -5,13 +5,11 @@ import os from 'node:os'
 import express from 'express'
 import type { BackfillProgress } from './market/backfill.js'
 import { followBus, type Follower } from './market/bus/follower.js'
-import { NatsBus } from './market/bus/nats-bus.js'
 import { eventKey } from './market/stream/hub.js'
 import { startMarketRuntime, type MarketRuntime } from './market/runtime.js'
 import { createMetrics, type Metrics } from './http/metrics.js'
 import { registerNodeMetrics } from './http/node-metrics.js'
 import { opsRouter } from './http/ops-routes.js'
-import { redisLimitStores } from './rest/rate-limit-store.js'
 import type { Services } from './services.js'
 
 export interface RunningRole {
@@ -25,7 +23,9 @@ export interface RunningRole {
 export async function startRole(services: Services, opts: { onProgress?: (p: BackfillProgress) => void } = {}): Promise<RunningRole> {
   const { config, logger } = services
   const node = `${config.ROLE}@${os.hostname()}:${process.pid}`
+  // the bus and Redis clients are loaded only when configured: a single process on the embedded store starts without them
   if (config.NATS_URL) {
+    const { NatsBus } = await import('./market/bus/nats-bus.js')
     const bus = new NatsBus(config.NATS_URL, config.BUS_PREFIX, logger.child({ component: 'bus' }), node)
     services.bus = bus
     // push events go through the bus's stream, whose sequence numbers are their ids on every node
@@ -33,7 +33,7 @@ export async function startRole(services: Services, opts: { onProgress?: (p: Bac
     hub.forward = (e) => bus.publishPush(e, eventKey(e))
     if (config.ROLE !== 'ingest') void bus.followPush((e) => hub.append(e)).catch((err: unknown) => logger.error({ err }, 'push channels could not follow the bus'))
   }
-  if (config.REDIS_URL && config.ROLE !== 'ingest') services.limits = redisLimitStores(config.REDIS_URL, logger, config.BUS_PREFIX)
+  if (config.REDIS_URL && config.ROLE !== 'ingest') services.limits = (await import('./rest/rate-limit-store.js')).redisLimitStores(config.REDIS_URL, logger, config.BUS_PREFIX)
   const metrics = createMetrics(config.ROLE)
   let runtime: MarketRuntime | null = null
   let follower: Follower | null = null

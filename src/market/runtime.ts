@@ -18,7 +18,7 @@ import { startTierRefresh } from './tiers/refresh.js'
 import { floorTo } from '../domain/time.js'
 import { EXCHANGE_IDS } from '../domain/exchanges.js'
 import { busPublisher } from './bus/publisher.js'
-import { WriterLeases } from './writer-lease.js'
+import type { WriterLeases } from './writer-lease.js'
 
 export interface MarketRuntime {
   ingest: Ingest
@@ -51,9 +51,10 @@ export async function startMarketRuntime(
   // on PostgreSQL another process may ingest the same venues: one writer per venue (writer-lease.ts)
   const venues = source.kind === 'live' ? source.exchanges : source.kind === 'none' ? [] : [...EXCHANGE_IDS]
   let startBackfill = () => {}
+  // (loaded only there: the embedded store's start does not load the PostgreSQL client)
   const leases =
     config.store.kind === 'postgres' && venues.length
-      ? new WriterLeases({ url: config.store.url, sql: db.sql, venues, tasks: ['backfill'], pollMs: config.LEASE_POLL_MS, logger, clock, onAcquire: (n) => n === 'backfill' && startBackfill() })
+      ? new (await import('./writer-lease.js')).WriterLeases({ url: config.store.url, sql: db.sql, venues, tasks: ['backfill'], pollMs: config.LEASE_POLL_MS, logger, clock, onAcquire: (n) => n === 'backfill' && startBackfill() })
       : null
   const publish = bus ? busPublisher(bus, market, (e) => !leases || leases.holds(e), () => (leases ? leases.writing() : [...market.enabled])) : null
   const ingest = new Ingest({ db, market, logger, onEvent: opts.onEvent, cacheHours: true, gate: leases ?? undefined, onLive: publish?.live, onWritten: publish?.written })
@@ -86,7 +87,8 @@ export async function startMarketRuntime(
         void (backfill = runBackfill({ db, market, source: history, sourceName: `simulator:${config.SIM_SEED}`, now, days, logger, onProgress: opts.onProgress, aborted: () => stopping, onWritten: publish?.written })
           .then((r) => logger.info({ chunks: r.chunks, bars: r.bars }, 'backfill done'))
           .catch((err: unknown) => logger.error({ err }, 'backfill failed')))
-      if (!leases) startBackfill()
+      // on a later turn of the event loop: the HTTP server starts listening first (the backfill is background work)
+      if (!leases) setImmediate(() => stopping || startBackfill())
     }
   } else if (source.kind === 'replay') {
     // no simulator and no backfill: the recording is the only data
@@ -131,7 +133,9 @@ export async function startMarketRuntime(
 
   return {
     ingest,
-    backfill,
+    get backfill() {
+      return backfill
+    },
     replay,
     now,
     leases,

@@ -26,9 +26,11 @@ export class Ring {
     readonly capacity: number,
     readonly width: number,
     readonly bucketMs: number,
+    /** the arrays of a ring of this shape to hold (a snapshot's, series-snapshot.ts); fresh empty ones when absent */
+    from?: { held: Float64Array; data: Float64Array },
   ) {
-    this.held = new Float64Array(capacity).fill(Number.NaN)
-    this.data = new Float64Array(capacity * width)
+    this.held = from?.held ?? new Float64Array(capacity).fill(Number.NaN)
+    this.data = from?.data ?? new Float64Array(capacity * width)
   }
 
   private slot(ts: number): number {

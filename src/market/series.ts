@@ -11,6 +11,7 @@ import type { ExchangeId, MarketType } from '../domain/exchanges.js'
 import { CANDLE_VALUE_COLUMNS, CANDLE_VALUE_LIST, rowToBarValues, type CandleRow } from './store/candles.js'
 import type { MarketSample } from './store/samples.js'
 import { mergePoint, type CoinPoint } from './series-point.js'
+import { decodeSeries, encodeSeries, type GridParts } from './series-snapshot.js'
 import { BAR_WIDTH, BUY, CLOSE, HIGH, LOW, OPEN, QUOTE, Ring, SAMPLE_WIDTH, SELL, S_INTERVAL, S_MARK, S_OI, S_RATE, S_TS, TRADES, VOLUME, orNull, type BarTrack, type SampleCell, type SampleTrack } from './series-ring.js'
 
 export type { CoinPoint } from './series-point.js'
@@ -21,7 +22,7 @@ const MAX_TOUCHES = 256
 class Grid {
   /** coin → its markets' bar tracks, ordered by exchange then market type */
   private readonly bars = new Map<string, BarTrack[]>()
-  /** coin → its exchanges' perp sample tracks (the latest sample of each bucket) */
+  /** coin → its exchanges' perp sample tracks (the latest sample of each bucket), ordered by exchange */
   private readonly samples = new Map<string, SampleTrack[]>()
   /** the newest bucket written: a ring holds at most `capacity` buckets back from here */
   private newest = Number.NEGATIVE_INFINITY
@@ -37,22 +38,53 @@ class Grid {
     readonly capacity: number,
   ) {}
 
-  private barTrack(coin: string, exchange: ExchangeId, marketType: MarketType): BarTrack {
+  /** the grid's state, sharing its arrays (series-snapshot.ts writes it) */
+  parts(): GridParts {
+    const bars = [...this.bars].flatMap(([coin, tracks]) => tracks.map((t) => ({ coin, exchange: t.exchange, marketType: t.marketType, held: t.ring.held, data: t.ring.data })))
+    const samples = [...this.samples].flatMap(([coin, tracks]) => tracks.map((t) => ({ coin, exchange: t.exchange, held: t.ring.held, data: t.ring.data })))
+    return { bucketMs: this.bucketMs, capacity: this.capacity, newest: this.newest, floor: this.floor, coveredFrom: this.coveredFrom, bars, samples }
+  }
+
+  /** a grid holding `parts` (their arrays, not copies); null when they do not fit this grid's shape */
+  static fromParts(bucketMs: number, capacity: number, parts: GridParts): Grid | null {
+    if (parts.bucketMs !== bucketMs || parts.capacity !== capacity) return null
+    const grid = new Grid(bucketMs, capacity)
+    const fits = (held: Float64Array, data: Float64Array, width: number) => held.length === capacity && data.length === capacity * width
+    for (const b of parts.bars) {
+      if (!fits(b.held, b.data, BAR_WIDTH)) return null
+      grid.barTrack(b.coin, b.exchange, b.marketType, new Ring(capacity, BAR_WIDTH, bucketMs, b))
+    }
+    for (const s of parts.samples) {
+      if (!fits(s.held, s.data, SAMPLE_WIDTH)) return null
+      grid.sampleTrack(s.coin, s.exchange, new Ring(capacity, SAMPLE_WIDTH, bucketMs, s))
+    }
+    grid.newest = parts.newest
+    grid.floor = parts.floor
+    grid.coveredFrom = parts.coveredFrom
+    return grid
+  }
+
+  /** a market's track, made (with `ring`, or an empty one) when it has none yet */
+  private barTrack(coin: string, exchange: ExchangeId, marketType: MarketType, ring?: Ring): BarTrack {
     let tracks = this.bars.get(coin)
     if (!tracks) this.bars.set(coin, (tracks = []))
     let t = tracks.find((x) => x.exchange === exchange && x.marketType === marketType)
     if (!t) {
-      tracks.push((t = { exchange, marketType, ring: new Ring(this.capacity, BAR_WIDTH, this.bucketMs) }))
+      tracks.push((t = { exchange, marketType, ring: ring ?? new Ring(this.capacity, BAR_WIDTH, this.bucketMs) }))
       tracks.sort((a, b) => (a.exchange < b.exchange ? -1 : a.exchange > b.exchange ? 1 : a.marketType < b.marketType ? -1 : a.marketType > b.marketType ? 1 : 0))
     }
     return t
   }
 
-  private sampleTrack(coin: string, exchange: ExchangeId): SampleTrack {
+  private sampleTrack(coin: string, exchange: ExchangeId, ring?: Ring): SampleTrack {
     let tracks = this.samples.get(coin)
     if (!tracks) this.samples.set(coin, (tracks = []))
     let t = tracks.find((x) => x.exchange === exchange)
-    if (!t) tracks.push((t = { exchange, ring: new Ring(this.capacity, SAMPLE_WIDTH, this.bucketMs) }))
+    if (!t) {
+      tracks.push((t = { exchange, ring: ring ?? new Ring(this.capacity, SAMPLE_WIDTH, this.bucketMs) }))
+      // in a fixed order, not the order the venues' first samples came in: reads list venues the same on every node and after every start
+      tracks.sort((a, b) => (a.exchange < b.exchange ? -1 : a.exchange > b.exchange ? 1 : 0))
+    }
     return t
   }
 
@@ -283,6 +315,31 @@ export class CoinSeries {
   prune(now: number): void {
     this.hours.prune(now - this.retentionMs)
     this.minutes.prune(now - this.minuteRetentionMs)
+  }
+
+  /** the series as bytes (series-snapshot.ts), for the next start on the same embedded store; null where it cannot be written */
+  snapshot(): Uint8Array | null {
+    return encodeSeries({ retentionMs: this.retentionMs, minuteRetentionMs: this.minuteRetentionMs, hours: this.hours.parts(), minutes: this.minutes.parts() })
+  }
+
+  /**
+   * Replace the mirror with a snapshot() of a series that mirrored this store when the store was last closed, as
+   * load() would read it (the store's handoff guarantees nothing wrote in between). False, and nothing changed, when the
+   * bytes are not such a snapshot or were written with other retentions.
+   */
+  restore(bytes: Uint8Array, now: number): boolean {
+    const parts = decodeSeries(bytes)
+    if (!parts || parts.retentionMs !== this.retentionMs || parts.minuteRetentionMs !== this.minuteRetentionMs) return false
+    const hours = Grid.fromParts(HOUR_MS, this.hours.capacity, parts.hours)
+    const minutes = Grid.fromParts(MINUTE_MS, this.minutes.capacity, parts.minutes)
+    if (hours?.coveredFrom == null || minutes?.coveredFrom == null) return false
+    // time went on while no process ran: what load() would no longer read at `now` is dropped
+    hours.prune(floorTo(now - this.retentionMs, HOUR_MS))
+    minutes.prune(floorTo(now - this.minuteRetentionMs, MINUTE_MS))
+    this.hours = hours
+    this.minutes = minutes
+    this.moved()
+    return true
   }
 
   /**

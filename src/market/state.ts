@@ -61,12 +61,20 @@ export class MarketState {
   }
 
   /** make sure every default coin and exchange row exists, then load the coin universe from the store */
+  /** where load() took the hot series from: the snapshot the last process left at shutdown, or the store */
+  seriesFrom: 'snapshot' | 'store' | null = null
+
   async load(): Promise<void> {
     const { prisma } = this.db
     await prisma.coin.createMany({ data: DEFAULT_COINS.map((symbol) => ({ symbol, source: 'default' })), skipDuplicates: true })
     await prisma.exchange.createMany({ data: EXCHANGES.map((e) => ({ id: e.id, name: e.name, type: e.type })), skipDuplicates: true })
     await this.refreshCoins()
-    await this.series.load(this.db, this.clock())
+    const left = this.db.handoff?.take()
+    if (left && this.series.restore(left, this.clock())) this.seriesFrom = 'snapshot'
+    else {
+      await this.series.load(this.db, this.clock())
+      this.seriesFrom = 'store'
+    }
     await this.refreshExchanges()
     for (const e of this.exchangeRows) if (e.lastEventAt) this.lastEvent.set(e.id as ExchangeId, e.lastEventAt.getTime())
   }

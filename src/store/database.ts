@@ -1,6 +1,7 @@
 // The store: one Prisma client on a driver adapter (PGlite in process, or PostgreSQL), plus a raw SQL
 // channel on the same database for bulk writes and hot reads (Prisma's per-row cost is too high there).
 import fs from 'node:fs/promises'
+import { readFileSync } from 'node:fs'
 import type { PGlite } from '@electric-sql/pglite'
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils'
 import type { Config } from '../config.js'
@@ -70,7 +71,52 @@ export interface Database {
   /** does the store answer `SELECT 1` within timeoutMs? Never waits longer, whatever the pool is doing */
   ping(timeoutMs: number): Promise<boolean>
   migrationFactory(): Promise<SqlMigrationAwareDriverAdapterFactory>
+  /**
+   * The embedded store's hand-off to the next process that opens it (null elsewhere): bytes a process leaves beside
+   * the store as it closes it, which only that next process is given — every opener takes the file away before it
+   * can write, so bytes that describe the store as it was closed are never read after anything else wrote to it. A
+   * crash leaves nothing. The server leaves its hot series here (market/series-snapshot.ts).
+   */
+  handoff: Handoff | null
   close(): Promise<void>
+}
+
+export interface Handoff {
+  /** what the last process left, once (later calls: null) */
+  take(): Uint8Array | null
+  /** leave bytes for the next opener (written aside, then renamed into place) */
+  leave(bytes: Uint8Array): Promise<void>
+}
+
+/** the hand-off file beside an embedded store's directory (like its lock, data-dir-lock.ts) */
+export const handoffFile = (dir: string): string => `${dir}.handoff`
+
+function readIfThere(file: string): Uint8Array | null {
+  try {
+    return readFileSync(file)
+  } catch {
+    return null
+  }
+}
+
+/** take the hand-off file away (it is read once, by the opener that holds the lock) and return its bytes */
+async function takeHandoff(dir: string): Promise<Handoff> {
+  const file = handoffFile(dir)
+  // one synchronous read: the process is starting and has nothing else to do, and fs.readFile would take a 25 MB file
+  // in 512 KB round trips through the thread pool
+  let taken: Uint8Array | null = readIfThere(file)
+  await fs.rm(file, { force: true })
+  return {
+    take() {
+      const bytes = taken
+      taken = null
+      return bytes
+    },
+    async leave(bytes) {
+      await fs.writeFile(`${file}.tmp`, bytes)
+      await fs.rename(`${file}.tmp`, file)
+    },
+  }
 }
 
 /** the bound on every store call when none is configured (STORE_TIMEOUT_MS) */
@@ -95,6 +141,7 @@ async function openPglite(dir: string | null, loadDataDir?: Blob): Promise<Datab
   if (dir) await fs.mkdir(dir, { recursive: true })
   // one process per data directory: a second one stops here, naming the holder (data-dir-lock.ts)
   const unlock = dir ? await lockDataDir(dir, (err) => process.stderr.write(`the embedded store's lock was lost: ${err.message}\n`)) : async () => {}
+  const handoff = dir ? await takeHandoff(dir) : null
   // small buffers: the embedded store lives in this process, and PGlite's WebAssembly memory never shrinks.
   // One options object: PGlite reads its second argument only when the first is a directory name.
   const pg: PGlite = new PGlite({
@@ -128,6 +175,7 @@ async function openPglite(dir: string | null, loadDataDir?: Blob): Promise<Datab
     // in process: no pool and no other connection to wait for; a probe queued behind busy statements gives up in time
     ping: (timeoutMs) => within(timeoutMs, pg.query('SELECT 1')),
     migrationFactory: () => pgliteMigrationFactory(pg),
+    handoff,
     async close() {
       await prisma.$disconnect()
       await pg.close()
@@ -198,6 +246,7 @@ async function openPostgres(url: string, timeoutMs: number): Promise<Database> {
       return probe
     },
     migrationFactory: () => pgMigrationFactory(url),
+    handoff: null,
     async close() {
       await prisma.$disconnect()
       await Promise.all([pool.end(), healthPool.end()])

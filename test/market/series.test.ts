@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { writeMinuteBars } from '../../src/market/store/candles.js'
 import { writeSamples } from '../../src/market/store/samples.js'
 import { openTestStore } from '../helpers/store.js'
+import { EXCHANGES, bar, rng, sample, writes } from '../helpers/series.js'
 import { type MinuteBar } from '../../src/market/bars.js'
 import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../../src/domain/time.js'
 import type { ExchangeId, MarketType } from '../../src/domain/exchanges.js'
@@ -12,46 +13,6 @@ import { CoinSeries } from '../../src/market/series.js'
 import type { MarketSample } from '../../src/market/store/samples.js'
 
 const NOW = Date.UTC(2026, 5, 10, 12, 30)
-const EXCHANGES: ExchangeId[] = ['okx', 'binance', 'hyperliquid']
-
-function rng(seed: number) {
-  return () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
-}
-
-function bar(r: () => number, coin: string, exchange: ExchangeId, marketType: MarketType, ts: number): MinuteBar {
-  const p = 100 + r() * 10
-  return { exchange, coin, marketType, ts, open: p, high: p * 1.01, low: p * 0.99, close: p + r(), volume: r() < 0.1 ? 0 : r() * 5, buyVolume: r(), sellVolume: r(), quoteVolume: p * r() * 5, trades: Math.floor(r() * 50), vap: new Map() }
-}
-
-function sample(r: () => number, coin: string, exchange: ExchangeId, ts: number): MarketSample {
-  return {
-    exchange, coin, marketType: 'perp', ts, indexPrice: null, lastPrice: null, nextFundingTime: null,
-    markPrice: r() < 0.3 ? null : 100 + r(), openInterest: r() < 0.3 ? null : 1000 * r(),
-    fundingRate: r() < 0.2 ? null : (r() - 0.5) / 1000, fundingIntervalHours: exchange === 'hyperliquid' ? 1 : 8,
-  }
-}
-
-/** random writes over the last `span` of buckets, in random order, with rewrites */
-function writes(seed: number, bucketMs: number, span: number) {
-  const r = rng(seed)
-  const bars: MinuteBar[] = []
-  const samples: MarketSample[] = []
-  for (let i = 0; i < 1500; i++) {
-    const coin = r() < 0.7 ? 'BTC' : 'ETH'
-    const exchange = EXCHANGES[Math.floor(r() * 3)]!
-    const ts = floorTo(NOW - Math.floor(r() * span) * bucketMs, bucketMs)
-    if (r() < 0.6) bars.push(bar(r, coin, exchange, r() < 0.8 ? 'perp' : 'spot', ts))
-    else {
-      const at = ts + Math.floor(r() * (bucketMs - 2))
-      samples.push(sample(r, coin, exchange, at))
-      // often a later one in the same bucket, sometimes without OI or mark (the bucket keeps the earlier values)
-      if (r() < 0.5) samples.push(sample(r, coin, exchange, at + 1))
-    }
-  }
-  // and out of order: an earlier sample arriving after a later one of its bucket is ignored
-  for (let i = 0; i < samples.length; i += 7) samples.push({ ...samples[i]!, ts: samples[i]!.ts - 1, openInterest: -1, markPrice: -1 })
-  return { bars, samples }
-}
 
 /** the reference: last write per market and bucket; per exchange and bucket, the latest sample, earlier values kept where it has none (as the store's upsert merges) */
 function reference(bars: MinuteBar[], samples: MarketSample[], bucketMs: number) {
@@ -73,7 +34,7 @@ describe('CoinSeries', () => {
     ['minutes', MINUTE_MS, 24 * 60],
   ] as const)('answers what the writes say (%s)', (grid, bucketMs, span) => {
     const series = new CoinSeries()
-    const { bars, samples } = writes(grid === 'hours' ? 1 : 2, bucketMs, span)
+    const { bars, samples } = writes(grid === 'hours' ? 1 : 2, bucketMs, span, NOW)
     for (let i = 0; i < bars.length; i += 100) series.apply(grid === 'hours' ? { hourBars: bars.slice(i, i + 100) } : { minuteBars: bars.slice(i, i + 100) }, NOW)
     series.apply({ samples }, NOW)
     const g = series[grid]

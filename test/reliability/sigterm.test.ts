@@ -4,14 +4,17 @@ import { request } from 'node:http'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { MINUTE_MS } from '../../src/domain/time.js'
+import { HOUR_MS, MINUTE_MS } from '../../src/domain/time.js'
+import { CoinSeries } from '../../src/market/series.js'
 import { openDatabase } from '../../src/store/database.js'
 import { clockAhead, printed, startService } from '../helpers/process.js'
+import { reads } from '../helpers/series.js'
 import { sseReader, until } from '../push/sse-client.js'
 
 // The real service process (the README's `npm start`, on the embedded store): SIGTERM lets an in-flight
 // request finish, ends open streams (GET /v1/stream and the GraphQL subscription) with a last event, and writes
-// the pending 1-minute aggregates; a restart then resumes with no gap and no duplicate minute in the stored data.
+// the pending 1-minute aggregates; a restart then resumes with no gap and no duplicate minute in the stored data, and
+// takes its hot series from the snapshot the stopped process left (equal to what the store holds).
 
 /**
  * A GraphQL POST that is in flight on the server: its headers (with Expect: 100-continue) are sent first, and the
@@ -69,6 +72,8 @@ describe('SIGTERM and restart (npm start process)', () => {
     const later = clockAhead(MINUTE_MS)
     const second = await startService(dir, { LOG_LEVEL: 'info', ...later.env }, { nodeArgs: later.nodeArgs })
     procs.push(second.proc)
+    // the first run left its hot series at shutdown: the restart takes them instead of reading the store
+    await printed(second, /hot series restored from the snapshot/)
     expect((await fetch(`${second.url}/v1/markets/exchanges`, { headers: { authorization: `Bearer ${first.key}` } })).status).toBe(200)
     await printed(second, /backfill done/)
     // a live stream of the simulated tickers; SIGTERM ends it with a last event instead of holding the shutdown
@@ -95,6 +100,19 @@ describe('SIGTERM and restart (npm start process)', () => {
 
     const db = await openDatabase({ kind: 'pglite', dir: path.join(dir, 'pglite') }, { migrate: false })
     try {
+      // what the second run left at shutdown is what the store holds: restored, it answers every read as the series
+      // loaded from the store does (at the second run's clock)
+      const at = Date.now() + MINUTE_MS
+      const left = db.handoff!.take()
+      expect(left).not.toBeNull()
+      const restored = new CoinSeries()
+      expect(restored.restore(left!, at)).toBe(true)
+      const loaded = new CoinSeries()
+      await loaded.load(db, at)
+      const coins = ['BTC', 'ETH', 'SOL']
+      expect(reads(restored, at, coins)).toEqual(reads(loaded, at, coins))
+      expect(loaded.minutes.marketBars('BTC', 'perp', at - HOUR_MS, at).length).toBeGreaterThan(20)
+
       // the minutes in which any BTC perp traded: one market alone can have a minute without trades (the
       // simulator's history draws ~6 trades a minute per market, and a quiet minute has none), five together cannot
       const rows = await db.sql.query<{ ts: number }>(`SELECT DISTINCT ts FROM candle_1m WHERE coin = 'BTC' AND market_type = 'perp' ORDER BY ts`)

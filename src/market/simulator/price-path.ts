@@ -5,7 +5,7 @@
 import { HOUR_MS, MINUTE_MS } from '../../domain/time.js'
 import { Rng, hash2, vnoise } from './rng.js'
 import { MODEL, REGIME_VOL, coinParams } from './params.js'
-import { CoinPath, MarketPath, ORIGIN_TS, hourIndex } from './slow-path.js'
+import { CoinPath, MarketPath, ORIGIN_TS, coinPath, hourIndex, marketPath } from './slow-path.js'
 import type { SimMarket } from './markets.js'
 
 export interface CoinHour {
@@ -41,8 +41,8 @@ export class PricePath {
     private readonly seed: number,
     coins: readonly string[],
   ) {
-    this.market = new MarketPath(seed)
-    this.paths = coins.map((c) => new CoinPath(seed, coinParams(c)))
+    this.market = marketPath(seed)
+    this.paths = coins.map((c) => coinPath(seed, coinParams(c)))
     this.premKeys = this.paths.map((p) => [hash2(p.key, 0x70726531), hash2(p.key, 0x70726532)])
     this.hours = coins.map(() => ({
       h: -1,

@@ -181,3 +181,22 @@ export class CoinPath {
     this.length = hours
   }
 }
+
+/**
+ * Walks shared by every simulator of the process with the same seed (and coin): the live feed and the backfill's
+ * history run side by side and read the same hours, so the second one reuses the first one's walk instead of walking
+ * ~40k hours from the origin again. Held weakly: a walk no simulator uses any more is collected.
+ */
+const walks = new Map<string, WeakRef<MarketPath | CoinPath>>()
+
+function shared<T extends MarketPath | CoinPath>(key: string, make: () => T): T {
+  const held = walks.get(key)?.deref() as T | undefined
+  if (held) return held
+  const walk = make()
+  walks.set(key, new WeakRef(walk))
+  return walk
+}
+
+export const marketPath = (seed: number): MarketPath => shared(`market|${seed}`, () => new MarketPath(seed))
+
+export const coinPath = (seed: number, params: CoinParams): CoinPath => shared(`coin|${seed}|${params.coin}`, () => new CoinPath(seed, params))
