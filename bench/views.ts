@@ -59,14 +59,14 @@ export async function benchViews(base: string, key: string, bareP99: number, sec
     target: '≤ refresh period + 1 tick (ratio ≤ 1)',
     pass: snapshotAge <= 2 * TICK_MS,
   })
-  // 1m × 24 h ohlc: the body plain, as served compressed (br and gzip), and its p99 with br accepted
+  // 1m × 24 h ohlc: the body plain, as served compressed (br and gzip), and its p99 accepting both (as curl --compressed and browsers do)
   const ohlc = `${base}/v1/markets/ohlc?coin=BTC&interval=1m&lookback=24h`
   const plain = Buffer.from(await (await fetch(ohlc, { headers: { ...auth, 'accept-encoding': 'identity' } })).arrayBuffer())
   const rawOhlc = await wireSizes(ohlc, auth)
   const best = Math.min(...Object.values(rawOhlc).filter(Number.isFinite))
   const warm = await load({ url: ohlc, connections: 10, key, seconds, headers: { 'accept-encoding': 'br, gzip' } })
   rows.push({
-    bench: '1m × 24 h ohlc, one coin: body plain / br / gzip; p99 at 10 conns accepting br',
+    bench: '1m × 24 h ohlc, one coin: body plain / br / gzip; p99 at 10 conns accepting "br, gzip"',
     measured: `${fmt(plain.length / 1024)} KB / ${fmt(rawOhlc.br! / 1024, 1)} KB / ${fmt(rawOhlc.gzip! / 1024, 1)} KB; p99 ${warm.p99} ms`,
     baseline: `${fmt(plain.length / best, 1)}× smaller compressed`,
     ratio: Math.max(5 / (plain.length / best), warm.p99 / 20),

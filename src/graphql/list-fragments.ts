@@ -77,15 +77,15 @@ export class ListFragments {
   }
 
   /**
-   * The serialised body with each token replaced by its list's JSON, as bytes: the lists are copied as they were
-   * encoded once, never measured or encoded again per answer.
+   * The serialised body in pieces, each token replaced by its list's JSON: the text between lists as strings, the
+   * lists as the bytes encoded once (never measured or encoded again per answer; REST may also compress them once:
+   * src/rest/gzip-pieces.ts).
    */
-  splice(body: string): string | Buffer {
+  pieces(body: string): (string | Buffer)[] {
     const lists = this.sealed
-    if (!lists?.length) return body
+    if (!lists?.length) return [body]
     // split() with a capturing group: text, list index, text, list index, …, text
-    const parts = body.split(TOKEN_JSON)
-    return Buffer.concat(parts.map((part, i) => (i % 2 === 0 ? Buffer.from(part) : lists[Number(part)]!)))
+    return body.split(TOKEN_JSON).map((part, i) => (i % 2 === 0 ? part : lists[Number(part)]!))
   }
 }
 

@@ -1,5 +1,7 @@
 // The REST response envelope (docs/contract.md#envelope): {data, meta{request_id, credits_charged, credits_remaining, as_of}}.
-import type { Response } from 'express'
+import type { Request, Response } from 'express'
+import Negotiator from 'negotiator'
+import { gzipPieces } from './gzip-pieces.js'
 import type { ApiError } from '../errors.js'
 import { camelToSnake } from '../domain/case.js'
 
@@ -37,14 +39,42 @@ export interface Meta {
   next?: string | null
 }
 
-/** `splice`: puts back into the serialised body what was kept serialised apart (long lists, src/graphql/list-fragments.ts) */
-export function sendData(res: Response, status: number, data: unknown, meta: Meta, opts: { splice?: (json: string) => string | Buffer } = {}): void {
+/** answers whose kept pieces are at least this long are gzipped from pieces compressed once (gzip-pieces.ts) */
+const GZIP_PIECES_FROM = 16 * 1024
+
+/**
+ * `pieces`: the serialised body with what was kept serialised apart put back (long lists,
+ * src/graphql/list-fragments.ts): strings, and the kept pieces as bytes. When those are long and the caller takes
+ * gzip at least as gladly as any other encoding, the answer is gzipped here, the kept pieces compressed once; otherwise
+ * the compression middleware encodes it as it does every answer (docs/contract.md#compression).
+ */
+export function sendData(res: Response, status: number, data: unknown, meta: Meta, opts: { pieces?: (json: string) => (string | Buffer)[] } = {}): void {
   const metaJson = JSON.stringify({
     request_id: meta.requestId, credits_charged: meta.creditsCharged, credits_remaining: meta.creditsRemaining, as_of: meta.asOf,
     ...(meta.next !== undefined ? { next: meta.next } : {}),
   })
   const body = `{"data":${restJson(data)},"meta":${metaJson}}`
-  res.status(status).set('Content-Type', 'application/json; charset=utf-8').end(opts.splice ? opts.splice(body) : body)
+  res.status(status).set('Content-Type', 'application/json; charset=utf-8')
+  const pieces = opts.pieces?.(body)
+  if (!pieces || pieces.length === 1) {
+    res.end(pieces?.[0] ?? body)
+    return
+  }
+  const kept = pieces.reduce((n, p) => n + (typeof p === 'string' ? 0 : p.length), 0)
+  if (kept >= GZIP_PIECES_FROM && takesGzip(res.req)) {
+    res.vary('Accept-Encoding').set('Content-Encoding', 'gzip').end(gzipPieces(pieces))
+    return
+  }
+  res.end(Buffer.concat(pieces.map((p) => (typeof p === 'string' ? Buffer.from(p) : p))))
+}
+
+/** negotiator 1.x's encodings(available, { preferred }): among equally wanted encodings, `preferred` first (@types/negotiator still describes 0.6) */
+type Encodings = (available: readonly string[], opts: { preferred: readonly string[] }) => string[]
+
+/** gzip is among the encodings the caller wants most (of those the service writes; equal wishes go to gzip) */
+function takesGzip(req: Request): boolean {
+  const negotiator = new Negotiator(req)
+  return (negotiator.encodings as unknown as Encodings).call(negotiator, ['gzip', 'br', 'deflate', 'identity'], { preferred: ['gzip'] })[0] === 'gzip'
 }
 
 export function sendProblem(res: Response, err: ApiError, requestId: string): void {

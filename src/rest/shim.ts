@@ -100,7 +100,7 @@ export function analyticsRouter(services: Services, schema: GraphQLSchema): Requ
         next = cursor
         data = rest
       }
-      sendData(res, 200, data, { requestId, creditsCharged: metered.charged, creditsRemaining: metered.remaining, asOf, next }, { splice: (body) => fragments.splice(body) })
+      sendData(res, 200, data, { requestId, creditsCharged: metered.charged, creditsRemaining: metered.remaining, asOf, next }, { pieces: (body) => fragments.pieces(body) })
     } catch (e) {
       const err = toApiError(e)
       if (err.status >= 500) services.logger.error({ err: e, requestId, path: route.path }, 'analytics request failed')

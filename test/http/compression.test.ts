@@ -36,6 +36,32 @@ describe('response compression', () => {
     }
   })
 
+  it('a long list kept from an earlier answer is gzipped from its bytes compressed once, when the caller takes gzip at least as gladly as br', async () => {
+    // the 2 seeded hours of minutes: the candles are a list kept apart (src/graphql/list-fragments.ts) of more than 16 KB
+    const long = '/v1/markets/ohlc?coin=BTC&interval=1m&lookback=4h'
+    const ref = JSON.parse(await (await t.get(long, key)).text())
+    expect(JSON.stringify(ref.data.candles).length).toBeGreaterThan(16 * 1024)
+    const cases: [string, string, (b: Buffer) => Buffer][] = [
+      ['gzip', 'gzip', gunzipSync],
+      ['br, gzip', 'gzip', gunzipSync], // no preference between them: gzip, compressed once
+      ['gzip, deflate, br, zstd', 'gzip', gunzipSync],
+      ['br;q=1, gzip;q=0.5', 'br', brotliDecompressSync], // the caller's preference holds
+      ['br', 'br', brotliDecompressSync],
+    ]
+    for (const [accept, encoding, decode] of cases)
+      for (let i = 0; i < 2; i++) {
+        const res = await t.get(long, key, { 'accept-encoding': accept })
+        expect(res.headers.get('content-encoding'), accept).toBe(encoding)
+        expect(res.headers.get('vary')).toMatch(/accept-encoding/i)
+        const body = JSON.parse(decode(Buffer.from(await res.arrayBuffer())).toString('utf8'))
+        expect(body.data, accept).toEqual(ref.data)
+        expect(body.meta.request_id).not.toBe(ref.meta.request_id)
+      }
+    const plain = await t.get(long, key, { 'accept-encoding': 'identity' })
+    expect(plain.headers.get('content-encoding')).toBeNull()
+    expect(JSON.parse(await plain.text()).data).toEqual(ref.data)
+  })
+
   it('small answers (under 1 KB) and problems are sent as they are', async () => {
     const res = await t.get('/v1/markets/ticker?coin=NOPE', key, { 'accept-encoding': 'gzip' })
     expect(res.status).toBe(400)
