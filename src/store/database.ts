@@ -1,6 +1,7 @@
 // The store: one Prisma client on a driver adapter (PGlite in process, or PostgreSQL), plus a raw SQL
 // channel on the same database for bulk writes and hot reads (Prisma's per-row cost is too high there).
 import fs from 'node:fs/promises'
+import path from 'node:path'
 import { readFileSync } from 'node:fs'
 import type { PGlite } from '@electric-sql/pglite'
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils'
@@ -72,7 +73,7 @@ export interface Database {
   ping(timeoutMs: number): Promise<boolean>
   migrationFactory(): Promise<SqlMigrationAwareDriverAdapterFactory>
   /**
-   * The embedded store's hand-off to the next process that opens it (null elsewhere): bytes a process leaves beside
+   * The embedded store's hand-off to the next process that opens it (null elsewhere): bytes a process leaves with
    * the store as it closes it, which only that next process is given — every opener takes the file away before it
    * can write, so bytes that describe the store as it was closed are never read after anything else wrote to it. A
    * crash leaves nothing. The server leaves its hot series here (market/series-snapshot.ts).
@@ -88,8 +89,12 @@ export interface Handoff {
   leave(bytes: Uint8Array): Promise<void>
 }
 
-/** the hand-off file beside an embedded store's directory (like its lock, data-dir-lock.ts) */
-export const handoffFile = (dir: string): string => `${dir}.handoff`
+/**
+ * The hand-off file, inside the store's directory (PostgreSQL leaves files it does not know alone): a copy of the
+ * stopped store — a backup — carries the hand-off that matches it, and a store restored from an older copy never
+ * meets the newer store's hand-off.
+ */
+export const handoffFile = (dir: string): string => path.join(dir, 'series.handoff')
 
 function readIfThere(file: string): Uint8Array | null {
   try {

@@ -33,6 +33,25 @@ describe('Database.handoff', () => {
     await db.close()
   })
 
+  it('travels with a copy of the stopped store: a restored backup gets the bytes left with it, not newer ones', { timeout: 60_000 }, async () => {
+    const dir = path.join(root, 'restored')
+    const backup = path.join(root, 'backup')
+    const open = () => openDatabase({ kind: 'pglite', dir }, { migrate: false })
+    let db = await open()
+    await db.handoff!.leave(Buffer.from('as backed up'))
+    await db.close()
+    fs.cpSync(dir, backup, { recursive: true })
+    db = await open()
+    db.handoff!.take()
+    await db.handoff!.leave(Buffer.from('newer'))
+    await db.close()
+    fs.rmSync(dir, { recursive: true })
+    fs.cpSync(backup, dir, { recursive: true })
+    db = await open()
+    expect(Buffer.from(db.handoff!.take()!).toString()).toBe('as backed up')
+    await db.close()
+  })
+
   it('is absent on an in-memory store', async () => {
     const db = await openDatabase({ kind: 'pglite', dir: null }, { migrate: false })
     expect(db.handoff).toBeNull()
