@@ -8,6 +8,7 @@ import { classifyRegime, REGIME_HISTORY_HOURS, REGIME_WINDOW_HOURS, type RegimeH
 import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../../domain/time.js'
 import { EXCHANGE_IDS, type ExchangeId } from '../../domain/exchanges.js'
 import type { CoinPoint } from '../series.js'
+import type { SampleCell } from '../series-ring.js'
 import type { MarketState } from '../state.js'
 import { liveSamples } from './market-data.js'
 import { cacheOf, VersionedCache } from './versioned-cache.js'
@@ -208,15 +209,48 @@ export function perpQuoteVolume(market: MarketState, coin: string, from: number,
 export function seriesHistory(market: MarketState, coin: string, now: number) {
   const only = new Set([coin])
   const live = liveSamples(market, only).filter((s) => s.ts <= now)
-  const asSample = (c: ReturnType<typeof market.series.minutes.perpSamples>[number]) => ({
-    exchange: c.exchange,
-    ts: c.ts,
-    fundingRate: c.rate,
-    fundingIntervalHours: c.interval,
-    markPrice: c.mark,
-    openInterest: c.oi,
-  })
-  const fundingSamples = [...market.series.hours.perpSamples(coin, now - 7 * DAY_MS - HOUR_MS, now).map(asSample), ...live]
-  const oiSamples = [...market.series.minutes.perpSamples(coin, now - DAY_MS - 10 * MINUTE_MS, now).map(asSample), ...live]
+  const hour = floorTo(now, HOUR_MS)
+  const grids = market.series
+  // the cells before the hour in progress are kept until a change reaches into them (a live write touches only the
+  // hour in progress) or the windows' first bucket moves (keyed by the minute they start in); only the hour in
+  // progress is read again after every write
+  const head = memoized(
+    market,
+    `history:${coin}`,
+    Math.ceil(now / MINUTE_MS),
+    () => ({
+      funding: grids.hours.perpSamples(coin, now - 7 * DAY_MS - HOUR_MS, hour).map(historySample),
+      oi: grids.minutes.perpSamples(coin, now - DAY_MS - 10 * MINUTE_MS, hour).map(historySample),
+    }),
+    hour,
+  )
+  const fundingSamples = [...byExchange(head.funding, grids.hours.perpSamples(coin, hour, now).map(historySample)), ...live]
+  const oiSamples = [...byExchange(head.oi, grids.minutes.perpSamples(coin, hour, now).map(historySample)), ...live]
   return { fundingSamples, oiSamples }
+}
+
+const historySample = (c: SampleCell & { exchange: ExchangeId }) => ({
+  exchange: c.exchange,
+  ts: c.ts,
+  fundingRate: c.rate,
+  fundingIntervalHours: c.interval,
+  markPrice: c.mark,
+  openInterest: c.oi,
+})
+
+/**
+ * Two reads of the same tracks over consecutive windows, each by exchange (in the series' venue order) then time,
+ * joined in that order: the rows one read of the whole window gives.
+ */
+export function byExchange<T extends { exchange: ExchangeId }>(head: readonly T[], tail: readonly T[]): T[] {
+  const out: T[] = []
+  let i = 0
+  let j = 0
+  while (i < head.length || j < tail.length) {
+    // the next exchange in order: the smaller of the two reads' current ones
+    const e = j >= tail.length || (i < head.length && head[i]!.exchange <= tail[j]!.exchange) ? head[i]!.exchange : tail[j]!.exchange
+    while (i < head.length && head[i]!.exchange === e) out.push(head[i++]!)
+    while (j < tail.length && tail[j]!.exchange === e) out.push(tail[j++]!)
+  }
+  return out
 }
