@@ -60,10 +60,13 @@ export class MarketState {
     return this.coinList
   }
 
-  /** make sure every default coin and exchange row exists, then load the coin universe from the store */
   /** where load() took the hot series from: the snapshot the last process left at shutdown, or the store */
   seriesFrom: 'snapshot' | 'store' | null = null
 
+  /**
+   * Make sure every default coin and exchange row exists, then load the coin universe from the store, and the hot
+   * series from the snapshot the last process left with the store (Database.handoff) or, without one, from the store.
+   */
   async load(): Promise<void> {
     const { prisma } = this.db
     await prisma.coin.createMany({ data: DEFAULT_COINS.map((symbol) => ({ symbol, source: 'default' })), skipDuplicates: true })
