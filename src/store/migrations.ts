@@ -73,6 +73,22 @@ export async function createMigration(
   return dir
 }
 
+/**
+ * The migrations in `migrationsDir` that the store has not applied (finished, not rolled back), from Prisma's own
+ * bookkeeping table; null when the store cannot say (no such table yet). An empty list means `migrate deploy` would
+ * do nothing, so a start can skip loading the schema engine.
+ */
+export async function unappliedMigrations(sql: { query<T>(text: string): Promise<T[]> }, migrationsDir = MIGRATIONS_DIR): Promise<string[] | null> {
+  const entries = await fs.readdir(migrationsDir, { withFileTypes: true }).catch(() => [])
+  const local = entries.filter((e) => e.isDirectory()).map((e) => e.name)
+  const rows = await sql
+    .query<{ migration_name: string }>('SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL')
+    .catch(() => null)
+  if (!rows) return null
+  const applied = new Set(rows.map((r) => r.migration_name))
+  return local.filter((name) => !applied.has(name)).sort()
+}
+
 /** What `prisma migrate deploy` does: apply pending migrations under Prisma's advisory lock. */
 export async function applyMigrations(factory: SqlMigrationAwareDriverAdapterFactory, { migrationsDir = MIGRATIONS_DIR } = {}): Promise<string[]> {
   const engine = await openSchemaEngine(factory)

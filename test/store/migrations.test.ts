@@ -2,7 +2,7 @@ import { PGlite } from '@electric-sql/pglite'
 import { afterAll, describe, expect, it } from 'vitest'
 import { openDatabase } from '../../src/store/database.js'
 import { pgliteMigrationFactory, pgMigrationFactory } from '../../src/store/migration-adapters.js'
-import { applyMigrations, listMigrations, pendingSchemaChanges } from '../../src/store/migrations.js'
+import { applyMigrations, listMigrations, pendingSchemaChanges, unappliedMigrations } from '../../src/store/migrations.js'
 import { freshSchema, requirePostgresInCi } from '../helpers/postgres.js'
 
 const TABLES = ['account', 'alert_delivery', 'alert_rule', 'api_key', 'backfill_day', 'candle_1h', 'candle_1m', 'coin', 'credit_ledger', 'exchange', 'funding_rate', 'large_trade', 'liquidation_minute', 'liquidation_order', 'market_sample', 'minute_partial', 'order_book', 'payment_event', 'positioning_sample']
@@ -28,6 +28,20 @@ describe('migrations (WASM schema engine)', () => {
     expect(rows.map((r) => r.table_name)).toEqual(TABLES)
     const applied = await pg.query<{ migration_name: string; finished: boolean }>('SELECT migration_name, finished_at IS NOT NULL AS finished FROM _prisma_migrations ORDER BY migration_name')
     expect(applied.rows).toEqual(names.map((migration_name) => ({ migration_name, finished: true })))
+  })
+
+  it('says which migrations a store lacks, from Prisma\'s bookkeeping (so an up-to-date store opens without the schema engine)', async () => {
+    const pg = new PGlite()
+    dbs.push(pg)
+    const sql = { query: async <T>(text: string) => (await pg.query<T>(text)).rows }
+    const names = (await listMigrations()).migrationDirectories.map((m) => m.path)
+    expect(await unappliedMigrations(sql)).toBeNull() // no bookkeeping table yet: cannot say
+    await applyMigrations(await pgliteMigrationFactory(pg))
+    expect(await unappliedMigrations(sql)).toEqual([])
+    // a migration rolled back, or one that did not finish, is still to apply
+    await pg.query(`UPDATE _prisma_migrations SET rolled_back_at = now() WHERE migration_name = $1`, [names.at(-1)])
+    await pg.query(`UPDATE _prisma_migrations SET finished_at = NULL WHERE migration_name = $1`, [names[0]])
+    expect(await unappliedMigrations(sql)).toEqual([names[0], names.at(-1)])
   })
 
   it('enforces a non-negative balance in the database itself', async () => {
