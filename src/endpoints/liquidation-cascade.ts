@@ -3,15 +3,13 @@
 import { z } from 'zod'
 import type { Coverage, CoverageGap } from '../analytics/coverage.js'
 import { simulateCascade } from '../analytics/liquidation-cascade.js'
-import { calibrateVenue } from '../analytics/liquidation-calibration.js'
-import { LIQUIDATION_FEEDS } from '../domain/liquidations.js'
 import { coinParam, exchangeParam, positiveParam } from '../domain/params.js'
 import { unavailable } from '../errors.js'
 import { CascadeRef } from '../graphql/schema/profile.js'
 import { DAY_MS, HOUR_MS, floorTo } from '../domain/time.js'
 import { EXCHANGE_IDS, type ExchangeId } from '../domain/exchanges.js'
-import { coverageOf, missingExchanges, hourRanges, type CoverageContext } from '../market/read/coverage.js'
-import { CASCADE_OI_HOURS, venueLiquidationMap } from '../market/read/signal-inputs.js'
+import { coverageOf, missingExchanges, type CoverageContext } from '../market/read/coverage.js'
+import { CASCADE_OI_HOURS, calibratedLiquidationMaps, oiHourRanges } from '../market/read/signal-inputs.js'
 import { coinHvnZones } from '../market/read/volume-at-price.js'
 import { loadAll, requestLoaders } from '../market/read/request-loaders.js'
 import { defineEndpoint } from './define.js'
@@ -41,28 +39,13 @@ export const liquidationCascade = defineEndpoint({
         const startPrice = marks.reduce((s, r) => s + r.markPrice!, 0) / marks.length
         // each venue's positions are liquidated by its own build-up and its own tiers: no netting across venues
         const venues = EXCHANGE_IDS.filter((e) => !exchange || e === exchange)
-        const modelled = venues.map((e) => venueLiquidationMap(market, coin, e, ctx.now))
         // observed liquidations over the maps' own build-up window calibrate each venue's levels where it published enough
-        const window = modelled[0]!.window
-        const minutes = await market.reader.liquidationMinutes([coin], window.from, window.to, exchange)
-        const maps = modelled.map((m) => {
-          const mine = minutes.filter((r) => r.exchange === m.exchange)
-          const calibration = calibrateVenue({
-            published: LIQUIDATION_FEEDS[m.exchange].published,
-            note: LIQUIDATION_FEEDS[m.exchange].note,
-            orders: mine.reduce((s, r) => s + r.longCount + r.shortCount, 0),
-            observedUsd: mine.reduce((s, r) => s + r.longUsd + r.shortUsd, 0),
-            modelledUsd: m.sweptUsd,
-          })
-          const f = calibration.factor
-          const levels = f === 1 ? m.levels : m.levels.map((l) => ({ ...l, notionalUsd: l.notionalUsd * f }))
-          return { ...m, levels, estimatedUsd: m.estimatedUsd * f, calibration }
-        })
+        const { window, maps, levels } = await calibratedLiquidationMaps(market, coin, venues, exchange, ctx.now)
         const zones = await coinHvnZones(market, { coin, marketType: 'perp', start: ctx.now - DAY_MS, end: ctx.now, exchange })
         const result = simulateCascade({
           currentPrice: startPrice,
           triggerPrice,
-          liquidations: maps.flatMap((m) => m.levels),
+          liquidations: levels,
           book: { bids: bookList.flatMap((b) => b.bids), asks: bookList.flatMap((b) => b.asks) },
           hvnZones: zones,
           exchanges: venues,
@@ -98,8 +81,7 @@ export const liquidationCascade = defineEndpoint({
 function cascadeCoverage(ctx: CoverageContext, coin: string, booked: readonly ExchangeId[], only?: ExchangeId): Coverage {
   const to = floorTo(ctx.now, HOUR_MS) + HOUR_MS
   const from = to - (CASCADE_OI_HOURS + 1) * HOUR_MS
-  const samples = ctx.services.market.series.hours.perpSamples(coin, from, to).filter((c) => c.oi !== null && (!only || c.exchange === only))
-  const ranges = hourRanges(samples)
+  const ranges = oiHourRanges(ctx.services.market, coin, from, to, only)
   const gaps: CoverageGap[] = []
   for (const e of booked) if (!ranges.has(e)) gaps.push({ exchange: e, status: 'no_data', reason: `no ${coin} open-interest history: none of its positions are modelled` })
   for (const e of ranges.keys()) if (!booked.includes(e)) gaps.push({ exchange: e, status: 'stale', reason: `no fresh ${coin} order book: its liquidity is not walked` })

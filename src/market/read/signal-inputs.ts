@@ -10,6 +10,9 @@ import { EXCHANGE_IDS, type ExchangeId } from '../../domain/exchanges.js'
 import type { CoinPoint } from '../series.js'
 import type { SampleCell } from '../series-ring.js'
 import type { MarketState } from '../state.js'
+import { calibrateVenue } from '../../analytics/liquidation-calibration.js'
+import { LIQUIDATION_FEEDS } from '../../domain/liquidations.js'
+import { hourRanges } from './coverage.js'
 import { liveSamples } from './market-data.js'
 import { cacheOf, VersionedCache } from './versioned-cache.js'
 
@@ -24,7 +27,7 @@ const caches = new WeakMap<object, VersionedCache<unknown>>()
  * One result per key, reused while the series version and the stamp (e.g. the current minute) stay the same; with
  * `before`, for a result that reads only buckets before that time, while no change touched them.
  */
-function memoized<T>(market: MarketState, key: string, stamp: number, compute: () => T, before?: number): T {
+function memoized<T>(market: MarketState, key: string, stamp: number | string, compute: () => T, before?: number): T {
   const version = before === undefined ? market.series.version : `<${market.series.versionBefore(before)}`
   return cacheOf(caches, market, { maxEntries: 512 }).get(key, `${version}|${stamp}`, compute) as T
 }
@@ -166,6 +169,41 @@ export function venueLiquidationMap(market: MarketState, coin: string, exchange:
     const to = floorTo(now, HOUR_MS) + HOUR_MS
     return { exchange, levels, estimatedUsd: levels.reduce((s, l) => s + l.notionalUsd, 0), tiers, hours: series.length, sweptUsd: map.sweptUsd, window: { from: to - CASCADE_OI_HOURS * HOUR_MS, to } }
   })
+}
+
+/**
+ * Each venue's liquidation map calibrated by the liquidations that venue published over the map's build-up window
+ * (analytics/liquidation-calibration.ts), with every level in one list: once per data refresh (the series and the
+ * stored liquidations), not per answer — the calibration reads a week of liquidation minutes.
+ */
+export function calibratedLiquidationMaps(market: MarketState, coin: string, venues: readonly ExchangeId[], exchange: ExchangeId | undefined, now: number) {
+  const modelled = venues.map((e) => venueLiquidationMap(market, coin, e, now))
+  const window = modelled[0]!.window
+  const key = `cascade-calibrated|${coin}|${exchange ?? '*'}|${modelled.map((m) => `${m.exchange}:${m.tiers.source}`).join(',')}`
+  return memoized(market, key, `${window.from}|${market.reader.version('liquidations')}`, async () => {
+    const minutes = await market.reader.liquidationMinutes([coin], window.from, window.to, exchange)
+    const maps = modelled.map((m) => {
+      const mine = minutes.filter((r) => r.exchange === m.exchange)
+      const calibration = calibrateVenue({
+        published: LIQUIDATION_FEEDS[m.exchange].published,
+        note: LIQUIDATION_FEEDS[m.exchange].note,
+        orders: mine.reduce((s, r) => s + r.longCount + r.shortCount, 0),
+        observedUsd: mine.reduce((s, r) => s + r.longUsd + r.shortUsd, 0),
+        modelledUsd: m.sweptUsd,
+      })
+      const f = calibration.factor
+      const levels = f === 1 ? m.levels : m.levels.map((l) => ({ ...l, notionalUsd: l.notionalUsd * f }))
+      return { ...m, levels, estimatedUsd: m.estimatedUsd * f, calibration }
+    })
+    return { window, maps, levels: maps.flatMap((m) => m.levels) }
+  })
+}
+
+/** the hours of each venue's open-interest samples in [from, to) (a coverage's ranges), once per series version */
+export function oiHourRanges(market: MarketState, coin: string, from: number, to: number, only: ExchangeId | undefined) {
+  return memoized(market, `oi-hours|${coin}|${only ?? '*'}`, `${from}|${to}`, () =>
+    hourRanges(market.series.hours.perpSamples(coin, from, to).filter((c) => c.oi !== null && (!only || c.exchange === only))),
+  )
 }
 
 /** the latest composite perp close and its change from the close 24 h before that one (same minute of day) */
