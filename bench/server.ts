@@ -51,16 +51,13 @@ async function service() {
   const server = createServer(createApp(services))
   server.keepAliveTimeout = 65_000
   server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ port: (server.address() as AddressInfo).port, key: keys[0], keys, backfillMs })))
-  // as `npm start` stops (src/main.ts): the last write done, the hot series are left beside the store for the next start
+  // as `npm start` stops (src/main.ts): the last write done, the hot series are left with the store for the next start
   process.on('SIGTERM', () => {
     sim.stop()
     clearInterval(timer)
     server.close()
     void flushing
-      .then(async () => {
-        const series = services.db.handoff ? services.market.series.snapshot() : null
-        if (series) await services.db.handoff!.leave(series)
-      })
+      .then(() => services.market.leaveSeries())
       .finally(() => void services.db.close().finally(() => process.exit(0)))
   })
 }

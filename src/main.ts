@@ -61,8 +61,7 @@ async function main() {
     logger.info('flushing market data')
     await running.stop()
     // everything is written: the hot series now mirror the store as it closes, and the next start takes them from here
-    const series = services.db.handoff ? services.market.series.snapshot() : null
-    if (series) await services.db.handoff!.leave(series).catch((err: unknown) => logger.warn({ err }, 'the hot series could not be left for the next start'))
+    await services.market.leaveSeries().catch((err: unknown) => logger.warn({ err }, 'the hot series could not be left for the next start'))
     await services.db.close()
     logger.info('stopped')
     process.exit(0)

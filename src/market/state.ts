@@ -82,6 +82,15 @@ export class MarketState {
     for (const e of this.exchangeRows) if (e.lastEventAt) this.lastEvent.set(e.id as ExchangeId, e.lastEventAt.getTime())
   }
 
+  /**
+   * Leave the hot series with the embedded store for the next start's load() (nothing on PostgreSQL). Only once
+   * everything is written and nothing writes any more: the series must mirror the store as it closes.
+   */
+  async leaveSeries(): Promise<void> {
+    const series = this.db.handoff ? this.series.snapshot() : null
+    if (series) await this.db.handoff!.leave(series)
+  }
+
   /** the exchange rows as stored (what other processes last persisted), re-read with every persist */
   exchangeRows: Exchange[] = []
 
