@@ -79,14 +79,13 @@ export async function createMigration(
  * do nothing, so a start can skip loading the schema engine.
  */
 export async function unappliedMigrations(sql: { query<T>(text: string): Promise<T[]> }, migrationsDir = MIGRATIONS_DIR): Promise<string[] | null> {
-  const entries = await fs.readdir(migrationsDir, { withFileTypes: true }).catch(() => [])
-  const local = entries.filter((e) => e.isDirectory()).map((e) => e.name)
+  const local = (await listMigrations(migrationsDir)).migrationDirectories.map((m) => m.path)
   const rows = await sql
     .query<{ migration_name: string }>('SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL')
     .catch(() => null)
   if (!rows) return null
   const applied = new Set(rows.map((r) => r.migration_name))
-  return local.filter((name) => !applied.has(name)).sort()
+  return local.filter((name) => !applied.has(name))
 }
 
 /** What `prisma migrate deploy` does: apply pending migrations under Prisma's advisory lock. */
