@@ -1,7 +1,7 @@
 // GET /v1/signals/regime (3 credits): one coin's current market regime with the inputs and thresholds that decided it,
 // and its regime history at the chosen interval (the series window and paging parameters).
 import { z } from 'zod'
-import type { Coverage, WindowRange } from '../analytics/coverage.js'
+import type { Coverage } from '../analytics/coverage.js'
 import type { ExchangeId } from '../domain/exchanges.js'
 import { REGIME_THRESHOLDS } from '../analytics/regime.js'
 import { coinParam, enumParam, ruleIssue } from '../domain/params.js'
@@ -11,10 +11,8 @@ import { HOUR_MS, floorTo } from '../domain/time.js'
 import { Interval, INTERVAL_MS } from '../domain/windows.js'
 import { builder } from '../graphql/builder.js'
 import { CoverageRef } from '../graphql/schema/common.js'
-import { coverageOf, hourRanges } from '../market/read/coverage.js'
-import { coinRegime, regimeHistory, type RegimePoint } from '../market/read/signal-inputs.js'
-import { cacheOf, type VersionedCache } from '../market/read/versioned-cache.js'
-import type { MarketState } from '../market/state.js'
+import { coverageOf } from '../market/read/coverage.js'
+import { closeHourRanges, coinRegime, regimeHistory, type RegimePoint } from '../market/read/signal-inputs.js'
 import { defineEndpoint } from './define.js'
 import { fragmentList } from '../graphql/list-fragments.js'
 
@@ -88,20 +86,6 @@ const RegimeRef = builder.objectRef<Payload>('CoinRegime').implement({
   }),
 })
 
-const closeRangeCaches = new WeakMap<object, VersionedCache<Map<ExchangeId, WindowRange>>>()
-
-/**
- * Each venue's span of complete hours in [from, to): the classifier reads complete hours only, so the hour in
- * progress is no coverage either. The hours in reach are the same for every `from` and `to` within one hour, and
- * they change only with a change of the series before `to`: kept per those, not recomputed per request.
- */
-function closeRanges(market: MarketState, coin: string, from: number, to: number): Map<ExchangeId, WindowRange> {
-  const [fromHour, toHour] = [Math.ceil(from / HOUR_MS), Math.ceil(to / HOUR_MS)]
-  return cacheOf(closeRangeCaches, market, { maxEntries: 64 }).get(`${coin}|${fromHour}|${toHour}`, market.series.versionBefore(toHour * HOUR_MS), () =>
-    hourRanges(market.series.hours.perpCloses(coin, from, to)),
-  )
-}
-
 export const regime = defineEndpoint({
   path: '/v1/signals/regime',
   field: 'regime',
@@ -123,11 +107,12 @@ export const regime = defineEndpoint({
         const history = regimeHistory(market, v.coin, page.slots, intervalMs, ctx.now)
         const hour = floorTo(ctx.now, HOUR_MS)
         const current = { ...coinRegime(market, v.coin, ctx.now), ts: hour, asOf: hour }
+        // the classifier reads complete hours only: the hour in progress enters no regime, so it is no coverage either
         const used = new Set<string>()
         for (const p of history) for (const e of p.exchanges) used.add(e)
         const coverage = coverageOf(ctx, {
           used: used as Set<ExchangeId>, noData: () => `no complete hour of ${v.coin} perp candles in the window`,
-          requested: { from: page.start, to: page.end }, ranges: closeRanges(market, v.coin, page.start, Math.min(page.end, hour)), toleranceMs: HOUR_MS,
+          requested: { from: page.start, to: page.end }, ranges: closeHourRanges(market, v.coin, page.start, Math.min(page.end, hour)), toleranceMs: HOUR_MS,
         })
         return { coin: v.coin, interval: v.interval, start: page.start, end: page.end, asOf: Math.min(page.end, ctx.now), current, history, coverage, next: page.next }
       },

@@ -199,6 +199,16 @@ export function calibratedLiquidationMaps(market: MarketState, coin: string, ven
   })
 }
 
+/**
+ * Each venue's span of hours with a perp close in [from, to) (a coverage's ranges). The hours in reach are the same
+ * for every `from` and `to` within one hour, and change only with a change of the series before `to`'s hour: kept
+ * per those, not recomputed per request.
+ */
+export function closeHourRanges(market: MarketState, coin: string, from: number, to: number) {
+  const [fromHour, toHour] = [Math.ceil(from / HOUR_MS), Math.ceil(to / HOUR_MS)]
+  return memoized(market, `close-hours|${coin}|${fromHour}|${toHour}`, toHour, () => hourRanges(market.series.hours.perpCloses(coin, from, to)), toHour * HOUR_MS)
+}
+
 /** the hours of each venue's open-interest samples in [from, to) (a coverage's ranges), once per series version */
 export function oiHourRanges(market: MarketState, coin: string, from: number, to: number, only: ExchangeId | undefined) {
   return memoized(market, `oi-hours|${coin}|${only ?? '*'}`, `${from}|${to}`, () =>
