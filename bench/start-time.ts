@@ -1,6 +1,6 @@
 // Start to first healthy answer of the service exactly as a user starts it — `npm start` (scripts/start.mjs with the
 // package's V8 flags) on the embedded store the bench filled — after a clean stop (SIGTERM: the hot series left
-// beside the store are taken back) and after an unclean one (no snapshot: the series are read from the store).
+// with the store are taken back) and after an unclean one (no snapshot: the series are read from the store).
 import { spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -43,7 +43,7 @@ async function stop(r: Running): Promise<void> {
 }
 
 export async function benchStart(root: string, dataDir: string): Promise<{ warmMs: number; coldMs: number }> {
-  // a first run builds (once) and, stopped cleanly, leaves its series beside the store
+  // a first run builds (once) and, stopped cleanly, leaves its series with the store
   await stop(await startService(root, dataDir))
   const warm = await startService(root, dataDir)
   await stop(warm)
