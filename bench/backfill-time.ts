@@ -1,5 +1,6 @@
 // Times the simulated backfill on a fresh embedded store: `npx tsx bench/backfill-time.ts [days] [coins]`.
 // Prints one JSON line: wall time, bars written, and the time the simulator alone takes for the same range.
+// BENCH_HISTORY=main simulates on the main thread instead of the worker thread npm start uses.
 import { pino } from 'pino'
 import { createServices } from '../src/bootstrap.js'
 import { loadConfig } from '../src/config.js'
@@ -7,6 +8,7 @@ import { runBackfill } from '../src/market/backfill.js'
 import { DAY_MS, MINUTE_MS } from '../src/domain/time.js'
 import { DEFAULT_COINS } from '../src/market/coins.js'
 import { MarketSimulator } from '../src/market/simulator/index.js'
+import { WorkerHistory } from '../src/market/simulator/worker-history.js'
 
 const days = Number(process.argv[2] ?? 30)
 const coins = process.argv[3] ? process.argv[3].split(',') : [...DEFAULT_COINS]
@@ -28,8 +30,11 @@ const config = loadConfig({ ...process.env, DATABASE_URL: dir, LOG_LEVEL: 'warn'
 const services = await createServices(config, { logger: pino({ level: 'warn' }) })
 const cpu1 = process.cpuUsage()
 const t1 = performance.now()
-const r = await runBackfill({ db: services.db, market: services.market, source: new MarketSimulator({ seed: 42, coins }), sourceName: 'time', now, days })
+// as npm start backfills: simulated on a worker thread (BENCH_HISTORY=main: on this thread, as before)
+const source = process.env.BENCH_HISTORY === 'main' ? new MarketSimulator({ seed: 42, coins }) : new WorkerHistory({ seed: 42, coins })
+const r = await runBackfill({ db: services.db, market: services.market, source, sourceName: 'time', now, days })
 const wallMs = performance.now() - t1
+if (source instanceof WorkerHistory) await source.close()
 const bfCpu = process.cpuUsage(cpu1)
 // CPU seconds (user + system) too: on a shared machine they vary less than wall time
 const cpuS = (c: NodeJS.CpuUsage) => +((c.user + c.system) / 1e6).toFixed(1)

@@ -28,24 +28,36 @@ const fmt = (n: number, d = 1) => n.toLocaleString('en-US', { maximumFractionDig
 /** the service runs as `npm start` runs it: the JavaScript build (scripts/build.mjs), not through the tsx loader */
 const BUILD = build(['src', 'bench'])
 
-async function start(env: Record<string, string>): Promise<{ proc: ChildProcess; info: { port: number; key?: string; keys?: string[]; backfillMs?: number } }> {
+async function start(env: Record<string, string>): Promise<{ proc: ChildProcess; info: { port: number; key?: string; keys?: string[] }; backfilled: Promise<number> }> {
   const proc = spawn(process.execPath, [...NODE_FLAGS, path.join(await BUILD, 'bench', 'server.js')], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
+  // the server says {port, …} when it listens and {backfillMs} when the backfill behind it is done (the same line for the bare one)
+  let done: (ms: number) => void = () => {}
+  const backfilled = new Promise<number>((r) => (done = r))
   return new Promise((resolve, reject) => {
     let out = ''
     proc.stdout!.on('data', (d: Buffer) => {
       out += d.toString()
-      const line = out.split('\n').find((l) => l.startsWith('{'))
-      if (line) resolve({ proc, info: JSON.parse(line) as never })
+      const lines = out.split('\n')
+      out = lines.pop()!
+      for (const l of lines.filter((l) => l.startsWith('{'))) {
+        const msg = JSON.parse(l) as { port?: number; backfillMs?: number }
+        if (msg.port !== undefined) resolve({ proc, info: msg as never, backfilled })
+        if (msg.backfillMs !== undefined) done(msg.backfillMs)
+      }
     })
-    proc.on('exit', (code) => reject(new Error(`bench server exited with ${code}`)))
+    proc.on('exit', (code) => {
+      done(NaN)
+      reject(new Error(`bench server exited with ${code}`))
+    })
   })
 }
 
-async function load(opts: { url: string; connections: number; key?: string; method?: 'GET' | 'POST'; body?: string; seconds?: number; headers?: Record<string, string> }) {
+async function load(opts: { url: string; connections: number; key?: string; method?: 'GET' | 'POST'; body?: string; seconds?: number; headers?: Record<string, string>; rate?: number }) {
   const r = await autocannon({
     url: opts.url,
     connections: opts.connections,
     duration: opts.seconds ?? SECONDS,
+    ...(opts.rate ? { overallRate: opts.rate } : {}),
     method: opts.method ?? 'GET',
     body: opts.body,
     headers: { ...(opts.key ? { authorization: `Bearer ${opts.key}` } : {}), ...(opts.body ? { 'content-type': 'application/json' } : {}), ...opts.headers },
@@ -111,9 +123,17 @@ async function main() {
   const store = { DATABASE_URL: `pglite:${path.join(dir, 'pglite')}`, BENCH_COINS: coins.join(','), BENCH_DAYS: String(days) }
   console.log(`backfilling ${days} days of ${coins.length} coins into the embedded store…`)
   const filler = await start(store)
-  const backfillMs = filler.info.backfillMs ?? 0
+  // the API while the backfill runs behind it (as after `npm start` on an empty store), then the same load on the same
+  // server once it is done: a caller's steady 100 requests/s, not a saturating load, which would only slow the backfill
+  const ticker = { url: `http://127.0.0.1:${filler.info.port}/v1/markets/ticker?coin=BTC`, connections: 10, key: filler.info.key, rate: 100 }
+  const during = ONLY.has('backfill') ? await load(ticker) : null
+  const backfillMs = await filler.backfilled
+  const idle = during ? await load(ticker) : null
   if (ONLY.has('backfill') && (!keep || backfillMs > 60_000))
-    rows.push({ bench: `backfill ${days} d × ${coins.length} coins (simulator → aggregates → store)`, measured: `${fmt(backfillMs / 1000)} s`, baseline: '90 s target', ratio: backfillMs / 90_000, target: '< 90 s (ratio < 1)', pass: backfillMs < 90_000 })
+    rows.push({ bench: `backfill ${days} d × ${coins.length} coins (simulator on a worker thread → aggregates → store), behind a listening server`, measured: `${fmt(backfillMs / 1000)} s`, baseline: '90 s target', ratio: backfillMs / 90_000, target: '< 90 s (ratio < 1)', pass: backfillMs < 90_000 })
+  // only when the load ran inside the backfill (a kept, filled store backfills only today's part)
+  if (during && idle && backfillMs > (SECONDS + 2) * 1000)
+    rows.push({ bench: 'ticker p99 at 100 req/s (10 conns) during the backfill, vs the same once it is done', measured: `p99 ${during.p99} ms (mean ${fmt(during.mean)} ms)`, baseline: `p99 ${idle.p99} ms (mean ${fmt(idle.mean)} ms) idle`, ratio: during.p99 / Math.max(idle.p99, 1), target: '≤ 1.5× idle', pass: during.p99 <= 1.5 * Math.max(idle.p99, 1) })
   const fillerRss = await rss(filler.info.port)
   filler.proc.kill('SIGTERM')
   await new Promise((r) => filler.proc.once('exit', r))
@@ -124,6 +144,8 @@ async function main() {
   }
   // the steady state: a service started on the filled store (what a restart, or any later day, looks like)
   const svc = await start(store)
+  // today's part of the window is backfilled at every start: measured after it
+  await svc.backfilled
   const { port, key } = svc.info
 
   const base = `http://127.0.0.1:${port}`
@@ -177,12 +199,15 @@ async function main() {
   } finally {
     bl.proc.kill('SIGTERM')
     svc.proc.kill('SIGTERM')
+    // its last writes (the series left for the next start) go into the store's directory: done before it is removed
+    await new Promise((r) => svc.proc.once('exit', r))
   }
 
   // 7. the same cheap reads and memory with PostgreSQL as the store (database work off the service's thread)
   if (ONLY.has('postgres') && (await postgresAvailable())) {
     const schema = await freshSchema('benchsvc')
     const pgSvc = await start({ DATABASE_URL: schema.url, BENCH_COINS: coins.join(','), BENCH_DAYS: '0.1' })
+    await pgSvc.backfilled
     try {
       const bare = await start({ BENCH_BASELINE: '1', BENCH_BODY: tickerBody })
       await cheapReads(' on PostgreSQL', pgSvc, bare)

@@ -5,7 +5,7 @@ import { createServices } from '../bootstrap.js'
 import { loadConfig } from '../config.js'
 import { planBackfill, runBackfill } from '../market/backfill.js'
 import { DEFAULT_COINS } from '../market/coins.js'
-import { MarketSimulator } from '../market/simulator/index.js'
+import { WorkerHistory } from '../market/simulator/worker-history.js'
 import { BACKFILL_USAGE, parseBackfillArgs, UsageError } from './backfill-args.js'
 import { backfillReporter, describePlan } from './backfill-progress.js'
 
@@ -22,6 +22,8 @@ async function main(): Promise<number> {
   const sourceName = `simulator:${seed}`
   const now = Date.now()
   const t0 = Date.now()
+  // simulated on a worker thread while this one writes (src/market/simulator/worker-history.ts)
+  const history = new WorkerHistory({ seed, coins: DEFAULT_COINS })
   try {
     const chunks = await planBackfill(services.db, sourceName, now, days)
     console.log(`backfill: ${describePlan(chunks)}`)
@@ -30,7 +32,7 @@ async function main(): Promise<number> {
     const out = await runBackfill({
       db: services.db,
       market: services.market,
-      source: new MarketSimulator({ seed, coins: DEFAULT_COINS }),
+      source: history,
       sourceName,
       now,
       days,
@@ -40,6 +42,7 @@ async function main(): Promise<number> {
     console.log(`backfilled ${out.bars} 1-minute bars in ${((Date.now() - t0) / 1000).toFixed(1)} s`)
     return 0
   } finally {
+    await history.close()
     await services.db.close()
   }
 }

@@ -13,8 +13,12 @@ import type { MarketState } from './state.js'
 
 export interface HistorySource {
   /** emit the events of [fromTs, toTs) into sink, deterministically: trades as 1-minute bars, samples per slot, no books */
-  simulateRange(fromTs: number, toTs: number, sink: EventSink & BarSink, options: { sampleEveryMs: number; books: false }): unknown
+  simulateRange(fromTs: number, toTs: number, sink: EventSink & BarSink, options: HistoryOptions): unknown
+  /** the range that will be asked for next: a source that simulates elsewhere (a worker thread) starts on it now */
+  prefetch?(fromTs: number, toTs: number, options: HistoryOptions): void
 }
+
+type HistoryOptions = { sampleEveryMs: number; books: false }
 
 export interface BackfillChunk {
   from: number
@@ -29,6 +33,21 @@ export interface BackfillChunk {
 
 /** history samples are coarser than live ones: 5 minutes is plenty for 1h/4h/24h changes and keeps the backfill fast */
 const HISTORY_SAMPLE_MS = 5 * MINUTE_MS
+/** history keeps no books (only the live feed's latest book is stored) */
+const HISTORY: HistoryOptions = { sampleEveryMs: HISTORY_SAMPLE_MS, books: false }
+/** ranges a source that simulates elsewhere is asked for ahead of the one being written */
+const LOOKAHEAD = 2
+
+/** a chunk's ranges, an hour at a time (its first and last may be parts of hours) */
+function hoursOf(c: { from: number; to: number }): [number, number][] {
+  const out: [number, number][] = []
+  for (let from = c.from; from < c.to; ) {
+    const to = Math.min(c.to, floorTo(from, HOUR_MS) + HOUR_MS)
+    out.push([from, to])
+    from = to
+  }
+  return out
+}
 
 export async function planBackfill(db: Database, source: string, now: number, days: number): Promise<BackfillChunk[]> {
   const end = floorTo(now, MINUTE_MS)
@@ -89,6 +108,11 @@ export async function runBackfill(opts: {
   const status = { source: opts.sourceName, windowFrom, windowTo, completeFrom: chunks[0]?.to ?? windowFrom, chunks: chunks.length, chunksDone: 0, done: chunks.length === 0 }
   opts.market.backfill = status
   let bars = 0
+  // every range the chunks will ask the source for, in order: a source that simulates elsewhere works ahead
+  const hours = chunks.map(hoursOf)
+  const queue = hours.flat()
+  let asked = 0
+  let taken = 0
   for (const [i, c] of chunks.entries()) {
     if (opts.aborted?.()) break
     const ingest = new Ingest({ db: opts.db, market: opts.market, logger: opts.logger, sampleEveryMs: HISTORY_SAMPLE_MS, trackLive: false, onWritten: opts.onWritten })
@@ -96,10 +120,11 @@ export async function runBackfill(opts: {
     if (c.resume) await ingest.resume({ replayFrom: c.from, replayTo: c.to })
     // an hour at a time: small batches keep memory flat and let requests in between
     let from = c.from
-    while (from < c.to && !(from > c.from && opts.aborted?.())) {
-      const to = Math.min(c.to, floorTo(from, HOUR_MS) + HOUR_MS)
-      // history keeps no books (only the live feed's latest book is stored)
-      opts.source.simulateRange(from, to, ingest, { sampleEveryMs: HISTORY_SAMPLE_MS, books: false })
+    for (const [, to] of hours[i]!) {
+      if (from > c.from && opts.aborted?.()) break
+      for (; asked < Math.min(queue.length, taken + 1 + LOOKAHEAD); asked++) opts.source.prefetch?.(queue[asked]![0], queue[asked]![1], HISTORY)
+      taken++
+      await opts.source.simulateRange(from, to, ingest, HISTORY)
       // every event before `to` has been emitted: the minutes up to it are whole
       ingest.advance(to)
       // a whole hour of a fresh chunk is new in every table (no minute of it is stored, so neither is its rollup, and

@@ -12,6 +12,7 @@ import { Ingest } from './ingest.js'
 import { MINUTE_MS } from '../domain/time.js'
 import { readResumablePartials } from './store/partial-minutes.js'
 import { MarketSimulator } from './simulator/index.js'
+import { WorkerHistory } from './simulator/worker-history.js'
 import { DATA_TICK_MS } from './state.js'
 import type { ReplayPlayer } from './replay/player.js'
 import { startTierRefresh } from './tiers/refresh.js'
@@ -81,12 +82,14 @@ export async function startMarketRuntime(
     simulator.live(ingest, { now: clock, fromTs: liveFrom })
     const days = opts.backfillDays ?? config.BACKFILL_DAYS
     if (days > 0) {
-      const history = new MarketSimulator({ seed: config.SIM_SEED, coins: simulator.coins })
+      // simulated on a worker thread, ahead of the hour being written (src/market/simulator/worker-history.ts)
+      const history = new WorkerHistory({ seed: config.SIM_SEED, coins: simulator.coins, logger })
       // one process backfills (the holder of the backfill lease; a standby takes over what is left if it dies)
       startBackfill = () =>
         void (backfill = runBackfill({ db, market, source: history, sourceName: `simulator:${config.SIM_SEED}`, now, days, logger, onProgress: opts.onProgress, aborted: () => stopping, onWritten: publish?.written })
           .then((r) => logger.info({ chunks: r.chunks, bars: r.bars }, 'backfill done'))
-          .catch((err: unknown) => logger.error({ err }, 'backfill failed')))
+          .catch((err: unknown) => logger.error({ err }, 'backfill failed'))
+          .finally(() => history.close()))
       // on a later turn of the event loop: the HTTP server starts listening first (the backfill is background work)
       if (!leases) setImmediate(() => stopping || startBackfill())
     }

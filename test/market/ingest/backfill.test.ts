@@ -77,4 +77,36 @@ describe('backfill', () => {
       [NOW - (NOW % MINUTE_MS) - 1.5 * DAY_MS, oldestDay + DAY_MS, false],
     ])
   })
+
+  it('asks a source that simulates elsewhere for the next ranges before it takes the one it writes', async () => {
+    const sim = new MarketSimulator({ seed: 6, coins: ['ETH'] })
+    const log: string[] = []
+    const source = {
+      prefetch: (from: number, to: number) => void log.push(`ahead ${from}-${to}`),
+      simulateRange: (from: number, to: number, sink: Parameters<MarketSimulator['simulateRange']>[2], o: { sampleEveryMs: number; books: false }) => {
+        log.push(`take ${from}-${to}`)
+        return sim.simulateRange(from, to, sink, o)
+      },
+    }
+    const now = NOW + 3 * DAY_MS
+    const r = await runBackfill({ db: t.services.db, market: t.services.market, source, sourceName: 'ahead', now, days: 0.1 })
+    expect(r.bars).toBeGreaterThan(0)
+    const taken = log.filter((l) => l.startsWith('take')).map((l) => l.slice(5))
+    const ahead = log.filter((l) => l.startsWith('ahead')).map((l) => l.slice(6))
+    // hour by hour (the first and last parts of hours), newest chunk first; every range asked ahead once, in the
+    // order taken, each at least two ranges before it is taken (or as soon as it is among the last ones)
+    expect(taken.length).toBeGreaterThan(2)
+    expect(ahead).toEqual(taken)
+    for (const [i, range] of taken.entries()) {
+      const askedAt = log.indexOf(`ahead ${range}`)
+      const takenAt = log.indexOf(`take ${range}`)
+      expect(askedAt).toBeLessThan(takenAt)
+      if (i + 2 < taken.length) expect(log.indexOf(`ahead ${taken[i + 2]}`)).toBeLessThan(takenAt)
+    }
+    for (const range of taken) {
+      const [from, to] = range.split('-').map(Number) as [number, number]
+      expect(to - from).toBeLessThanOrEqual(HOUR_MS)
+      expect(Math.floor(from / HOUR_MS)).toBe(Math.floor((to - 1) / HOUR_MS))
+    }
+  })
 })

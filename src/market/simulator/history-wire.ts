@@ -1,0 +1,84 @@
+// A range of simulated history as it crosses from the history worker (history-worker.ts) to the main thread
+// (worker-history.ts). The bars, three quarters of what a range holds, travel as numbers in two transferable
+// Float64Arrays (their fields; their volume at price as level/buy/sell triples in the Map's own order) rather than
+// as objects, whose structured clone — every volume-at-price level a small array — cost the main thread more than
+// simulating them did. The other events (tickers, open interest, funding, liquidations, positioning) are few and
+// flat, and are cloned as they are.
+import type { MarketKey, MinuteBar } from '../bars.js'
+import type { Vap } from '../../domain/volume-at-price.js'
+import type { MarketEvent } from '../events.js'
+
+export interface WireRange {
+  /** the markets the bars name by index */
+  markets: MarketKey[]
+  /** the events other than bars, in emission order */
+  events: MarketEvent[]
+  /** per bar BAR_FIELDS numbers: its place among everything emitted, then its market and fields (below) */
+  bars: Float64Array<ArrayBuffer>
+  /** every bar's volume at price, level/buy/sell triples */
+  vap: Float64Array<ArrayBuffer>
+}
+
+const BAR_FIELDS = 14
+
+/** collects what simulateRange emits, for encode() */
+export class RangeWriter {
+  private readonly markets: MarketKey[] = []
+  private readonly marketIndex = new Map<string, number>()
+  private readonly events: MarketEvent[] = []
+  private bars: number[] = []
+  private vap: number[] = []
+  private emitted = 0
+
+  emit = (e: MarketEvent): void => {
+    this.events.push(e)
+    this.emitted++
+  }
+
+  emitBar = (b: MinuteBar): void => {
+    const key = `${b.exchange}\u0000${b.coin}\u0000${b.marketType}`
+    let m = this.marketIndex.get(key)
+    if (m === undefined) {
+      m = this.markets.push({ exchange: b.exchange, coin: b.coin, marketType: b.marketType }) - 1
+      this.marketIndex.set(key, m)
+    }
+    const v0 = this.vap.length / 3
+    for (const [level, [buy, sell]] of b.vap) this.vap.push(level, buy, sell)
+    this.bars.push(this.emitted++, m, b.ts, b.open, b.high, b.low, b.close, b.volume, b.buyVolume, b.sellVolume, b.quoteVolume, b.trades, v0, this.vap.length / 3)
+  }
+
+  encode(): WireRange {
+    return { markets: this.markets, events: this.events, bars: Float64Array.from(this.bars), vap: Float64Array.from(this.vap) }
+  }
+}
+
+/** replay a range into sink: the same calls, in the same order, as the simulator made into the RangeWriter */
+export function replayRange(r: WireRange, sink: { emit(e: MarketEvent): void; emitBar(b: MinuteBar): void }): void {
+  const { bars, vap, events, markets } = r
+  let e = 0
+  let place = 0
+  for (let i = 0; i < bars.length; i += BAR_FIELDS) {
+    for (; place < bars[i]!; place++) sink.emit(events[e++]!)
+    const k = markets[bars[i + 1]!]!
+    const levels: Vap = new Map()
+    for (let j = bars[i + 12]! * 3, end = bars[i + 13]! * 3; j < end; j += 3) levels.set(vap[j]!, [vap[j + 1]!, vap[j + 2]!])
+    sink.emitBar({
+      exchange: k.exchange,
+      coin: k.coin,
+      marketType: k.marketType,
+      ts: bars[i + 2]!,
+      open: bars[i + 3]!,
+      high: bars[i + 4]!,
+      low: bars[i + 5]!,
+      close: bars[i + 6]!,
+      volume: bars[i + 7]!,
+      buyVolume: bars[i + 8]!,
+      sellVolume: bars[i + 9]!,
+      quoteVolume: bars[i + 10]!,
+      trades: bars[i + 11]!,
+      vap: levels,
+    })
+    place++
+  }
+  for (; e < events.length; e++) sink.emit(events[e]!)
+}
