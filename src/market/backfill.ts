@@ -35,7 +35,7 @@ export interface BackfillChunk {
 const HISTORY_SAMPLE_MS = 5 * MINUTE_MS
 /** history keeps no books (only the live feed's latest book is stored) */
 const HISTORY: HistoryOptions = { sampleEveryMs: HISTORY_SAMPLE_MS, books: false }
-/** ranges a source that simulates elsewhere is asked for ahead of the one being written */
+/** how many ranges ahead of the one being written a source that simulates elsewhere is asked for */
 const LOOKAHEAD = 2
 
 /** a chunk's ranges, an hour at a time (its first and last may be parts of hours) */
@@ -111,7 +111,7 @@ export async function runBackfill(opts: {
   // every range the chunks will ask the source for, in order: a source that simulates elsewhere works ahead
   const hours = chunks.map(hoursOf)
   const queue = hours.flat()
-  let asked = 0
+  for (const [from, to] of queue.slice(0, LOOKAHEAD)) opts.source.prefetch?.(from, to, HISTORY)
   let taken = 0
   for (const [i, c] of chunks.entries()) {
     if (opts.aborted?.()) break
@@ -122,8 +122,8 @@ export async function runBackfill(opts: {
     let from = c.from
     for (const [, to] of hours[i]!) {
       if (from > c.from && opts.aborted?.()) break
-      for (; asked < Math.min(queue.length, taken + 1 + LOOKAHEAD); asked++) opts.source.prefetch?.(queue[asked]![0], queue[asked]![1], HISTORY)
-      taken++
+      const ahead = queue[taken++ + LOOKAHEAD]
+      if (ahead) opts.source.prefetch?.(ahead[0], ahead[1], HISTORY)
       await opts.source.simulateRange(from, to, ingest, HISTORY)
       // every event before `to` has been emitted: the minutes up to it are whole
       ingest.advance(to)

@@ -13,7 +13,7 @@ const simulator = new MarketSimulator({ seed, coins })
 parentPort!.on('message', (r: HistoryRequest) => {
   try {
     const writer = new RangeWriter()
-    simulator.simulateRange(r.from, r.to, writer, { sampleEveryMs: r.sampleEveryMs, books: r.books })
+    simulator.simulateRange(r.from, r.to, writer, r.options)
     const range = writer.encode()
     parentPort!.postMessage({ id: r.id, range } satisfies HistoryAnswer, [range.bars.buffer, range.vap.buffer])
   } catch (e) {

@@ -21,14 +21,11 @@ export interface HistoryRequest {
   id: number
   from: number
   to: number
-  sampleEveryMs: number | undefined
-  books: boolean | undefined
+  options: RangeOptions
 }
 
 /** the range's events and bars, or the error the simulator threw */
 export type HistoryAnswer = { id: number; range: WireRange } | { id: number; error: string }
-
-type Range = WireRange
 
 /** the thread answered, with the error the same call would have thrown on the main thread */
 class RangeFailed extends Error {}
@@ -47,21 +44,16 @@ function startWorker(file: string, workerData: unknown): Worker {
 }
 
 export class WorkerHistory {
-  readonly seed: number
-  readonly coins: readonly string[]
   private worker: Worker | null = null
   /** after the thread failed: the ranges are simulated here */
   private local: MarketSimulator | null = null
   private nextId = 1
   private closed = false
-  private readonly waiting = new Map<number, { resolve: (r: Range) => void; reject: (e: Error) => void }>()
+  private readonly waiting = new Map<number, { resolve: (r: WireRange) => void; reject: (e: Error) => void }>()
   /** ranges asked for and not yet taken */
-  private readonly ahead = new Map<string, Promise<Range>>()
+  private readonly ahead = new Map<string, Promise<WireRange>>()
 
-  constructor(private readonly opts: { seed: number; coins: readonly string[]; logger?: Logger }) {
-    this.seed = opts.seed
-    this.coins = opts.coins
-  }
+  constructor(private readonly opts: { seed: number; coins: readonly string[]; logger?: Logger }) {}
 
   /** start simulating [from, to) in the thread now; the simulateRange call for the same range takes the result */
   prefetch(from: number, to: number, options: RangeOptions = {}): void {
@@ -75,7 +67,7 @@ export class WorkerHistory {
   /** the events of [from, to) into sink, as MarketSimulator.simulateRange emits them */
   async simulateRange(from: number, to: number, sink: HistorySink, options: RangeOptions = {}): Promise<void> {
     const key = keyOf(from, to, options)
-    let range: Range | null = null
+    let range: WireRange | null = null
     if (!this.local) {
       const p = this.ahead.get(key) ?? this.ask(from, to, options)
       this.ahead.delete(key)
@@ -103,7 +95,7 @@ export class WorkerHistory {
     if (w) await w.terminate()
   }
 
-  private ask(from: number, to: number, options: RangeOptions): Promise<Range> {
+  private ask(from: number, to: number, options: RangeOptions): Promise<WireRange> {
     let w: Worker
     try {
       w = this.thread()
@@ -112,17 +104,17 @@ export class WorkerHistory {
       return Promise.reject(e as Error)
     }
     const id = this.nextId++
-    return new Promise<Range>((resolve, reject) => {
+    return new Promise<WireRange>((resolve, reject) => {
       // held only while an answer is awaited: an idle thread does not keep the process alive
       if (!this.waiting.size) w.ref()
       this.waiting.set(id, { resolve, reject })
-      w.postMessage({ id, from, to, sampleEveryMs: options.sampleEveryMs, books: options.books } satisfies HistoryRequest)
+      w.postMessage({ id, from, to, options } satisfies HistoryRequest)
     })
   }
 
   private thread(): Worker {
     if (this.worker) return this.worker
-    const w = startWorker('history-worker', { seed: this.seed, coins: [...this.coins] } satisfies HistoryWorkerData)
+    const w = startWorker('history-worker', { seed: this.opts.seed, coins: [...this.opts.coins] } satisfies HistoryWorkerData)
     w.unref()
     w.on('message', (a: HistoryAnswer) => {
       const p = this.waiting.get(a.id)
@@ -147,7 +139,7 @@ export class WorkerHistory {
   private fallBack(e: unknown): void {
     if (this.local) return
     if (!this.closed) this.opts.logger?.warn({ err: e }, 'history worker failed: simulating the rest of the backfill on the main thread')
-    this.local = new MarketSimulator({ seed: this.seed, coins: this.coins })
+    this.local = new MarketSimulator({ seed: this.opts.seed, coins: this.opts.coins })
     this.ahead.clear()
   }
 
