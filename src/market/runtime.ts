@@ -84,14 +84,16 @@ export async function startMarketRuntime(
     if (days > 0) {
       // simulated on a worker thread, ahead of the hour being written (src/market/simulator/worker-history.ts)
       const history = new WorkerHistory({ seed: config.SIM_SEED, coins: simulator.coins, logger })
-      // one process backfills (the holder of the backfill lease; a standby takes over what is left if it dies)
+      // one process backfills (the holder of the backfill lease; a standby takes over what is left if it dies), from a
+      // later turn of the event loop: the HTTP server starts listening first (the backfill is background work). The
+      // runtime's `backfill` is the whole of it, that turn included, from the moment it is started.
       startBackfill = () =>
-        void (backfill = runBackfill({ db, market, source: history, sourceName: `simulator:${config.SIM_SEED}`, now, days, logger, onProgress: opts.onProgress, aborted: () => stopping, onWritten: publish?.written })
-          .then((r) => logger.info({ chunks: r.chunks, bars: r.bars }, 'backfill done'))
+        void (backfill = new Promise((r) => setImmediate(r))
+          .then(() => (stopping ? null : runBackfill({ db, market, source: history, sourceName: `simulator:${config.SIM_SEED}`, now, days, logger, onProgress: opts.onProgress, aborted: () => stopping, onWritten: publish?.written })))
+          .then((r) => void (r && logger.info({ chunks: r.chunks, bars: r.bars }, 'backfill done')))
           .catch((err: unknown) => logger.error({ err }, 'backfill failed'))
           .finally(() => history.close()))
-      // on a later turn of the event loop: the HTTP server starts listening first (the backfill is background work)
-      if (!leases) setImmediate(() => stopping || startBackfill())
+      if (!leases) startBackfill()
     }
   } else if (source.kind === 'replay') {
     // no simulator and no backfill: the recording is the only data
