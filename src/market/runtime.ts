@@ -35,7 +35,7 @@ export interface MarketRuntime {
   stop(): Promise<void>
 }
 
-export const FLUSH_EVERY_MS = DATA_TICK_MS
+const FLUSH_EVERY_MS = DATA_TICK_MS
 
 export async function startMarketRuntime(
   services: Services,
