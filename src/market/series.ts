@@ -19,6 +19,10 @@ export type { CoinPoint } from './series-point.js'
 /** changes remembered for versionBefore (older ones are merged) */
 const MAX_TOUCHES = 256
 
+/** tracks in a fixed order (venue, then market type), not the order their first rows came in */
+const venueOrder = (a: { exchange: string; marketType?: string }, b: { exchange: string; marketType?: string }): number =>
+  a.exchange < b.exchange ? -1 : a.exchange > b.exchange ? 1 : (a.marketType ?? '') < (b.marketType ?? '') ? -1 : (a.marketType ?? '') > (b.marketType ?? '') ? 1 : 0
+
 class Grid {
   /** coin → its markets' bar tracks, ordered by exchange then market type */
   private readonly bars = new Map<string, BarTrack[]>()
@@ -71,7 +75,7 @@ class Grid {
     let t = tracks.find((x) => x.exchange === exchange && x.marketType === marketType)
     if (!t) {
       tracks.push((t = { exchange, marketType, ring: ring ?? new Ring(this.capacity, BAR_WIDTH, this.bucketMs) }))
-      tracks.sort((a, b) => (a.exchange < b.exchange ? -1 : a.exchange > b.exchange ? 1 : a.marketType < b.marketType ? -1 : a.marketType > b.marketType ? 1 : 0))
+      tracks.sort(venueOrder)
     }
     return t
   }
@@ -83,7 +87,7 @@ class Grid {
     if (!t) {
       tracks.push((t = { exchange, ring: ring ?? new Ring(this.capacity, SAMPLE_WIDTH, this.bucketMs) }))
       // in a fixed order, not the order the venues' first samples came in: reads list venues the same on every node and after every start
-      tracks.sort((a, b) => (a.exchange < b.exchange ? -1 : a.exchange > b.exchange ? 1 : 0))
+      tracks.sort(venueOrder)
     }
     return t
   }
@@ -234,6 +238,7 @@ class Grid {
     return out
   }
 }
+
 
 export class CoinSeries {
   hours: Grid
