@@ -65,6 +65,27 @@ describe('writeMinuteBars', () => {
     expect(copied.hours.length).toBe(9) // 3 markets × the 3 hours their minutes touch
   })
 
+  it('COPYs more bars than one statement takes in pieces, every bar once, the same rows as the upsert', async () => {
+    await db.sql.query('TRUNCATE candle_1m, candle_1h')
+    // 2,345 bars: two whole pieces of 1,000 and a part
+    const many: MinuteBar[] = []
+    for (const [k, exchange] of (['binance', 'bybit', 'okx', 'hyperliquid', 'dydx'] as const).entries())
+      for (let m = 0; m < 469; m++) {
+        const p = 100 + k + m / 100
+        many.push({ exchange, coin: 'SOL', marketType: 'perp', ts: T0 + m * MINUTE_MS, open: p, high: p + 0.5, low: p - 0.5, close: p + 0.25, volume: m + 1, buyVolume: m / 2, sellVolume: m / 2 + 1, quoteVolume: p * (m + 1), trades: m + 1, vap: new Map([[m, [m / 2, m / 2 + 1]]]) })
+      }
+    expect(many.length).toBe(2345)
+    const q = { coins: ['SOL'], marketType: 'perp' as const, start: T0, end: T0 + 469 * MINUTE_MS, withVap: true }
+    await writeMinuteBars(db.sql, many, { fresh: true })
+    const copied = await readCandles(db.sql, 'candle_1m', q)
+    await db.sql.query('TRUNCATE candle_1m, candle_1h')
+    await writeMinuteBars(db.sql, many)
+    expect(copied.length).toBe(2345)
+    expect(new Set(copied.map((b) => `${b.exchange}|${b.ts}`)).size).toBe(2345)
+    expect(copied).toEqual(await readCandles(db.sql, 'candle_1m', q))
+    await db.sql.query('TRUNCATE candle_1m, candle_1h')
+  })
+
   it('COPYs the hourly rollups too when the hours are fresh, storing the same rows as the upsert', async () => {
     await db.sql.query('TRUNCATE candle_1m, candle_1h')
     const input = bars()
