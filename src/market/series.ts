@@ -364,16 +364,20 @@ export class CoinSeries {
     const minutes = this.grid(MINUTE_MS)
     for (let t = from; t < end; t += 2 * DAY_MS) {
       for (const r of await bars(`SELECT ${CANDLE_VALUE_LIST} FROM candle_1h WHERE ts >= $1 AND ts < $2`, [t, t + 2 * DAY_MS])) hours.setBar(rowToBarValues(r))
+      // per hour and venue, as setSample folds the hour's samples in time order: the latest time, and each value the
+      // latest one the hour has (a latest row without OI keeps the hour's earlier OI)
+      const last = (c: string) => `(array_agg(${c} ORDER BY ts DESC) FILTER (WHERE ${c} IS NOT NULL))[1] AS ${c}`
       const latest = await samples(
-        `SELECT DISTINCT ON (exchange, coin, ts / ${HOUR_MS}) ${sampleCols}
-         FROM market_sample WHERE market_type = 'perp' AND ts >= $1 AND ts < $2 ORDER BY exchange, coin, ts / ${HOUR_MS}, ts DESC`,
+        `SELECT exchange, coin, max(ts) AS ts, ${SAMPLE_COLUMNS.slice(3).map(([c]) => last(c)).join(', ')}
+         FROM market_sample WHERE market_type = 'perp' AND ts >= $1 AND ts < $2 GROUP BY exchange, coin, ts / ${HOUR_MS}`,
         [t, t + 2 * DAY_MS],
       )
       for (const r of latest) hours.setSample(toSample(r))
     }
     for (let t = mFrom; t < end; t += 2 * HOUR_MS) {
       for (const r of await bars(`SELECT ${CANDLE_VALUE_LIST} FROM candle_1m WHERE ts >= $1 AND ts < $2`, [t, t + 2 * HOUR_MS])) minutes.setBar(rowToBarValues(r))
-      for (const r of await samples(`SELECT ${sampleCols} FROM market_sample WHERE market_type = 'perp' AND ts >= $1 AND ts < $2`, [t, t + 2 * HOUR_MS]))
+      // in time order, as they were written: setSample keeps a bucket's later sample over an earlier one
+      for (const r of await samples(`SELECT ${sampleCols} FROM market_sample WHERE market_type = 'perp' AND ts >= $1 AND ts < $2 ORDER BY ts`, [t, t + 2 * HOUR_MS]))
         minutes.setSample(toSample(r))
     }
     hours.coveredFrom = from

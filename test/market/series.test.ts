@@ -146,6 +146,38 @@ describe('CoinSeries.load', () => {
   })
 })
 
+describe('CoinSeries.load against the live series', () => {
+  it('folds an hour\'s samples as the live writes did: a latest sample without OI keeps the hour\'s earlier OI; a minute\'s later sample wins', async () => {
+    const db = await openTestStore()
+    try {
+      const now = Date.now()
+      const hour = floorTo(now, HOUR_MS) - 2 * HOUR_MS
+      const row = (ts: number, openInterest: number | null, markPrice: number | null): MarketSample => ({
+        exchange: 'binance', coin: 'BTC', marketType: 'perp', ts, openInterest, markPrice, fundingRate: 1e-4, fundingIntervalHours: 8, indexPrice: null, lastPrice: null, nextFundingTime: null,
+      })
+      // written as a restarted live feed writes them: OI known at :10, then a first slot row before any OI event
+      // (ticker only) at :59; a minute with a sample at its start and a later one at its end (history's 5-minute sample)
+      const written = [row(hour + 10 * MINUTE_MS, 500, 100), row(hour + 59 * MINUTE_MS, null, 101), row(hour + HOUR_MS + 4 * MINUTE_MS, 700, 102), row(hour + HOUR_MS + 5 * MINUTE_MS - 1, null, 103)]
+      const live = new CoinSeries()
+      for (const w of written) {
+        await writeSamples(db.sql, [w])
+        live.apply({ samples: [w] }, now)
+      }
+      const loaded = new CoinSeries()
+      await loaded.load(db, now)
+      const hours = loaded.hours.perpSamples('BTC', hour, now)
+      expect(hours).toEqual(live.hours.perpSamples('BTC', hour, now))
+      expect(hours.map((x) => [x.ts, x.oi, x.mark])).toEqual([
+        [hour + 59 * MINUTE_MS, 500, 101],
+        [hour + HOUR_MS + 5 * MINUTE_MS - 1, 700, 103],
+      ])
+      expect(loaded.minutes.perpSamples('BTC', hour, now)).toEqual(live.minutes.perpSamples('BTC', hour, now))
+    } finally {
+      await db.close()
+    }
+  })
+})
+
 describe('CoinSeries.versionBefore', () => {
   const NOW = Date.UTC(2026, 10, 20, 12, 30)
   const HOUR = floorTo(NOW, HOUR_MS)
