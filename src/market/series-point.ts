@@ -2,8 +2,18 @@
 // sums, and the per-venue values behind them so a change can be measured over the same venues at both ends
 // (src/analytics/chain-link.ts).
 import type { VenueValues } from '../analytics/chain-link.js'
+import { OI_SAMPLE_TOLERANCE_MS } from '../analytics/oi-changes.js'
 import { EXCHANGE_IDS, type ExchangeId } from '../domain/exchanges.js'
+import { MINUTE_MS } from '../domain/time.js'
 import { BUY, CLOSE, HIGH, LOW, QUOTE, SELL, VOLUME, type BarTrack, type SampleCell } from './series-ring.js'
+
+/**
+ * Buckets after its own that a venue's latest sample still stands for it. Minutes: a sample stands for the OI sample
+ * tolerance (5 min at the bucket's end, /v1/oi/changes' rule), so history sampled every 5 minutes leaves no minute
+ * without the venue: chain-linking needs each venue at both ends of every step, and a 2-minute carry dropped every
+ * move of such a tail (docs/methodology.md#how-the-models-are-fed). Hours: two.
+ */
+export const sampleCarry = (bucketMs: number): number => (bucketMs === MINUTE_MS ? OI_SAMPLE_TOLERANCE_MS / MINUTE_MS - 1 : 2)
 
 /** one bucket of a coin, all exchanges merged */
 export interface CoinPoint {
@@ -20,7 +30,7 @@ export interface CoinPoint {
   /** null when the coin has no spot market data in the bucket */
   spotBuy: number | null
   spotSell: number | null
-  /** Σ one-sided OI of the exchanges' latest samples (each carried forward up to 2 buckets), coins: whatever venues are present */
+  /** Σ one-sided OI of the exchanges' latest samples (each carried forward sampleCarry buckets), coins: whatever venues are present */
   openInterest: number | null
   /** OI-weighted funding rate normalized to 8 h, over the venues present */
   funding8h: number | null

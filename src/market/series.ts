@@ -10,7 +10,7 @@ import { type Bar } from '../domain/bars.js'
 import type { ExchangeId, MarketType } from '../domain/exchanges.js'
 import { CANDLE_VALUE_COLUMNS, CANDLE_VALUE_LIST, rowToBarValues, type CandleRow } from './store/candles.js'
 import type { MarketSample } from './store/samples.js'
-import { mergePoint, type CoinPoint } from './series-point.js'
+import { mergePoint, sampleCarry, type CoinPoint } from './series-point.js'
 import { decodeSeries, encodeSeries, type GridParts } from './series-snapshot.js'
 import { BAR_WIDTH, BUY, CLOSE, HIGH, LOW, OPEN, QUOTE, Ring, SAMPLE_WIDTH, SELL, S_INTERVAL, S_MARK, S_OI, S_RATE, S_TS, TRADES, VOLUME, orNull, type BarTrack, type SampleCell, type SampleTrack } from './series-ring.js'
 
@@ -220,14 +220,14 @@ class Grid {
     const start = floorTo(from, this.bucketMs)
     const oldest = this.oldest()
     const end = Math.min(to, this.newest + this.bucketMs)
-    // carry samples from just before the window
-    for (let ts = start - 2 * this.bucketMs; ts < start; ts += this.bucketMs)
+    // carry samples from just before the window, each as old at the window's start as it is
+    for (let ts = start - sampleCarry(this.bucketMs) * this.bucketMs; ts < start; ts += this.bucketMs)
       for (const t of samples) {
         const cell = ts >= oldest ? this.sampleAt(t.ring, ts) : null
-        if (cell) carried.set(t.exchange, { cell, age: 0 })
+        if (cell) carried.set(t.exchange, { cell, age: (start - ts) / this.bucketMs - 1 })
       }
     for (let ts = Math.max(start, floorTo(oldest, this.bucketMs)); ts < end; ts += this.bucketMs) {
-      for (const [e, c] of carried) if (++c.age > 2) carried.delete(e)
+      for (const [e, c] of carried) if (++c.age > sampleCarry(this.bucketMs)) carried.delete(e)
       for (const t of samples) {
         const cell = ts >= oldest ? this.sampleAt(t.ring, ts) : null
         if (cell) carried.set(t.exchange, { cell, age: 0 })

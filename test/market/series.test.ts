@@ -105,6 +105,30 @@ describe('CoinSeries', () => {
     expect(series.hours.perpSamples('BTC', 0, NOW + HOUR_MS).every((s) => s.ts >= cut)).toBe(true)
     expect(series.hours.points('BTC', 0, NOW + HOUR_MS).every((p) => p.ts >= cut)).toBe(true)
   })
+
+  it('a minute sample stands for its venue while no older than 5 minutes (the /v1/oi/changes rule), also from before the window; an hour sample two hours on', () => {
+    const series = new CoinSeries()
+    const r = rng(5)
+    const t0 = floorTo(NOW, HOUR_MS) - 3 * HOUR_MS
+    const minutes = Array.from({ length: 20 }, (_, i) => bar(r, 'BTC', 'okx', 'perp', t0 + i * MINUTE_MS))
+    // a binance sample stamped at t0 + 30 s: it stands for the minutes whose end is at most 5 minutes after it
+    const s = { ...sample(r, 'BTC', 'binance', t0 + 30_000), openInterest: 1234 }
+    series.apply({ minuteBars: minutes, samples: [s] }, NOW)
+    const venuesAt = (from: number) => series.minutes.points('BTC', from, t0 + 20 * MINUTE_MS).map((p) => [(p.ts - t0) / MINUTE_MS, p.venues.oi.binance ?? null])
+    const stands = (m: number) => t0 + (m + 1) * MINUTE_MS - s.ts <= 5 * MINUTE_MS
+    const expected = (first: number) => Array.from({ length: 20 - first }, (_, i) => [first + i, stands(first + i) ? 1234 : null])
+    expect(venuesAt(t0)).toEqual(expected(0))
+    // a window starting 2 or 4 minutes after the sample carries it in as old as it is
+    expect(venuesAt(t0 + 2 * MINUTE_MS)).toEqual(expected(2))
+    expect(venuesAt(t0 + 4 * MINUTE_MS)).toEqual(expected(4))
+    expect(expected(0).filter(([, oi]) => oi !== null).map(([m]) => m)).toEqual([0, 1, 2, 3, 4])
+    // hours: the sample's own hour and the two after it
+    const hours = Array.from({ length: 6 }, (_, i) => bar(r, 'BTC', 'okx', 'perp', t0 - 2 * HOUR_MS + i * HOUR_MS))
+    series.apply({ hourBars: hours }, NOW)
+    const hourly = (from: number) => series.hours.points('BTC', from, t0 + 4 * HOUR_MS).map((p) => [(p.ts - t0) / HOUR_MS, p.venues.oi.binance ?? null])
+    expect(hourly(t0 - 2 * HOUR_MS)).toEqual([[-2, null], [-1, null], [0, 1234], [1, 1234], [2, 1234], [3, null]])
+    expect(hourly(t0 + 2 * HOUR_MS)).toEqual([[2, 1234], [3, null]])
+  })
 })
 
 describe('CoinSeries.load', () => {
