@@ -39,7 +39,7 @@ async function venuesAt(t: TestService, coin: string, at: number): Promise<Map<s
 }
 
 const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0)
-/** OI-weighted funding, 8 h: Σ rate_8h × oi_usd / Σ oi_usd (docs/methodology.md#funding-weighted) */
+/** OI-weighted funding, 8 h: Σ rate_8h × oi_usd / Σ oi_usd (docs/methodology.md#weighted-funding) */
 const weighted = (vs: Venue[]) => sum(vs.map((v) => v.rate8h * v.oiUsd)) / sum(vs.map((v) => v.oiUsd))
 
 async function call(t: TestService, key: string, path: string): Promise<Json[]> {

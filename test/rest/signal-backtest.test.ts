@@ -1,6 +1,7 @@
-// /v1/signals/backtest: the statistics recomputed here by hand on a constructed case (events, closes), the REST
-// table recomputed from the stored hourly closes for each row's events, reproducibility (same data → same table),
-// 90d accepted, bad parameters → 400 naming the parameter, nothing charged.
+// /v1/signals/backtest: the statistics recomputed here by hand on a constructed case (events, closes), regime events
+// against /v1/signals/regime's history, each signal's full-history span against the stored hours, the fee, as_of,
+// reproducibility (same data → same table), 90d accepted, bad parameters → 400 naming the parameter, nothing charged.
+// Full history, fees and overlapping events by hand: test/analytics/backtest.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { backtestSignal, onsets } from '../../src/analytics/backtest.js'
 import { TEST_NOW, seedMarket } from '../helpers/market.js'
@@ -8,6 +9,8 @@ import { startTestService, type TestService } from '../helpers/service.js'
 import { HOUR, callBad, callOk, type Json } from './markets/helpers.js'
 
 const H = 3_600_000
+/** full history from the start, no fee: the statistics as they were before those two were added */
+const PLAIN = { history: { hours: 0, dataFrom: 0 }, feeRoundTrip: 0 }
 
 describe('backtest statistics (constructed case)', () => {
   // closes: 100, 101, 99, 102, 102, ... every hour
@@ -30,7 +33,7 @@ describe('backtest statistics (constructed case)', () => {
       { ts: 2 * H, active: true, direction: 'bearish' as const }, // 1h: 102/99 − 1 = +0.0303 → miss, signed −0.0303
       { ts: 4 * H, active: true, direction: 'bullish' as const }, // 1h: 98/102 − 1 = −0.0392 → miss
     ]
-    const row = backtestSignal('x', events, closes, { from: 0, to: 7 * H })
+    const row = backtestSignal('x', events, closes, { from: 0, to: 7 * H }, PLAIN)
     const h1 = row.horizons[0]!
     expect(row.events).toBe(3)
     expect(h1).toMatchObject({ hours: 1, n: 3 })
@@ -56,7 +59,7 @@ describe('backtest statistics (constructed case)', () => {
   })
 
   it('a signal without a direction has no hit rate, only raw returns', () => {
-    const row = backtestSignal('r', [{ ts: 0, active: true, direction: 'none' }], closes, { from: 0, to: 7 * H })
+    const row = backtestSignal('r', [{ ts: 0, active: true, direction: 'none' }], closes, { from: 0, to: 7 * H }, PLAIN)
     expect(row.horizons[0]).toMatchObject({ hitRate: null, hitRateCi: null, baselineHitRate: null })
     expect(row.horizons[0]!.meanReturn).toBeCloseTo(0.01, 12)
   })
@@ -105,6 +108,43 @@ describe('GET /v1/signals/backtest', () => {
     const onsetsOf = (name: string) => history.filter((h, i) => h.regime === name && !(i > 0 && history[i - 1]!.regime === name && history[i - 1]!.ts === h.ts - HOUR)).length
     for (const r of ['trending_up', 'trending_down', 'ranging', 'high_volatility', 'squeeze'])
       expect(a.signals.find((s: Json) => s.signal === `regime_${r}`).events, r).toBe(onsetsOf(r))
+  })
+
+  it('says per signal how much of the window had its full history, tests only those hours, nets the fee and says funding is not in; as_of is when it answered', async () => {
+    const { data: a, meta } = await callOk(t, acct, '/v1/signals/backtest?coin=BTC&lookback=7d', 10)
+    // docs/contract.md#envelope: as_of is when the answer was made (the window still ends at the last whole hour)
+    expect(meta.as_of).toBe(TEST_NOW)
+    expect(a.as_of).toBe(TEST_NOW)
+    // the first stored hour of BTC perp closes (8 days of history here, inside the hot series' 31 days)
+    const rows = await t.services.db.sql.query<{ first: string }>(`SELECT min(ts) AS first FROM candle_1h WHERE coin = 'BTC' AND market_type = 'perp'`)
+    const dataFrom = Number(rows[0]!.first)
+    expect(dataFrom).toBe(Math.floor(TEST_NOW / HOUR) * HOUR - 8 * 24 * HOUR)
+    // docs/methodology.md#divergence (121 windows of W), #regime (720 h of volatility history + the 24 h window), funding's previous week
+    const needs: Record<string, number> = { '1h': 121, '4h': 484, regime: 744, funding: 168 }
+    for (const s of a.signals as Json[]) {
+      if (!s.testable) continue
+      const hours = s.family === 'divergence' ? needs[s.signal.slice(-2)]! : needs[s.family]!
+      expect(s.history_hours, s.signal).toBe(hours)
+      const first = Math.max(a.from, dataFrom + hours * HOUR)
+      const full = first < a.to ? first : null
+      expect(s.full_history_from, s.signal).toBe(full)
+      expect(s.full_history_share, s.signal).toBeCloseTo(full === null ? 0 : (a.to - full) / (a.to - a.from), 14)
+      expect(s.short_history_events).toBeLessThanOrEqual(s.events)
+      for (const h of s.horizons) expect(h.n).toBeLessThanOrEqual(s.events - s.short_history_events)
+      expect(s.note === null, s.signal).toBe(s.full_history_share === 1)
+    }
+    // 4 h divergence and the regime never have their history in 8 days: nothing of theirs is tested
+    for (const s of (a.signals as Json[]).filter((x) => x.signal.endsWith('_4h') || x.family === 'regime')) {
+      expect(s.full_history_from).toBeNull()
+      expect(s.short_history_events).toBe(s.events)
+      for (const h of s.horizons) expect(h).toMatchObject({ n: 0, mean_return: null, baseline_mean_return: null })
+    }
+    // the regime switched on in the week, but on shortened history
+    expect(a.signals.filter((s: Json) => s.family === 'regime').reduce((n: number, s: Json) => n + s.short_history_events, 0)).toBeGreaterThan(0)
+    // fee table (docs/methodology.md#funding-arbitrage): Bybit's 0.055 % is the dearest of the five venues, paid both ways
+    expect(a.costs).toMatchObject({ fee_exchange: 'bybit', funding_included: false })
+    expect(a.costs.fee_round_trip).toBeCloseTo(2 * 0.00055, 15)
+    expect(a.costs.note).toMatch(/funding/)
   })
 
   it('90d is accepted; bad parameters are 400 naming the parameter; nothing charged', async () => {
