@@ -46,6 +46,8 @@ describe('/openapi.json', () => {
   let ajv: JsonSchemaValidator
   /** a current BTC price, for trigger_price */
   let btcPrice: number
+  /** a second account, for the calls over every enum value */
+  let enumKey: string
 
   beforeAll(async () => {
     t = await startTestService({ clock: () => TEST_NOW })
@@ -61,6 +63,10 @@ describe('/openapi.json', () => {
     const ticker = (await (await t.get('/v1/markets/ticker?coin=BTC', key)).json()) as { data: { mark_price: number | null }[] }
     btcPrice = ticker.data.map((r) => r.mark_price).find((p): p is number => typeof p === 'number')!
     expect(btcPrice).toBeGreaterThan(0)
+    // calls that are not this account's ledger: every enum value of every path
+    const other = await t.signup()
+    await t.setCredits(other.accountId, 1_000_000)
+    enumKey = other.apiKey
   })
   afterAll(() => t?.close())
 
@@ -176,6 +182,17 @@ describe('/openapi.json', () => {
       const body = await expectProblem(await t.get(validQuery(path, { no_such_parameter: '1' }), key), 400, 'invalid_parameter')
       expect(body.parameter).toBe('no_such_parameter')
       expect(await balance()).toBe(before)
+    })
+
+    it('every value an enumerated parameter lists is accepted: no 400 naming that parameter', async () => {
+      for (const p of params(path)) {
+        if (!p.schema.enum) continue
+        for (const value of p.schema.enum) {
+          const res = await t.get(validQuery(path, { [p.name]: value }), enumKey)
+          if (res.status === 400) expect(((await res.json()) as Json).parameter, `${path} ${p.name}=${value} is listed but refused`).not.toBe(p.name)
+          else expect([200, 503], `${path} ${p.name}=${value}`).toContain(res.status)
+        }
+      }
     })
 
     it('a call with the required parameters charges x-credits once, and the body validates against the 200 schema', async () => {
