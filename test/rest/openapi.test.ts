@@ -27,6 +27,7 @@ interface Parameter {
   name: string
   in: string
   required: boolean
+  example?: unknown
   description?: string
   schema: { type?: string; enum?: string[]; default?: unknown; description?: string; examples?: string[] }
 }
@@ -124,6 +125,24 @@ describe('/openapi.json', () => {
       for (const [method, o] of Object.entries(item)) if (!ROUTES.some((r) => r.path === path)) expect(o['x-credits'], `${method} ${path}`).toBe(0)
   })
 
+  it('every parameter of every operation carries an example of the right type (one it lists, where it lists values)', () => {
+    let n = 0
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Json>))
+      for (const [method, o] of Object.entries(item)) {
+        for (const p of (o.parameters ?? []) as Parameter[]) {
+          const where = `${method.toUpperCase()} ${path} ${p.name}`
+          expect(p.example, where).toBeDefined()
+          const type = p.schema.type
+          if (type === 'integer') expect(Number.isInteger(p.example), where).toBe(true)
+          else if (type === 'number') expect(typeof p.example, where).toBe('number')
+          else expect(typeof p.example, where).toBe('string')
+          if (listed(p)) expect(listed(p), where).toContain(p.example)
+          n++
+        }
+      }
+    expect(n).toBeGreaterThan(100)
+  })
+
   it('documents the venue-truth fields: funding kind, mark quotes, book reach and per-band sources', () => {
     const data = (path: string) => doc.paths[path].get.responses['200'].content['application/json'].schema.properties.data
     const kind = { oneOf: [{ type: 'string', enum: ['predicted', 'settled'] }, { type: 'null' }] }
@@ -184,11 +203,12 @@ describe('/openapi.json', () => {
       expect(await balance()).toBe(before)
     })
 
-    it('every value an enumerated parameter lists is accepted: no 400 naming that parameter', async () => {
+    it('every value an enumerated parameter lists, and every parameter\'s example, is accepted: no 400 naming that parameter', async () => {
       for (const p of params(path)) {
-        if (!p.schema.enum) continue
-        for (const value of p.schema.enum) {
-          const res = await t.get(validQuery(path, { [p.name]: value }), enumKey)
+        // a cursor belongs to the parameters of the page it came from: its example shows the form, not a page of these
+        const values = [...(p.schema.enum ?? []), ...(p.name === 'cursor' ? [] : [p.example])]
+        for (const value of values) {
+          const res = await t.get(validQuery(path, { [p.name]: String(value) }), enumKey)
           if (res.status === 400) expect(((await res.json()) as Json).parameter, `${path} ${p.name}=${value} is listed but refused`).not.toBe(p.name)
           else expect([200, 503], `${path} ${p.name}=${value}`).toContain(res.status)
         }
