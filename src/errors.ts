@@ -63,7 +63,7 @@ export const invalidParameter = (parameter: string, detail: string, allowed?: re
 export const unauthorized = (detail = 'A valid API key is required: send it as "Authorization: Bearer <key>".') => new ApiError('unauthorized', detail)
 
 export const insufficientCredits = (required: number, remaining: number) =>
-  new ApiError('insufficient_credits', `This call costs ${required} credits and the account has ${remaining}. Buy credits to continue.`, {
+  new ApiError('insufficient_credits', `This call costs ${required} credit${required === 1 ? '' : 's'} and the account has ${remaining}. Buy credits to continue.`, {
     credits_required: required,
     credits_remaining: remaining,
   })

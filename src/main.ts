@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { createServer, type ServerResponse } from 'node:http'
 import { createServices, ensureDemoAccount } from './bootstrap.js'
 import { ConfigError, loadConfig } from './config.js'
-import { createOpsApp, startRole } from './roles.js'
+import { createOpsApp, startRole, stopNode } from './roles.js'
 import { answerClientErrors, createApp } from './server.js'
 import { StoreLockedError } from './store/data-dir-lock.js'
 
@@ -58,11 +58,7 @@ async function main() {
     services.market.stream.close({ reason: 'shutting_down', detail: 'This node is stopping; reconnect with Last-Event-ID (lastEventId) to resume.' })
     server.closeIdleConnections()
     await new Promise<void>((resolve) => server.close(() => resolve()))
-    logger.info('flushing market data')
-    await running.stop()
-    // everything is written: the hot series now mirror the store as it closes, and the next start takes them from here
-    await services.market.leaveSeries().catch((err: unknown) => logger.warn({ err }, 'the hot series could not be left for the next start'))
-    await services.db.close()
+    await stopNode(services, app, running)
     logger.info('stopped')
     process.exit(0)
   }

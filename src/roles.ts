@@ -10,6 +10,7 @@ import { startMarketRuntime, type MarketRuntime } from './market/runtime.js'
 import { createMetrics, type Metrics } from './http/metrics.js'
 import { registerNodeMetrics } from './http/node-metrics.js'
 import { opsRouter } from './http/ops-routes.js'
+import { stopApp } from './server.js'
 import type { Services } from './services.js'
 
 export interface RunningRole {
@@ -53,6 +54,21 @@ export async function startRole(services: Services, opts: { onProgress?: (p: Bac
       await services.limits?.close()
     },
   }
+}
+
+/**
+ * The rest of a shutdown once HTTP serves no more requests, in the order that leaves nothing reading a closed store:
+ * the app's timers (alerts, push signals, views; the rounds under way finish), then the source (writing what is
+ * pending), then the hot series left for the next start, then the store.
+ */
+export async function stopNode(services: Services, app: express.Express, running: Pick<RunningRole, 'stop'>): Promise<void> {
+  const { logger } = services
+  await stopApp(app)
+  logger.info('flushing market data')
+  await running.stop()
+  // everything is written: the hot series now mirror the store as it closes, and the next start takes them from here
+  await services.market.leaveSeries().catch((err: unknown) => logger.warn({ err }, 'the hot series could not be left for the next start'))
+  await services.db.close()
 }
 
 /** an ingest node's HTTP: only /healthz, /readyz and /metrics */

@@ -20,6 +20,7 @@ import { openApiDocument } from './rest/openapi.js'
 import { authFailureGuard, perKeyLimiter } from './rest/rate-limit.js'
 import { alertEngine } from './push/alerts.js'
 import { signalSource } from './push/signals.js'
+import { stopTickViews } from './market/read/tick-views.js'
 import { STREAM_PATH, streamRoute } from './push/stream-route.js'
 import { analyticsRouter } from './rest/shim.js'
 import type { Services } from './services.js'
@@ -34,6 +35,15 @@ const KNOWN: [RegExp, string[]][] = [
 
 /** the /v1 paths a browser may call with GET (analytics and the caller's own account, keys and usage) */
 const CORS_GET_PATHS = [...ROUTES.map((r) => r.path), STREAM_PATH, ...accountBrowserPaths()]
+
+/** what each app runs on timers that read the store, stopped by stopApp */
+const timed = new WeakMap<express.Express, () => Promise<void>>()
+
+/**
+ * Stop what the app runs on timers against the store (the alert engine, the push signals, the all-coins views),
+ * waiting for the rounds under way: called once it serves no more requests and before the store closes.
+ */
+export const stopApp = (app: express.Express): Promise<void> => timed.get(app)?.() ?? Promise.resolve()
 
 export function createApp(services: Services, metrics: Metrics = createMetrics()) {
   const { config } = services
@@ -74,7 +84,13 @@ export function createApp(services: Services, metrics: Metrics = createMetrics()
   // the metered analytics routes first: they are the hot path, and no other route shares their paths
   app.use(['/v1', '/graphql'], authFailures.gate, perKeyLimiter(config.RATE_LIMIT_RPS, services.auth, services.limits?.store('key:')))
   const signals = signalSource(services, schema)
-  alertEngine(services, signals)
+  const alerts = alertEngine(services, signals)
+  // the alert engine reads the signals' values: it stops first
+  timed.set(app, async () => {
+    await alerts.stop()
+    await signals.stop()
+    await stopTickViews(services.market)
+  })
   app.use(streamRoute(services))
   app.use(analyticsRouter(services, schema))
   app.use(accountRouter(services))

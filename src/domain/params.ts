@@ -19,6 +19,8 @@ export interface ParamInfo {
   min?: number
   max?: number
   default?: string | number
+  /** a value the parameter takes, for OpenAPI (every parameter carries one) */
+  example: string | number
 }
 
 /** what a parse checks against: the coin universe right now (imports can add coins) and the request's clock */
@@ -38,47 +40,55 @@ const param = <T extends z.ZodType>(schema: T, info: ParamInfo): T => (INFO.set(
 // the environment of the parse in progress (parses are synchronous, so one slot suffices)
 let scope: ParamEnv | null = null
 
+/** a window end and start for parameters' examples: 2026-03-02 12:00 UTC and the day before */
+export const EXAMPLE_END_MS = 1_772_452_800_000
+export const EXAMPLE_START_MS = EXAMPLE_END_MS - 86_400_000
+
 // from 2009 (before any crypto exchange) to one day ahead of now
 const EARLIEST_MS = 1_230_768_000_000
 const AHEAD_MS = 86_400_000
 
-/** one of a domain enum's values, with a default */
-export const enumParam = <E extends z.ZodEnum>(e: E, o: { description: string; default: z.output<E> }) =>
+/** one of a domain enum's values, with a default (the example unless another is given) */
+export const enumParam = <E extends z.ZodEnum>(e: E, o: { description: string; default: z.output<E>; example?: z.output<E> }) =>
   param(e.default(o.default as never) as z.ZodDefault<E>, {
-    kind: 'enum', enumOf: e, values: e.options as readonly string[], description: o.description, required: false, default: o.default as string,
+    kind: 'enum', enumOf: e, values: e.options as readonly string[], description: o.description, required: false, default: o.default as string, example: (o.example ?? o.default) as string,
   })
 
 /** one of a domain enum's values, or absent (the endpoint decides what absent means, e.g. when another parameter stands in) */
-export const optionalEnumParam = <E extends z.ZodEnum>(e: E, description: string) =>
-  param(e.optional(), { kind: 'enum', enumOf: e, values: e.options as readonly string[], description, required: false })
+export const optionalEnumParam = <E extends z.ZodEnum>(e: E, description: string, example: z.output<E> = e.options[0] as z.output<E>) =>
+  param(e.optional(), { kind: 'enum', enumOf: e, values: e.options as readonly string[], description, required: false, example: example as string })
 
 export const exchangeParam = (description = 'one exchange; omitted = all exchanges') =>
-  param(ExchangeName.optional(), { kind: 'exchange', enumOf: ExchangeName, values: EXCHANGE_IDS, description, required: false })
+  param(ExchangeName.optional(), { kind: 'exchange', enumOf: ExchangeName, values: EXCHANGE_IDS, description, required: false, example: 'binance' })
 
 const knownCoin = () => z.string().refine((c) => scope !== null && scope.coins.includes(c))
 export function coinParam(required: true, description?: string): z.ZodType<string>
 export function coinParam(required: false, description?: string): z.ZodOptional<z.ZodType<string>>
 export function coinParam(required: boolean, description = 'base-asset symbol, e.g. BTC (case-insensitive)'): z.ZodType<string> | z.ZodOptional<z.ZodType<string>> {
+  // BTC is in every default universe; OpenAPI names the coins offered right now beside it (src/rest/openapi.ts)
   return required
-    ? param(knownCoin(), { kind: 'coin', description, required })
-    : param(knownCoin().optional(), { kind: 'coin', description: `${description}; omitted = all coins`, required })
+    ? param(knownCoin(), { kind: 'coin', description, required, example: 'BTC' })
+    : param(knownCoin().optional(), { kind: 'coin', description: `${description}; omitted = all coins`, required, example: 'BTC' })
 }
 
-export const intParam = (o: { min: number; max: number; default: number; description: string }) =>
-  param(z.number().int().min(o.min).max(o.max).default(o.default), { kind: 'int', description: o.description, required: false, min: o.min, max: o.max, default: o.default })
+export const intParam = (o: { min: number; max: number; default: number; description: string; example?: number }) =>
+  param(z.number().int().min(o.min).max(o.max).default(o.default), { kind: 'int', description: o.description, required: false, min: o.min, max: o.max, default: o.default, example: o.example ?? o.default })
 
 /** an optional number ≥ 0 (a threshold; absent = none) */
-export const nonNegativeParam = (description: string, max = 1e15) =>
-  param(z.number().min(0).max(max).optional(), { kind: 'number', description, required: false, min: 0, max })
+export const nonNegativeParam = (description: string, example: number, max = 1e15) =>
+  param(z.number().min(0).max(max).optional(), { kind: 'number', description, required: false, min: 0, max, example })
 
-export const positiveParam = (description: string) => param(z.number().positive(), { kind: 'number', description, required: true })
+export const positiveParam = (description: string, example: number) => param(z.number().positive(), { kind: 'number', description, required: true, example })
 
-export const timestampParam = (description: string) =>
-  param(z.number().int().refine((t) => t >= EARLIEST_MS && (scope === null || t <= scope.now + AHEAD_MS)).optional(), { kind: 'timestamp', description, required: false })
+export const timestampParam = (description: string, example: number) =>
+  param(z.number().int().refine((t) => t >= EARLIEST_MS && (scope === null || t <= scope.now + AHEAD_MS)).optional(), { kind: 'timestamp', description, required: false, example })
+
+// what meta.next looks like: base64url of [window start, window end, next slot, the parameters it belongs to]
+const CURSOR_EXAMPLE = Buffer.from(JSON.stringify([EXAMPLE_START_MS, EXAMPLE_END_MS, EXAMPLE_END_MS - 4 * 3_600_000, JSON.stringify([['coin', 'BTC'], ['interval', '1h']])])).toString('base64url')
 
 /** an opaque paging cursor (meta.next of the previous page), checked by `valid` */
 export const cursorParam = (valid: (s: string) => boolean, description = 'meta.next of the previous page, passed back unchanged with the same parameters') =>
-  param(z.string().refine(valid).optional(), { kind: 'cursor', description, required: false })
+  param(z.string().refine(valid).optional(), { kind: 'cursor', description, required: false, example: CURSOR_EXAMPLE })
 
 /** the clock of the parse in progress (for rules across parameters that depend on now); outside a parse, the wall clock */
 export const parsingNow = (): number => scope?.now ?? Date.now()
@@ -180,4 +190,4 @@ export const ruleIssue = (name: string, message: string, allowed?: readonly stri
 // parameters several endpoints share
 export const lookbackParam = () => enumParam(Lookback, { description: 'how far back the window reaches from `end`', default: '24h' })
 export const marketTypeParam = () => enumParam(MarketTypeName, { description: 'perp or spot', default: 'perp' })
-export const endParam = () => timestampParam('Unix ms where the window ends (default now), to read imported history')
+export const endParam = () => timestampParam('Unix ms where the window ends (default now), to read imported history', EXAMPLE_END_MS)

@@ -1,5 +1,4 @@
-// The screener's and the regime series' words: the columns /v1/markets/overview sorts by, the sort order, and the
-// intervals a regime history is read at (the classifier works on hourly closes, so nothing finer).
+// The screener's words: the columns /v1/markets/overview sorts by, and the sort order.
 import { z } from 'zod'
 
 /** the overview's sortable columns, named as the REST fields they sort by */
@@ -11,6 +10,3 @@ export type OverviewSort = z.infer<typeof OverviewSort>
 
 export const SortOrder = z.enum(['asc', 'desc'])
 export type SortOrder = z.infer<typeof SortOrder>
-
-/** the intervals a regime history is read at */
-export const REGIME_INTERVALS = ['1h', '4h', '1d'] as const

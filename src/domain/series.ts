@@ -4,7 +4,7 @@
 // remain, the answer carries a cursor (meta.next in REST, `next` in GraphQL) that fixes the window, so paging through
 // a lookback window does not drift while time passes.
 import type { z } from 'zod'
-import { coinParam, cursorParam, enumParam, exchangeParam, intParam, optionalEnumParam, parsingNow, ruleIssue, timestampParam } from './params.js'
+import { coinParam, cursorParam, enumParam, EXAMPLE_END_MS, EXAMPLE_START_MS, exchangeParam, intParam, optionalEnumParam, parsingNow, ruleIssue, timestampParam } from './params.js'
 import { Interval, INTERVAL_MS, INTERVALS, Lookback, LOOKBACK_MS } from './windows.js'
 
 /** the default window when neither lookback nor start_time is given */
@@ -62,9 +62,9 @@ export const limitParam = (what = 'points', dflt = DEFAULT_LIMIT) =>
 
 /** the window and paging parameters of every series (no coin/exchange/interval: endpoints add those they take) */
 export const windowParams = () => ({
-  lookback: optionalEnumParam(Lookback, `how far back from end_time (or now) the window reaches; default ${DEFAULT_LOOKBACK}; not together with start_time`),
-  start_time: timestampParam('window start, Unix ms (inclusive); instead of lookback'),
-  end_time: timestampParam('window end, Unix ms (exclusive); default now'),
+  lookback: optionalEnumParam(Lookback, `how far back from end_time (or now) the window reaches; default ${DEFAULT_LOOKBACK}; not together with start_time`, DEFAULT_LOOKBACK),
+  start_time: timestampParam('window start, Unix ms (inclusive); instead of lookback', EXAMPLE_START_MS),
+  end_time: timestampParam('window end, Unix ms (exclusive); default now', EXAMPLE_END_MS),
   limit: limitParam(),
   cursor: cursorParam((s) => decodeCursor(s) !== null),
 })

@@ -13,6 +13,9 @@ const LOOKBACKS = ['1h', '4h', '24h', '7d', '30d'] as const
 export const Lookback = z.enum(LOOKBACKS)
 export type Lookback = z.infer<typeof Lookback>
 
+/** whole-hour intervals: all a model of hourly data is read at (the regime history, the liquidation heatmap) */
+export const HourlyInterval = z.enum(['1h', '4h', '1d'] as const satisfies readonly Interval[])
+
 export const INTERVAL_MS: Readonly<Record<Interval, number>> = { '1m': MINUTE, '5m': 5 * MINUTE, '15m': 15 * MINUTE, '1h': HOUR, '4h': 4 * HOUR, '1d': DAY }
 export const LOOKBACK_MS: Readonly<Record<Lookback, number>> = { '1h': HOUR, '4h': 4 * HOUR, '24h': DAY, '7d': 7 * DAY, '30d': 30 * DAY }
 

@@ -21,7 +21,7 @@ export const liquidationCascade = defineEndpoint({
   cost: 5,
   summary: 'Simulated liquidation cascade from the current price to a trigger price (at most 5 phases; stalls at HVN zones)',
   description: 'Liquidation cascade simulation: at most 5 phases, stalling at HVN zones.',
-  params: z.object({ coin: coinParam(true), trigger_price: positiveParam('price that starts the cascade (> 0)'), exchange: exchangeParam() }),
+  params: z.object({ coin: coinParam(true), trigger_price: positiveParam('price that starts the cascade (> 0)', 90_000), exchange: exchangeParam() }),
   graphql: (t, f) =>
     t.field({
       type: CascadeRef,

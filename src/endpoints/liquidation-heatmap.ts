@@ -10,11 +10,10 @@ import { binLevels, correlation, priceEdges } from '../analytics/liquidation-hea
 import { estimateLiquidationMap, type LiquidationLevel } from '../analytics/liquidation-map.js'
 import { EXCHANGE_IDS } from '../domain/exchanges.js'
 import { LIQUIDATION_FEEDS } from '../domain/liquidations.js'
-import { coinParam, enumParam, exchangeParam, intParam, ruleIssue } from '../domain/params.js'
-import { REGIME_INTERVALS } from '../domain/screener.js'
+import { coinParam, enumParam, exchangeParam, intParam } from '../domain/params.js'
 import { seriesRules, windowParams } from '../domain/series.js'
 import { HOUR_MS } from '../domain/time.js'
-import { Interval } from '../domain/windows.js'
+import { HourlyInterval } from '../domain/windows.js'
 import { HeatmapRef } from '../graphql/schema/liquidation-heatmap.js'
 import { coverageOf, missingExchanges, rangesOf } from '../market/read/coverage.js'
 import { CASCADE_OI_HOURS, hourlyBuildUp, venueClasses } from '../market/read/signal-inputs.js'
@@ -25,14 +24,10 @@ const params = z
   .object({
     coin: coinParam(true),
     exchange: exchangeParam('one exchange; omitted = every venue, summed'),
-    interval: enumParam(Interval, { description: 'time bucket: 1h, 4h or 1d (the build-up is hourly)', default: '1h' }),
+    interval: enumParam(HourlyInterval, { description: 'time bucket: 1h, 4h or 1d (the build-up is hourly)', default: '1h' }),
     bins: intParam({ min: 10, max: 200, default: 50, description: 'price bins' }),
     range_pct: intParam({ min: 5, max: 50, default: 20, description: 'the price axis spans ± this % around the latest price' }),
     ...windowParams(),
-  })
-  .superRefine((v, ctx) => {
-    if (!(REGIME_INTERVALS as readonly string[]).includes(v.interval))
-      ctx.addIssue(ruleIssue('interval', `the build-up is hourly: interval must be one of ${REGIME_INTERVALS.join(', ')}.`, REGIME_INTERVALS))
   })
   .superRefine(seriesRules)
 

@@ -17,7 +17,7 @@ const params = z
     coin: coinParam(false),
     exchange: exchangeParam(),
     side: optionalEnumParam(PositionSide, 'long or short: the side of the position liquidated; omitted = both'),
-    min_usd: nonNegativeParam('only orders of at least this many USD'),
+    min_usd: nonNegativeParam('only orders of at least this many USD', 100_000),
     ...windowParams(),
     limit: limitParam('orders', 100),
     cursor: cursorParam((s) => decodeCursor(s) !== null),

@@ -73,7 +73,9 @@ export const ohlc = defineEndpoint({
         const { ranges, candles: all, ...rest } = payload
         const shown = onPage(all, page)
         const missing = missingExchanges(marketType, payload.exchanges, () => 'no trades in the window', exchange)
-        const coverage = coverageOf(ctx, { marketType, used: payload.exchanges as ExchangeId[], noData: () => 'no trades in the window', only: exchange, requested: { from: start, to: end }, ranges, toleranceMs: WINDOW_TOLERANCE_MS })
+        // the candles a window holds start at its first whole bucket (the one before holds trades from before the window)
+        const first = Math.ceil(start / INTERVAL_MS[interval]) * INTERVAL_MS[interval]
+        const coverage = coverageOf(ctx, { marketType, used: payload.exchanges as ExchangeId[], noData: () => 'no trades in the window', only: exchange, requested: { from: first, to: end }, ranges, toleranceMs: WINDOW_TOLERANCE_MS })
         return { ...rest, candles: shown, start, end, asOf: Math.min(end, ctx.now), missing, coverage, next: page.next }
       },
     }),

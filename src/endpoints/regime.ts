@@ -4,11 +4,10 @@ import { z } from 'zod'
 import type { Coverage } from '../analytics/coverage.js'
 import type { ExchangeId } from '../domain/exchanges.js'
 import { REGIME_THRESHOLDS } from '../analytics/regime.js'
-import { coinParam, enumParam, ruleIssue } from '../domain/params.js'
-import { REGIME_INTERVALS } from '../domain/screener.js'
+import { coinParam, enumParam } from '../domain/params.js'
 import { pageOf, seriesRules, windowParams } from '../domain/series.js'
 import { HOUR_MS, floorTo } from '../domain/time.js'
-import { Interval, INTERVAL_MS } from '../domain/windows.js'
+import { HourlyInterval, INTERVAL_MS } from '../domain/windows.js'
 import { builder } from '../graphql/builder.js'
 import { CoverageRef } from '../graphql/schema/common.js'
 import { coverageOf } from '../market/read/coverage.js'
@@ -19,12 +18,8 @@ import { fragmentList } from '../graphql/list-fragments.js'
 const params = z
   .object({
     coin: coinParam(true),
-    interval: enumParam(Interval, { description: 'spacing of the history: 1h, 4h or 1d (the classifier reads hourly closes, so nothing finer)', default: '1h' }),
+    interval: enumParam(HourlyInterval, { description: 'spacing of the history: 1h, 4h or 1d (the classifier reads hourly closes, so nothing finer)', default: '1h' }),
     ...windowParams(),
-  })
-  .superRefine((v, ctx) => {
-    if (!(REGIME_INTERVALS as readonly string[]).includes(v.interval))
-      ctx.addIssue(ruleIssue('interval', `the regime is classified on hourly closes: interval must be one of ${REGIME_INTERVALS.join(', ')}.`, REGIME_INTERVALS))
   })
   .superRefine(seriesRules)
 

@@ -1,7 +1,7 @@
 // GraphQL enum types generated from the domain's zod enums. A value's GraphQL name is its REST value in GraphQL's
 // spelling (1h → H1, 30d → D30, binance → BINANCE); resolvers receive the REST value.
 import type { z } from 'zod'
-import { BacktestLookback, Interval, Lookback } from '../domain/windows.js'
+import { BacktestLookback, HourlyInterval, Interval, Lookback } from '../domain/windows.js'
 import { ExchangeName, MarketTypeName } from '../domain/markets.js'
 import { OverviewSort, SortOrder } from '../domain/screener.js'
 import { PositionSide } from '../domain/liquidations.js'
@@ -15,6 +15,7 @@ export const enumValueName = (v: string): string => {
 
 const DOMAIN_ENUMS: [z.ZodEnum, string, string][] = [
   [Interval, 'Interval', 'Candle or bucket size (REST: 1m, 5m, 15m, 1h, 4h, 1d)'],
+  [HourlyInterval, 'HourlyInterval', 'A bucket of whole hours, for models of hourly data: the regime history, the liquidation heatmap (REST: 1h, 4h, 1d)'],
   [Lookback, 'Lookback', 'How far back a window reaches (REST: 1h, 4h, 24h, 7d, 30d)'],
   [MarketTypeName, 'MarketType', 'perp or spot'],
   [ExchangeName, 'ExchangeId', 'One of the five supported exchanges'],

@@ -18,7 +18,8 @@ const LEASE_MS = 30_000
 export interface AlertEngine {
   /** one evaluation of every active rule, then one round of due deliveries (the timer runs this) */
   run(): Promise<void>
-  stop(): void
+  /** no more rounds; resolves when the round in progress, if any, has finished (before the store closes) */
+  stop(): Promise<void>
 }
 
 const median = (xs: number[]) => {
@@ -123,18 +124,23 @@ export function alertEngine(services: Services, signals: SignalSource): AlertEng
     const due = await claimDeliveries(db.sql, services.clock(), LEASE_MS, 20)
     await Promise.all(due.map((d) => deliverOne(d).catch((err: unknown) => logger.warn({ err, delivery: d.id }, 'alert delivery failed'))))
   }
+  let stopped = false
   const run = () =>
-    (running ??= round()
-      .catch((err: unknown) => logger.warn({ err }, 'alerts: a round failed'))
-      .finally(() => (running = null)))
+    stopped
+      ? Promise.resolve()
+      : (running ??= round()
+          .catch((err: unknown) => logger.warn({ err }, 'alerts: a round failed'))
+          .finally(() => (running = null)))
   const timer = setInterval(() => void run(), config.ALERT_POLL_MS)
   timer.unref()
   return {
     run,
-    stop: () => {
+    stop: async () => {
+      stopped = true
       clearInterval(timer)
       unsubscribe()
       release()
+      await running
     },
   }
 }

@@ -20,7 +20,8 @@ export interface SignalSource {
   tick(): Promise<void>
   /** told of every computed value with the slot it was computed for (alert rules) */
   onValue: ((kind: SignalKind, coin: string, data: Record<string, unknown>, slot: number) => void) | null
-  stop(): void
+  /** no more rounds; resolves when the round in progress, if any, has finished */
+  stop(): Promise<void>
 }
 
 export function signalSource(services: Services, schema: GraphQLSchema): SignalSource {
@@ -61,7 +62,8 @@ export function signalSource(services: Services, schema: GraphQLSchema): SignalS
       }
   }
 
-  const tick = () => (running ??= round().finally(() => (running = null)))
+  let stopped = false
+  const tick = () => (stopped ? Promise.resolve() : (running ??= round().finally(() => (running = null))))
   const timer = setInterval(() => void tick(), services.config.PUSH_SIGNAL_MS)
   timer.unref()
 
@@ -69,7 +71,11 @@ export function signalSource(services: Services, schema: GraphQLSchema): SignalS
     compute,
     tick,
     onValue: null,
-    stop: () => clearInterval(timer),
+    stop: async () => {
+      stopped = true
+      clearInterval(timer)
+      await running?.catch(() => {})
+    },
   }
   return src
 }

@@ -9,7 +9,7 @@ import type { Principal } from '../accounts/authenticate.js'
 import { createAlert, deleteAlert, DELIVERY_COST, listAlerts } from '../accounts/alerts.js'
 import { applyWebhookEvent, verifyWebhook } from '../accounts/billing.js'
 import { ALERT_CONDITION_TYPES, parseAlertBody } from '../domain/alerts.js'
-import { intParam } from '../domain/params.js'
+import { intParam, paramInfo } from '../domain/params.js'
 import { ApiError } from '../errors.js'
 import type { Services } from '../services.js'
 import { envelope, json, problem, type JsonSchema } from './openapi-parts.js'
@@ -41,6 +41,17 @@ export interface AccountRoute<Q extends z.ZodObject = z.ZodObject> {
 }
 
 const route = <Q extends z.ZodObject>(r: AccountRoute<Q>): AccountRoute => r as unknown as AccountRoute
+
+const USAGE_QUERY = z.object({ days: intParam({ min: 1, max: 90, default: 30, description: 'how many days back (1..90)' }) })
+
+/** a query's OpenAPI parameters from its zod object (the numbers and integers the account routes take) */
+function queryParameters(query: z.ZodObject): JsonSchema[] {
+  return Object.entries(query.shape as Record<string, z.ZodType>).map(([name, schema]) => {
+    const p = paramInfo(schema)
+    const type = p.kind === 'int' ? 'integer' : p.kind === 'number' ? 'number' : 'string'
+    return { name, in: 'query', required: p.required, description: p.description, schema: { type, minimum: p.min, maximum: p.max, default: p.default }, example: p.example }
+  })
+}
 
 const objectBody = (req: Request): Record<string, unknown> => {
   const b: unknown = req.body
@@ -119,7 +130,7 @@ export const ACCOUNT_ROUTES: readonly AccountRoute[] = [
     auth: true,
     doc: {
       operationId: 'revokeKey', summary: 'Revoke one of the caller\'s keys', ...secured,
-      parameters: [{ name: 'key_id', in: 'path', required: true, schema: { type: 'string' } }],
+      parameters: [{ name: 'key_id', in: 'path', required: true, schema: { type: 'string' }, example: '0f6c3a52-8d1e-4b7a-9c2f-5e4d3b2a1c90' }],
       responses: { '200': { description: 'Revoked', ...json(envelope(keyRef)) }, '401': problem('unauthorized'), '404': problem('not_found: no such key on this account'), '409': problem('conflict: the account\'s last active key') },
     },
     handle: async ({ services, req, principal }) => {
@@ -146,10 +157,10 @@ export const ACCOUNT_ROUTES: readonly AccountRoute[] = [
     method: 'get',
     path: '/v1/account/usage',
     auth: true,
-    query: z.object({ days: intParam({ min: 1, max: 90, default: 30, description: 'how many days back (1..90)' }) }),
+    query: USAGE_QUERY,
     doc: {
       operationId: 'usage', summary: 'Credits per endpoint and per day, and recent calls', ...secured,
-      parameters: [{ name: 'days', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 90, default: 30 } }],
+      parameters: queryParameters(USAGE_QUERY),
       responses: {
         '200': {
           description: 'OK',
@@ -210,7 +221,7 @@ export const ACCOUNT_ROUTES: readonly AccountRoute[] = [
     auth: true,
     doc: {
       operationId: 'deleteAlert', summary: 'Remove one of the caller\'s alert rules (pending deliveries go with it)', ...alertSecured,
-      parameters: [{ name: 'alert_id', in: 'path', required: true, schema: { type: 'string' } }],
+      parameters: [{ name: 'alert_id', in: 'path', required: true, schema: { type: 'string' }, example: '7b2e9d4c-1a3f-4e6b-8c5d-2f9a0e1b3c47' }],
       responses: { '200': { description: 'Removed', ...json(envelope(alertSchema)) }, '401': problem('unauthorized'), '404': problem('not_found: no such alert on this account') },
     },
     handle: async ({ services, req, principal }) => ({ data: await deleteAlert(services.db, principal!.accountId, String(req.params.alert_id)) }),
@@ -222,7 +233,7 @@ export const ACCOUNT_ROUTES: readonly AccountRoute[] = [
     body: 'raw',
     doc: {
       operationId: 'billingWebhook', summary: 'Payment provider webhook (Stripe signing scheme; no key)', security: [], 'x-credits': 0,
-      parameters: [{ name: 'Stripe-Signature', in: 'header', required: true, schema: { type: 'string' } }],
+      parameters: [{ name: 'Stripe-Signature', in: 'header', required: true, schema: { type: 'string' }, example: 't=1772452800,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd' }],
       requestBody: { required: true, ...json({ type: 'object' }) },
       responses: {
         '200': {

@@ -8,7 +8,8 @@ import {
   type DocumentNode, type FieldNode, type FragmentDefinitionNode, type GraphQLOutputType, type SelectionSetNode,
 } from 'graphql'
 import { camelToSnake } from '../domain/case.js'
-import { paramInfo } from '../domain/params.js'
+import { EXAMPLE_END_MS, paramInfo } from '../domain/params.js'
+import { HOUR_MS, floorTo } from '../domain/time.js'
 import { PROBLEM_CODES } from '../errors.js'
 import { ENDPOINTS, schema } from '../endpoints/index.js'
 import type { Endpoint } from '../endpoints/define.js'
@@ -77,22 +78,35 @@ function responseSchema(document: DocumentNode, field: string): JsonSchema {
   return out
 }
 
-/** the endpoint's parameters, each described (zod-to-openapi puts the description on the parameter and its schema) */
+/** the endpoint's parameters, each described, with its example (zod-to-openapi puts the description on the parameter and its schema) */
 function documentedParams(route: Endpoint): z.ZodObject {
   const shape = route.params.shape as Record<string, z.ZodType>
-  return z.object(Object.fromEntries(Object.entries(shape).map(([name, schema]) => [name, schema.meta({ description: paramInfo(schema).description })])))
+  return z.object(
+    Object.fromEntries(Object.entries(shape).map(([name, schema]) => {
+      const info = paramInfo(schema)
+      return [name, schema.meta({ description: info.description, param: { example: info.example } })]
+    })),
+  )
 }
 
 /**
  * What a parameter's schema says beyond its type, as clients read it: the coins offered right now (they change
  * with imports; the dashboard builds its coin list from this), timestamps as epoch milliseconds, nothing else.
  */
-function schemaNote(route: Endpoint, parameter: { name: string; schema?: Record<string, unknown> }, coins: readonly string[]) {
+function schemaNote(route: Endpoint, parameter: { name: string; schema?: Record<string, unknown>; example?: unknown }, coins: readonly string[], now: number) {
   const info = paramInfo((route.params.shape as Record<string, z.ZodType>)[parameter.name]!)
   const schema = parameter.schema ?? {}
   delete schema.description
-  if (info.kind === 'coin') Object.assign(schema, { examples: coins.slice(0, 3), description: `one of ${coins.join(', ')} (case-insensitive)` })
-  if (info.kind === 'timestamp') schema.description = 'Unix epoch milliseconds'
+  if (info.kind === 'coin') {
+    Object.assign(schema, { examples: coins.slice(0, 3), description: `one of ${coins.join(', ')} (case-insensitive)` })
+    // the helper's example, unless this deployment's coins do not include it
+    if (!coins.includes(String(parameter.example)) && coins.length) parameter.example = coins[0]
+  }
+  if (info.kind === 'timestamp') {
+    schema.description = 'Unix epoch milliseconds'
+    // the helpers' example window, moved to end at the current hour, so it stays a window the service takes
+    parameter.example = floorTo(now, HOUR_MS) - (EXAMPLE_END_MS - Number(info.example))
+  }
 }
 
 
@@ -131,8 +145,8 @@ export function openApiDocument(services: Pick<Services, 'market'>): JsonSchema 
   const generated = new OpenApiGeneratorV31(registry.definitions).generateDocument({ openapi: '3.1.0', info: { title: '', version: '' } })
   const paths: Record<string, unknown> = { ...generated.paths }
   for (const route of ENDPOINTS) {
-    const get = (paths[route.path] as { get: { parameters?: { name: string; schema?: Record<string, unknown> }[] } }).get
-    for (const p of get.parameters ?? []) schemaNote(route, p, coins)
+    const get = (paths[route.path] as { get: { parameters?: { name: string; schema?: Record<string, unknown>; example?: unknown }[] } }).get
+    for (const p of get.parameters ?? []) schemaNote(route, p, coins, services.market.clock())
   }
   paths[STREAM_PATH] = { get: streamDoc() }
   Object.assign(paths, accountPaths())
@@ -203,10 +217,10 @@ function streamDoc() {
     'x-credits': 0,
     'x-credits-per-minute-per-channel': 1,
     parameters: [
-      { name: 'channels', in: 'query', required: false, description: 'comma-separated; default ticker', schema: { type: 'string', examples: ['ticker,liquidations'] }, 'x-allowed': [...STREAM_CHANNELS] },
-      { name: 'coin', in: 'query', required: false, description: 'comma-separated base-asset symbols; omitted = every coin', schema: { type: 'string' } },
-      { name: 'Last-Event-ID', in: 'header', required: false, description: 'the id of the last event received: the retained events after it come first', schema: { type: 'string' } },
-      { name: 'last_event_id', in: 'query', required: false, description: 'the same, for clients that cannot set headers', schema: { type: 'string' } },
+      { name: 'channels', in: 'query', required: false, description: 'comma-separated; default ticker', schema: { type: 'string', examples: ['ticker,liquidations'] }, example: 'ticker,liquidations', 'x-allowed': [...STREAM_CHANNELS] },
+      { name: 'coin', in: 'query', required: false, description: 'comma-separated base-asset symbols; omitted = every coin', schema: { type: 'string' }, example: 'BTC,ETH' },
+      { name: 'Last-Event-ID', in: 'header', required: false, description: 'the id of the last event received: the retained events after it come first', schema: { type: 'string' }, example: '1842' },
+      { name: 'last_event_id', in: 'query', required: false, description: 'the same, for clients that cannot set headers', schema: { type: 'string' }, example: '1842' },
     ],
     responses: {
       '200': { description: 'The event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } },

@@ -278,11 +278,12 @@ describe.skipIf(!HAS_CHROMIUM)('market views in Chromium', () => {
     const entries = dataOf(await loadView(page, 'spread')) as Row[]
     for (const e of entries) {
       const listed = await page.locator(`#view-spread .coverage-item[data-coin="${e.coin}"] li`).evaluateAll((lis) => lis.map((li) => (li as HTMLElement).dataset.exchange))
-      // the coverage object's venues (missing or in part), then any only the older `missing` list names
-      const expected = [...new Set([...e.coverage.missing, ...e.missing].map((m: Row) => m.exchange as string))]
+      // a partial figure lists the venues its coverage names short (a venue without the market is not); a whole one has no note
+      const expected = e.coverage.partial ? e.coverage.missing.filter((m: Row) => m.status !== 'not_listed' && m.status !== 'not_published').map((m: Row) => m.exchange as string) : []
       expect(listed, e.coin).toEqual(expected)
     }
-    expect(entries.some((e) => e.missing.length === 0) && entries.some((e) => e.missing.length > 0)).toBe(true)
+    // coins the simulator trades have venues in the figure; the others lack every venue
+    expect(entries.some((e) => e.coverage.exchanges.length > 0) && entries.some((e) => e.coverage.exchanges.length === 0 && e.coverage.partial)).toBe(true)
     await page.locator('#view-spread-coin').selectOption('BTC')
 
     // a payload with the coverage object, a fresh field, and a band the book does not reach
@@ -323,6 +324,56 @@ describe.skipIf(!HAS_CHROMIUM)('market views in Chromium', () => {
     const minute = (ms: number) => new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: ZONE }).format(ms)
     expect(await page.locator('#view-ohlc .coverage').innerText()).toContain(`Covers ${minute(d.candles[0].ts)} – ${minute(d.end)} of the requested ${minute(d.start)} – ${minute(d.end)}.`)
     expect(await page.locator('#view-ohlc [data-candles]').count()).toBe(1)
+  })
+
+  it('coverage is shown as the payload says it: venues in part are not "without", a venue publishing no feed is no shortfall, and no candle or hour in progress falls to $0', async () => {
+    // the composite drawn from all five venues, each in only in part (the window reaches before the history)
+    await page.route('**/v1/markets/ohlc*', async (route) => {
+      const res = await route.fetch()
+      const body = await res.json()
+      const d = body.data
+      const missing = d.exchanges.map((exchange: string) => ({ exchange, status: 'truncated', reason: `data from ${new Date(d.candles[0].ts).toISOString()} only` }))
+      d.coverage = { exchanges: d.exchanges, missing, from: d.candles[0].ts, to: d.end, requested_from: d.start, requested_to: d.end, partial: true, note: null }
+      // a candle without prices (as a client might meet one) at the hour in progress
+      d.candles.push({ ...d.candles.at(-1), ts: d.candles.at(-1).ts + 3_600_000, open: 0, high: 0, low: 0, close: 0, volume: 0 })
+      await route.fulfill({ response: res, json: body })
+    })
+    const o = dataOf(await loadView(page, 'ohlc'))
+    await page.unroute('**/v1/markets/ohlc*')
+    const note = await page.locator('#view-ohlc .coverage').innerText()
+    expect(note).not.toContain('without')
+    expect(note).toContain(`partial — ${o.exchanges.join(', ')} in only in part`)
+    expect(await page.locator('#view-ohlc .coverage li').count()).toBe(o.exchanges.length)
+    const priced = o.candles.filter((c: Row) => c.low > 0)
+    expect(priced.length).toBe(o.candles.length - 1)
+    expect(await page.locator('#view-ohlc [data-candles]').getAttribute('data-candles')).toBe(String(priced.length))
+    const low = Math.min(...priced.map((c: Row) => c.low))
+    const desc = (await page.locator('#view-ohlc figure p.visually-hidden').textContent())!
+    expectShown(desc.slice(desc.indexOf('low ')), low)
+
+    // liquidations: Hyperliquid publishes none (not partial); the hour in progress is said in words, not drawn as a fall
+    let asOf = 0
+    await page.route('**/v1/liquidations/history*', async (route) => {
+      const res = await route.fetch()
+      const body = await res.json()
+      const d = body.data
+      asOf = d.as_of
+      const open = Math.floor(d.as_of / 3_600_000) * 3_600_000
+      const zero = { ts: open, long_usd: 0, short_usd: 0, total_usd: 0, long_count: 0, short_count: 0 }
+      d.aggregate = [...d.aggregate.filter((p: Row) => p.ts < open), zero]
+      for (const v of d.exchanges) v.points = [...v.points.filter((p: Row) => p.ts < open), zero]
+      await route.fulfill({ response: res, json: body })
+    })
+    const l = dataOf(await loadView(page, 'liquidation-history'))
+    await page.unroute('**/v1/liquidations/history*')
+    expect(l.coverage.partial).toBe(false)
+    expect(l.coverage.missing).toEqual([expect.objectContaining({ exchange: 'hyperliquid', status: 'not_published' })])
+    expect(await page.locator('#view-liquidation-history .coverage').count()).toBe(0)
+    const whole = l.aggregate.filter((p: Row) => p.ts + 3_600_000 <= asOf).length
+    expect(whole).toBe(l.aggregate.length - 1)
+    const drawn = await page.locator('#view-liquidation-history [data-points]').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.points))
+    expect(drawn).toEqual([String(whole), String(whole)])
+    expect(await page.locator('#view-liquidation-history .in-progress').innerText()).toMatch(/runs past .* it holds part of its time, so it is not drawn\. In it: longs \$0(\.00)?, shorts \$0/)
   })
 
   it('times follow the zone the reader picks (UTC here), redrawn from the answer on screen without a new call', async () => {

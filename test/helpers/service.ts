@@ -8,7 +8,7 @@ import { inject } from 'light-my-request'
 import { pino, type Logger } from 'pino'
 import { createServices } from '../../src/bootstrap.js'
 import { loadConfig } from '../../src/config.js'
-import { answerClientErrors, createApp } from '../../src/server.js'
+import { answerClientErrors, createApp, stopApp } from '../../src/server.js'
 import type { Services } from '../../src/services.js'
 import { openTestStore } from './store.js'
 
@@ -101,6 +101,8 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
         server.closeAllConnections()
         await new Promise<void>((r) => server!.close(() => r()))
       }
+      // as a stopping node does: nothing on a timer reads the store once it is closed
+      await stopApp(app)
       await services.db.close()
     },
   }

@@ -68,7 +68,13 @@ describe('GET /v1/markets/exchanges', () => {
     const res = await t.get('/v1/markets/exchanges', apiKey)
     const body = await expectProblem(res, 402, 'insufficient_credits')
     expect(body).toMatchObject({ status: 402, credits_required: 1, credits_remaining: 0 })
+    // in words a person reads: one credit, not "1 credits"
+    expect(body.detail).toBe('This call costs 1 credit and the account has 0. Buy credits to continue.')
     expect(res.headers.get('x-credits-charged')).toBe('0')
+    // a 2-credit call against one credit
+    await t.setCredits(accountId, 1)
+    const two = await expectProblem(await t.get('/v1/markets/ohlc?coin=BTC', apiKey), 402, 'insufficient_credits')
+    expect(two.detail).toBe('This call costs 2 credits and the account has 1. Buy credits to continue.')
   })
 
   it('400 for any query parameter (the endpoint takes none)', async () => {

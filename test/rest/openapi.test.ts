@@ -27,6 +27,7 @@ interface Parameter {
   name: string
   in: string
   required: boolean
+  example?: unknown
   description?: string
   schema: { type?: string; enum?: string[]; default?: unknown; description?: string; examples?: string[] }
 }
@@ -46,6 +47,8 @@ describe('/openapi.json', () => {
   let ajv: JsonSchemaValidator
   /** a current BTC price, for trigger_price */
   let btcPrice: number
+  /** a second account, for the calls over every enum value */
+  let enumKey: string
 
   beforeAll(async () => {
     t = await startTestService({ clock: () => TEST_NOW })
@@ -61,6 +64,10 @@ describe('/openapi.json', () => {
     const ticker = (await (await t.get('/v1/markets/ticker?coin=BTC', key)).json()) as { data: { mark_price: number | null }[] }
     btcPrice = ticker.data.map((r) => r.mark_price).find((p): p is number => typeof p === 'number')!
     expect(btcPrice).toBeGreaterThan(0)
+    // calls that are not this account's ledger: every enum value of every path
+    const other = await t.signup()
+    await t.setCredits(other.accountId, 1_000_000)
+    enumKey = other.apiKey
   })
   afterAll(() => t?.close())
 
@@ -116,6 +123,24 @@ describe('/openapi.json', () => {
     }
     for (const [path, item] of Object.entries(doc.paths as Record<string, Json>))
       for (const [method, o] of Object.entries(item)) if (!ROUTES.some((r) => r.path === path)) expect(o['x-credits'], `${method} ${path}`).toBe(0)
+  })
+
+  it('every parameter of every operation carries an example of the right type (one it lists, where it lists values)', () => {
+    let n = 0
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Json>))
+      for (const [method, o] of Object.entries(item)) {
+        for (const p of (o.parameters ?? []) as Parameter[]) {
+          const where = `${method.toUpperCase()} ${path} ${p.name}`
+          expect(p.example, where).toBeDefined()
+          const type = p.schema.type
+          if (type === 'integer') expect(Number.isInteger(p.example), where).toBe(true)
+          else if (type === 'number') expect(typeof p.example, where).toBe('number')
+          else expect(typeof p.example, where).toBe('string')
+          if (listed(p)) expect(listed(p), where).toContain(p.example)
+          n++
+        }
+      }
+    expect(n).toBeGreaterThan(100)
   })
 
   it('documents the venue-truth fields: funding kind, mark quotes, book reach and per-band sources', () => {
@@ -176,6 +201,18 @@ describe('/openapi.json', () => {
       const body = await expectProblem(await t.get(validQuery(path, { no_such_parameter: '1' }), key), 400, 'invalid_parameter')
       expect(body.parameter).toBe('no_such_parameter')
       expect(await balance()).toBe(before)
+    })
+
+    it('every value an enumerated parameter lists, and every parameter\'s example, is accepted: no 400 naming that parameter', async () => {
+      for (const p of params(path)) {
+        // a cursor belongs to the parameters of the page it came from: its example shows the form, not a page of these
+        const values = [...(p.schema.enum ?? []), ...(p.name === 'cursor' ? [] : [p.example])]
+        for (const value of values) {
+          const res = await t.get(validQuery(path, { [p.name]: String(value) }), enumKey)
+          if (res.status === 400) expect(((await res.json()) as Json).parameter, `${path} ${p.name}=${value} is listed but refused`).not.toBe(p.name)
+          else expect([200, 503], `${path} ${p.name}=${value}`).toContain(res.status)
+        }
+      }
     })
 
     it('a call with the required parameters charges x-credits once, and the body validates against the 200 schema', async () => {

@@ -1,15 +1,14 @@
 // OHLC candles with volume bars underneath (uPlot with a candle-drawing hook, after uPlot's candlestick
 // demo), times on the axis and in the legend in the zone the page shows.
 import { axis, COLORS, destroy, fitWidth, swatch, uPlot, zonedDate } from './chart-kit.js'
-import { fmtCompact, fmtPrice, fmtTime } from './format.js'
-
-const INTERVAL_MS = { '1m': 60_000, '5m': 300_000, '15m': 900_000, '1h': 3_600_000, '4h': 14_400_000, '1d': 86_400_000 }
+import { INTERVAL_MS, fmtCompact, fmtPrice, fmtTime } from './format.js'
 
 /** candles (+ volume bars underneath) from the data of GET /v1/markets/ohlc */
 export function candleChart(el, legendEl, descEl, ohlc) {
   destroy(el)
   legendEl.textContent = ''
-  const candles = (ohlc.candles ?? []).filter((c) => [c.open, c.high, c.low, c.close].every((v) => typeof v === 'number'))
+  // a candle without a price (null, absent, zero) is not drawn: a gap, never a fall to $0
+  const candles = (ohlc.candles ?? []).filter((c) => [c.open, c.high, c.low, c.close].every((v) => Number.isFinite(v) && v > 0))
   if (!candles.length) {
     el.innerHTML = '<p class="empty">No candles in this window.</p>'
     descEl.textContent = 'No candles in this window.'

@@ -31,6 +31,9 @@ export function setTimeZone(choice) {
   window.dispatchEvent(new Event('timezonechange'))
 }
 
+/** the service's intervals in ms (src/domain/windows.ts) */
+export const INTERVAL_MS = { '1m': 60_000, '5m': 300_000, '15m': 900_000, '1h': 3_600_000, '4h': 14_400_000, '1d': 86_400_000 }
+
 const formatters = new Map()
 function dtf(options) {
   const key = `${zone}|${JSON.stringify(options)}`

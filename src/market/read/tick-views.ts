@@ -19,6 +19,9 @@ interface View {
 interface Views {
   cache: VersionedCache<unknown>
   views: Map<string, View>
+  /** precomputations not finished yet */
+  inflight: Set<Promise<unknown>>
+  stop(): void
 }
 
 const byMarket = new WeakMap<MarketState, Views>()
@@ -26,8 +29,12 @@ const byMarket = new WeakMap<MarketState, Views>()
 /** the data a view is computed from: the series' version and the live values as of the last tick */
 const dataVersion = (market: MarketState) => `${market.series.version}|${market.live.version}`
 
-const quiet = <T>(value: T): T => {
-  if (value instanceof Promise) value.catch(() => {})
+const quiet = <T>(value: T, inflight: Set<Promise<unknown>>): T => {
+  if (value instanceof Promise) {
+    const done = value.catch(() => {})
+    inflight.add(done)
+    void done.finally(() => inflight.delete(done))
+  }
   return value
 }
 
@@ -37,10 +44,19 @@ function viewsOf(market: MarketState): Views {
   // outdated by the data, a view is waited for (the precomputation started when the data moved, or a new one);
   // outdated by the clock alone, it is served for one more tick while it is recomputed on the next turn of the loop
   const cache = new VersionedCache<unknown>({ maxEntries: 16, refreshMs: DATA_TICK_MS, serveStaleMs: 2 * DATA_TICK_MS, staleAcrossVersions: false, deferRefresh: true, clock: market.clock })
-  const v: Views = { cache, views: new Map() }
-  byMarket.set(market, v)
   let scheduled = false
   let stopped = false
+  const v: Views = {
+    cache,
+    views: new Map(),
+    inflight: new Set(),
+    stop: () => {
+      stopped = true
+      clearInterval(timer)
+      if (byMarket.get(market) === v) byMarket.delete(market)
+    },
+  }
+  byMarket.set(market, v)
   const precompute = () => {
     scheduled = false
     if (stopped) return
@@ -48,14 +64,10 @@ function viewsOf(market: MarketState): Views {
     for (const [name, view] of v.views) {
       if (wall - view.usedAt > IDLE_AFTER_MS) v.views.delete(name)
       // a failed precomputation is dropped by the cache; the next request computes (and reports) it
-      else v.cache.prime(name, dataVersion(market), () => quiet(view.compute(market.clock())))
+      else v.cache.prime(name, dataVersion(market), () => quiet(view.compute(market.clock()), v.inflight))
     }
-    if (!v.views.size) {
-      // idle: stop; a later request starts over (the series keeps this listener, now inert)
-      stopped = true
-      clearInterval(timer)
-      if (byMarket.get(market) === v) byMarket.delete(market)
-    }
+    // idle: stop; a later request starts over (the series keeps this listener, now inert)
+    if (!v.views.size) v.stop()
   }
   const schedule = () => {
     if (scheduled || stopped) return
@@ -81,4 +93,12 @@ export function tickView<T>(market: MarketState, name: string, now: number, comp
   const v = viewsOf(market)
   v.views.set(name, { compute, usedAt: Date.now() })
   return v.cache.get(name, dataVersion(market), () => compute(now)) as T
+}
+
+/** no more precomputation (the node is stopping); resolves when those under way have finished, before the store closes */
+export async function stopTickViews(market: MarketState): Promise<void> {
+  const v = byMarket.get(market)
+  if (!v) return
+  v.stop()
+  await Promise.all(v.inflight)
 }
