@@ -63,3 +63,23 @@ export function buildLiquidationHistory(input: { slots: readonly number[]; inter
     totalShortUsd: aggregate.reduce((s, p) => s + p.shortUsd, 0),
   }
 }
+
+/**
+ * Σ long and short USD of minute rows (ascending by ts), added as buildLiquidationHistory adds them at 1-minute
+ * intervals (each minute's rows, then minute by minute, long and short apart), so the rows of a window give exactly
+ * the total of /v1/liquidations/history at interval 1m over it.
+ */
+export function liquidationTotalUsd(minutes: readonly LiquidationMinute[]): number {
+  let [long, short, minuteLong, minuteShort] = [0, 0, 0, 0]
+  let at: number | null = null
+  for (const m of minutes) {
+    if (m.ts !== at) {
+      long += minuteLong
+      short += minuteShort
+      ;[minuteLong, minuteShort, at] = [0, 0, m.ts]
+    }
+    minuteLong += m.longUsd
+    minuteShort += m.shortUsd
+  }
+  return long + minuteLong + (short + minuteShort)
+}

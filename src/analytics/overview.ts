@@ -4,8 +4,6 @@
 import type { ExchangeId } from '../domain/exchanges.js'
 import type { OverviewSort, SortOrder } from '../domain/screener.js'
 
-export const OVERVIEW_LIQUIDATIONS_NOTE = 'no liquidation feed is collected yet: liquidations_24h_usd is null until one is'
-
 export interface OverviewRow {
   coin: string
   /** the latest composite perp close (volume-weighted across venues) */
@@ -23,7 +21,7 @@ export interface OverviewRow {
   oiChange24hPct: number | null
   /** OI-weighted funding rate per 8 h */
   funding8h: number | null
-  /** null until a liquidation feed exists */
+  /** Σ liquidated USD of the minutes starting in the last 24 h, every venue; null when no venue's stream covered the coin */
   liquidations24hUsd: number | null
   /** venues whose perp candles entered price or volume */
   exchanges: ExchangeId[]

@@ -9,6 +9,7 @@ import { CascadeRef } from '../graphql/schema/profile.js'
 import { DAY_MS, HOUR_MS, floorTo } from '../domain/time.js'
 import { EXCHANGE_IDS, type ExchangeId } from '../domain/exchanges.js'
 import { coverageOf, missingExchanges, type CoverageContext } from '../market/read/coverage.js'
+import { liquidationCoverage } from '../market/read/liquidation-coverage.js'
 import { CASCADE_OI_HOURS, calibratedLiquidationMaps, oiHourRanges } from '../market/read/signal-inputs.js'
 import { coinHvnZones } from '../market/read/volume-at-price.js'
 import { loadAll, requestLoaders } from '../market/read/request-loaders.js'
@@ -70,6 +71,7 @@ export const liquidationCascade = defineEndpoint({
             exchanges: observed,
             orders: maps.reduce((s, m) => s + m.calibration.orders, 0),
             window,
+            liquidationCoverage: (await liquidationCoverage(ctx, { window, coin, only: exchange })).liquidationCoverage,
           },
           missing: missingExchanges('perp', used, () => `no fresh ${coin} order book`, exchange),
           coverage: cascadeCoverage(ctx, coin, used, exchange),

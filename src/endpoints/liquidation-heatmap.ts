@@ -16,6 +16,7 @@ import { HOUR_MS } from '../domain/time.js'
 import { HourlyInterval } from '../domain/windows.js'
 import { HeatmapRef } from '../graphql/schema/liquidation-heatmap.js'
 import { coverageOf, missingExchanges, rangesOf } from '../market/read/coverage.js'
+import { liquidationCoverage } from '../market/read/liquidation-coverage.js'
 import { CASCADE_OI_HOURS, hourlyBuildUp, venueClasses } from '../market/read/signal-inputs.js'
 import { defineEndpoint } from './define.js'
 import { onPage, seriesWindow } from './series-kit.js'
@@ -72,7 +73,7 @@ export const liquidationHeatmap = defineEndpoint({
             orders += m.longCount + m.shortCount
           }
           const feed = LIQUIDATION_FEEDS[e]
-          const calibration: VenueCalibration = calibrateVenue({ published: feed.published, note: feed.note, orders, observedUsd: observed.reduce((s, x) => s + x, 0), modelledUsd: modelled.reduce((s, x) => s + x, 0) })
+          const calibration: VenueCalibration = calibrateVenue({ published: feed.published, completeness: feed.completeness, note: feed.note, orders, observedUsd: observed.reduce((s, x) => s + x, 0), modelledUsd: modelled.reduce((s, x) => s + x, 0) })
           const levels = at.map((i): LiquidationLevel[] => (i < 0 ? [] : map.trace.snapshots.get(i)!.map((l) => ({ ...l, notionalUsd: l.notionalUsd * calibration.factor }))))
           return { exchange: e, hours: bu.length, lastPrice: bu.at(-1)?.point.price, levels, modelled, observed, calibration, firstTs: bu[0]?.ts }
         })
@@ -100,6 +101,8 @@ export const liquidationHeatmap = defineEndpoint({
         const ranges = rangesOf(per.filter((p) => p.hours > 0).map((p) => ({ exchange: p.exchange, ts: Math.max(w.first, p.firstTs!) })), (r) => w.end - r.ts)
         const noData = () => `no ${coin} open-interest history in the window`
         const coverage: Coverage = coverageOf(ctx, { used, noData, only: exchange, requested: { from: w.first, to: w.end }, ranges, toleranceMs: HOUR_MS })
+        // the observed side: which venues' published liquidations are complete over the window, a lower bound, or none
+        const observedCoverage = (await liquidationCoverage(ctx, { window: { from: w.first, to: w.end }, coin, only: exchange })).liquidationCoverage
         return {
           coin, interval: v.interval, exchange: exchange ?? null, start: w.start, end: w.end, asOf: Math.min(w.end, ctx.now), next: w.next,
           priceBins: edges.slice(0, -1).map((low, i) => ({ low, high: edges[i + 1]! })),
@@ -108,6 +111,7 @@ export const liquidationHeatmap = defineEndpoint({
           exchanges: per.map((p) => ({ exchange: p.exchange, calibration: p.calibration })),
           missing: missingExchanges('perp', used, noData, exchange),
           coverage,
+          liquidationCoverage: observedCoverage,
         }
       },
     }),

@@ -1,29 +1,30 @@
 // GET /v1/liquidations/history (3 credits): long and short liquidated USD per interval, per venue and across venues,
-// summed from the stored 1-minute aggregates of the orders the venues published (docs/methodology.md#liquidations).
+// summed from the stored 1-minute aggregates of the orders the venues published (docs/methodology.md#liquidations),
+// with which venues the sums cover completely, as a lower bound or not at all (#liquidation-coverage).
 import { z } from 'zod'
-import type { CoverageGap } from '../analytics/coverage.js'
 import { buildLiquidationHistory } from '../analytics/liquidations.js'
-import { EXCHANGES, type ExchangeId } from '../domain/exchanges.js'
-import { LIQUIDATION_FEEDS, liquidationVenues } from '../domain/liquidations.js'
-import { pageOf, seriesParams, seriesRules } from '../domain/series.js'
-import { INTERVAL_MS } from '../domain/windows.js'
+import { liquidationVenues } from '../domain/liquidations.js'
+import { seriesParams, seriesRules } from '../domain/series.js'
 import { LiquidationHistoryRef } from '../graphql/schema/liquidations.js'
-import { coverageOf, missingExchanges, rangesOf } from '../market/read/coverage.js'
+import type { Coverage } from '../analytics/coverage.js'
+import type { ExchangeNote } from '../market/read/coverage.js'
+import { liquidationCoverage } from '../market/read/liquidation-coverage.js'
 import { defineEndpoint } from './define.js'
+import { seriesWindow } from './series-kit.js'
 
 const params = z.object(seriesParams()).superRefine(seriesRules)
 
-/** venues that publish no liquidation feed, as coverage gaps */
-export const unpublishedGaps = (only?: ExchangeId): CoverageGap[] =>
-  EXCHANGES.filter((e) => !LIQUIDATION_FEEDS[e.id].published && (!only || e.id === only)).map((e) => ({ exchange: e.id, status: 'not_published', reason: LIQUIDATION_FEEDS[e.id].note ?? `${e.name} publishes no liquidation feed` }))
+/** the venues a liquidation figure left out (its coverage's missing venues not in it), with the reason */
+export const missingOf = (coverage: Coverage): ExchangeNote[] =>
+  coverage.missing.filter((g) => !coverage.exchanges.includes(g.exchange)).map((g) => ({ exchange: g.exchange, reason: g.reason }))
 
 export const liquidationHistory = defineEndpoint({
   path: '/v1/liquidations/history',
   field: 'liquidationHistory',
   operation: 'liquidation-history',
   cost: 3,
-  summary: 'Long and short liquidated USD per interval, per venue and aggregated (series parameters, paged)',
-  description: 'Liquidated USD per interval, long and short, per venue and across venues, from the orders the venues published.',
+  summary: 'Long and short liquidated USD per interval, per venue and aggregated (series parameters, paged), with which venues it covers completely',
+  description: 'Liquidated USD per interval, long and short, per venue and across venues, from the orders the venues published; says which venues the sums cover completely, as a lower bound or not at all.',
   params,
   graphql: (t, f) =>
     t.field({
@@ -33,18 +34,14 @@ export const liquidationHistory = defineEndpoint({
       resolve: async (_r, args, ctx) => {
         const v = f.params(args, ctx)
         const { coin, exchange, interval } = v
-        const size = INTERVAL_MS[interval]
-        const page = pageOf(v, size, ctx.now)
+        const w = seriesWindow(v, ctx.now)
         const market = ctx.services.market
-        const minutes = await market.reader.liquidationMinutes([coin], page.from, page.to, exchange)
+        const minutes = await market.reader.liquidationMinutes([coin], w.from, w.to, exchange)
         const venues = liquidationVenues().filter((e) => !exchange || e === exchange)
-        const out = buildLiquidationHistory({ slots: page.slots, intervalMs: size, minutes, venues })
-        // a venue's span: the minutes that held its orders (a quiet venue has none, and is said to have no data)
-        const ranges = rangesOf(minutes, 60_000)
-        const noData = () => `no ${coin} liquidation orders stored in the window`
-        const coverage = coverageOf(ctx, { used: ranges.keys(), gaps: unpublishedGaps(exchange), noData, only: exchange })
-        const missing = missingExchanges('perp', ranges.keys(), (e) => (LIQUIDATION_FEEDS[e].published ? noData() : LIQUIDATION_FEEDS[e].note!), exchange)
-        return { ...out, coin, exchange: exchange ?? null, interval, start: page.start, end: page.end, asOf: Math.min(page.end, ctx.now), missing, coverage, next: page.next }
+        const out = buildLiquidationHistory({ slots: w.slots, intervalMs: w.intervalMs, minutes, venues })
+        // the venues' liquidation streams over the whole window: a quiet venue whose stream was up adds its zeros
+        const cov = await liquidationCoverage(ctx, { window: { from: w.first, to: w.end }, coin, only: exchange, used: minutes.map((m) => m.exchange) })
+        return { ...out, coin, exchange: exchange ?? null, interval, start: w.start, end: w.end, asOf: Math.min(w.end, ctx.now), missing: missingOf(cov.coverage), ...cov, next: w.next }
       },
     }),
 })

@@ -1,13 +1,14 @@
 // GET /v1/liquidations/orders (2 credits): the liquidation orders the venues published, newest first, filtered by
-// coin, exchange, side and min_usd; paged (meta.next) inside a fixed window (docs/contract.md#paging).
+// coin, exchange, side and min_usd; paged (meta.next) inside a fixed window (docs/contract.md#paging); with which
+// venues the list holds every order of, a sample of, or none of (docs/methodology.md#liquidation-coverage).
 import { z } from 'zod'
-import { PositionSide, LIQUIDATION_FEEDS } from '../domain/liquidations.js'
+import { PositionSide } from '../domain/liquidations.js'
 import { coinParam, cursorParam, exchangeParam, nonNegativeParam, optionalEnumParam } from '../domain/params.js'
 import { cursorKey, decodeCursor, encodeCursor, limitParam, seriesRules, windowOf, windowParams } from '../domain/series.js'
 import { LiquidationOrdersRef } from '../graphql/schema/liquidations.js'
-import { coverageOf, missingExchanges } from '../market/read/coverage.js'
+import { liquidationCoverage } from '../market/read/liquidation-coverage.js'
 import { defineEndpoint } from './define.js'
-import { unpublishedGaps } from './liquidation-history.js'
+import { missingOf } from './liquidation-history.js'
 
 /** a cursor's position: the ts of the page's oldest order × TIE + how many orders at that ts were shown */
 const TIE = 4096
@@ -52,13 +53,9 @@ export const liquidationOrders = defineEndpoint({
           // more orders at one millisecond than a position holds: page on from the next older millisecond
           next = encodeCursor({ s: start, e: end, f: ties < TIE ? last.ts * TIE + ties : (last.ts - 1) * TIE, k: cursorKey(v) })
         }
-        const used = new Set(orders.map((o) => o.exchange))
-        const noData = () => `no matching liquidation orders${v.coin ? ` for ${v.coin}` : ''} in the window`
-        return {
-          orders, start, end, asOf: Math.min(end, ctx.now), next,
-          missing: missingExchanges('perp', used, (e) => (LIQUIDATION_FEEDS[e].published ? noData() : LIQUIDATION_FEEDS[e].note!), v.exchange),
-          coverage: coverageOf(ctx, { used, gaps: unpublishedGaps(v.exchange), noData, only: v.exchange }),
-        }
+        // the venues' liquidation streams over the window: a venue whose stream was up and has no order here had none to list
+        const cov = await liquidationCoverage(ctx, { window: { from: start, to: end }, coin: v.coin, only: v.exchange, used: orders.map((o) => o.exchange) })
+        return { orders, start, end, asOf: Math.min(end, ctx.now), next, missing: missingOf(cov.coverage), ...cov }
       },
     }),
 })

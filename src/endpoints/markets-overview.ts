@@ -1,17 +1,21 @@
 // GET /v1/markets/overview (3 credits): the screener. Every coin with price, 1h/4h/24h change, 24h perp volume,
-// aggregate OI in USD and its 24h change, OI-weighted funding and (once a feed exists) 24h liquidations, sorted by any
-// column. Computed for all coins at once from the in-memory series and live values, once per data version and minute
-// (the one cache), so a call only sorts.
+// aggregate OI in USD and its 24h change, OI-weighted funding and 24h liquidations (the stored orders, as
+// /v1/liquidations/history sums them), sorted by any column. Computed for all coins at once from the in-memory series,
+// the live values and the stored liquidations, once per data version and minute (the one cache), so a call only sorts.
 import { z } from 'zod'
 import type { Coverage } from '../analytics/coverage.js'
+import { buildLiquidationCoverage, type LiquidationCoverage } from '../analytics/liquidation-coverage.js'
+import { liquidationTotalUsd } from '../analytics/liquidations.js'
 import { sampleToVenueRate, weightedFunding, FUNDING_MAX_SAMPLE_AGE_MS } from '../analytics/funding.js'
 import { buildOiChanges } from '../analytics/oi-changes.js'
-import { OVERVIEW_LIQUIDATIONS_NOTE, sortOverview, type OverviewRow } from '../analytics/overview.js'
+import { sortOverview, type OverviewRow } from '../analytics/overview.js'
+import { EXCHANGE_IDS } from '../domain/exchanges.js'
 import { latestPerExchange } from '../analytics/ticker.js'
 import { enumParam } from '../domain/params.js'
 import { OverviewSort, SortOrder } from '../domain/screener.js'
 import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../domain/time.js'
 import { CoverageRef } from '../graphql/schema/common.js'
+import { LiquidationCoverageRef } from '../graphql/schema/liquidation-coverage.js'
 import { builder } from '../graphql/builder.js'
 import { coverageOf, rangesOf } from '../market/read/coverage.js'
 import { perpQuoteVolume, priceChanges, seriesHistory } from '../market/read/signal-inputs.js'
@@ -25,11 +29,22 @@ interface Overview {
   asOf: number
   rows: OverviewRow[]
   coverage: Coverage
+  liquidationsNote: string
+  liquidationCoverage: LiquidationCoverage
 }
 
-function computeOverview(services: Services, now: number): Overview {
+async function computeOverview(services: Services, now: number): Promise<Overview> {
   const { market } = services
   const to = floorTo(now, MINUTE_MS)
+  // liquidations: the minutes starting in [now − 24 h, now), as /v1/liquidations/history?interval=1m&lookback=24h reads them
+  const liq = { from: Math.ceil((now - DAY_MS) / MINUTE_MS) * MINUTE_MS, to: now }
+  // (read up to the minute after now: the same minute rows, and one read per minute rather than per tick)
+  const [minutes, spans] = await Promise.all([market.reader.liquidationMinutes([...market.coins()], liq.from, Math.ceil(now / MINUTE_MS) * MINUTE_MS), market.reader.feedSpans('liquidations', liq.from, liq.to)])
+  const liquidationsOf = (coin: string) => {
+    const c = buildLiquidationCoverage({ venues: EXCHANGE_IDS, spans: spans.filter((s) => s.coins.includes(coin)), window: liq, now }).coverage
+    // nothing collected for the coin (no venue's stream up in the window): null, never a 0 that was not observed
+    return c.basis === 'none' ? null : liquidationTotalUsd(minutes.filter((m) => m.coin === coin))
+  }
   const rows = [...market.coins()].map((coin): OverviewRow => {
     const p = priceChanges(market, coin, now, HORIZONS)
     const vol = perpQuoteVolume(market, coin, to - DAY_MS, to)
@@ -48,7 +63,7 @@ function computeOverview(services: Services, now: number): Overview {
       oiUsd: oi.aggregate.oiUsd,
       oiChange24hPct: oi.aggregate.changes['24h'].pct,
       funding8h: funding.rate8h,
-      liquidations24hUsd: null,
+      liquidations24hUsd: liquidationsOf(coin),
       exchanges: vol.exchanges,
       note: notes.length ? notes.join('; ') : null,
     }
@@ -60,11 +75,16 @@ function computeOverview(services: Services, now: number): Overview {
   const ranges = rangesOf(bars.map((b) => ({ exchange: b.exchange, ts: floorTo(b.ts, HOUR_MS) })), HOUR_MS)
   for (const r of ranges.values()) r.to = Math.min(r.to, to)
   const coverage = coverageOf({ services, now }, { used: new Set(rows.flatMap((r) => r.exchanges)), noData: () => 'no perp candle in the last 24 h for any coin', requested: { from, to: now }, ranges, toleranceMs: HOUR_MS })
-  return { asOf: now, rows, coverage }
+  const liquidationCoverage = buildLiquidationCoverage({ venues: EXCHANGE_IDS, spans, window: liq, now }).coverage
+  const liquidationsNote = `liquidations_24h_usd sums the stored liquidation orders of the minutes starting in the last 24 h (/v1/liquidations/history at 1m); null for a coin no venue's liquidation stream covered; the sums are ${liquidationCoverage.note}`
+  return { asOf: now, rows, coverage, liquidationsNote, liquidationCoverage }
 }
 
-/** all coins' rows, precomputed on the data tick (at most a tick old; the windows move with the minute) */
-const overviewOf = (services: Services, now: number): Overview => tickView(services.market, 'overview', now, (at) => computeOverview(services, at))
+/** all coins' rows, precomputed on the data tick (at most a tick old; the windows move with the minute and the stored liquidations) */
+const overviewOf = (services: Services, now: number): Promise<Overview> => {
+  const reader = services.market.reader
+  return tickView(services.market, 'overview', now, (at) => computeOverview(services, at), () => `${reader.version('liquidations')}|${reader.version('feeds')}`)
+}
 
 type Payload = Omit<Overview, 'rows'> & { sort: OverviewSort; order: SortOrder; coins: OverviewRow[] }
 
@@ -81,7 +101,7 @@ const RowRef = builder.objectRef<OverviewRow>('OverviewCoin').implement({
     oiUsd: t.exposeFloat('oiUsd', { nullable: true, description: 'aggregate one-sided open interest × mark, USD' }),
     oiChange24hPct: t.exposeFloat('oiChange24hPct', { nullable: true, description: 'aggregate OI change over 24 h in coin units, venues present at both ends, %' }),
     funding8h: t.exposeFloat('funding8h', { nullable: true, description: 'OI-weighted funding rate per 8 h' }),
-    liquidations24hUsd: t.exposeFloat('liquidations24hUsd', { nullable: true, description: 'null until a liquidation feed is collected' }),
+    liquidations24hUsd: t.exposeFloat('liquidations24hUsd', { nullable: true, description: 'liquidated USD of the minutes starting in the last 24 h, every venue (the 24 h total of /v1/liquidations/history); null when no venue\'s liquidation stream covered the coin' }),
     exchanges: t.stringList({ description: 'venues whose perp candles entered price or volume', resolve: (r) => r.exchanges }),
     note: t.exposeString('note', { nullable: true }),
   }),
@@ -93,9 +113,10 @@ const OverviewRef = builder.objectRef<Payload>('MarketOverview').implement({
     asOf: t.field({ type: 'Timestamp', resolve: (o) => o.asOf }),
     sort: t.exposeString('sort'),
     order: t.exposeString('order'),
-    liquidationsNote: t.string({ nullable: true, resolve: () => OVERVIEW_LIQUIDATIONS_NOTE }),
+    liquidationsNote: t.string({ nullable: true, description: 'what liquidations_24h_usd covers: which venues completely, as a lower bound, or not at all', resolve: (o) => o.liquidationsNote }),
     coins: t.field({ type: [RowRef], description: 'nulls last in either order, ties by coin', resolve: (o) => o.coins }),
     coverage: t.field({ type: CoverageRef, description: 'venues with perp candles in the last 24 h', resolve: (o) => o.coverage }),
+    liquidationCoverage: t.field({ type: LiquidationCoverageRef, description: 'liquidations_24h_usd, venue by venue, over its window (every coin)', resolve: (o) => o.liquidationCoverage }),
   }),
 })
 
@@ -115,10 +136,10 @@ export const marketsOverview = defineEndpoint({
       type: OverviewRef,
       description: f.description,
       args: f.args,
-      resolve: (_r, args, ctx) => {
+      resolve: async (_r, args, ctx) => {
         const { sort, order } = f.params(args, ctx)
-        const o = overviewOf(ctx.services, ctx.now)
-        return { asOf: o.asOf, coverage: o.coverage, sort, order, coins: sortOverview(o.rows, sort, order) }
+        const { rows, ...o } = await overviewOf(ctx.services, ctx.now)
+        return { ...o, sort, order, coins: sortOverview(rows, sort, order) }
       },
     }),
 })

@@ -67,7 +67,7 @@ export interface LiquidationEvent extends EventBase {
   /** the venue's id where it sends one (dYdX fill id), else one derived from the order's fields (ts, side, price, size) */
   id: string
   side: PositionSide
-  /** the fill (average) price, or the bankruptcy price where that is all the venue sends (OKX) */
+  /** the price the venue reports: Binance the order's average fill, Bybit and OKX the bankruptcy price, dYdX the fill (LIQUIDATION_FEEDS) */
   price: number
   /** coin units (contracts already converted) */
   size: number
@@ -91,7 +91,28 @@ export interface PositioningEvent extends EventBase {
 
 export type MarketEvent = TradeEvent | BookSnapshotEvent | TickerEvent | OpenInterestEvent | FundingEvent | LiquidationEvent | PositioningEvent
 
+/** the streams whose own liveness a source reports (not market data: what the source was collecting, and when) */
+export type FeedStream = 'liquidations'
+
+/**
+ * A source's own state of one of a venue's streams: a live connector's subscription connected (up) or lost (down), the
+ * simulator's feed started; a history source vouches for a closed span (`until`). A quiet stream is still up.
+ */
+export interface FeedStateEvent {
+  exchange: ExchangeId
+  stream: FeedStream
+  /** the coins whose data the stream carries (the venue's followed markets) */
+  coins: string[]
+  /** from this time on (Unix ms) the stream is up or down */
+  ts: number
+  up: boolean
+  /** up only until this time (a span of history the source covered), instead of until a later down */
+  until?: number
+}
+
 /** Where events go: the ingest pipeline implements this; sources only ever call it. */
 export interface EventSink {
   emit(event: MarketEvent): void
+  /** a source's feed state (optional: sinks that only count market data ignore it) */
+  feed?(state: FeedStateEvent): void
 }

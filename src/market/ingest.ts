@@ -5,7 +5,7 @@ import { yieldingSql, type Database, type Sql } from '../store/database.js'
 import { type BarSink, type MinuteBar } from './bars.js'
 import { MINUTE_MS, earliest } from '../domain/time.js'
 import { MinuteAggregator } from './aggregate/index.js'
-import type { BookSnapshotEvent, EventSink, MarketEvent, OpenInterestEvent, TickerEvent, TradeEvent } from './events.js'
+import type { BookSnapshotEvent, EventSink, FeedStateEvent, MarketEvent, OpenInterestEvent, TickerEvent, TradeEvent } from './events.js'
 import type { ExchangeId, MarketType } from '../domain/exchanges.js'
 import { LiveMarket, marketId } from './live.js'
 import type { MarketState } from './state.js'
@@ -106,8 +106,9 @@ export class Ingest implements EventSink, BarSink {
   /** stored minutes marked partial that this pipeline reopened or marked: clear the mark once written whole */
   private readonly marked = new Set<string>()
   private readonly hourCache: HourCache | undefined
-  /** liquidation orders and positioning ratios (side-events.ts) */
+  /** liquidation orders, positioning ratios and the sources' feed states (side-events.ts) */
   private readonly side = new SideEvents()
+  private advancedTo = Number.NEGATIVE_INFINITY
   private lastBookWrite = 0
   /** a failed flush may have half-written hours: never take the fresh shortcut for the retry */
   private retried = false
@@ -200,6 +201,9 @@ export class Ingest implements EventSink, BarSink {
     }
   }
 
+  /** a source's own state of a stream (its liquidation feed subscribed or lost): not market data, no freshness */
+  feed = (state: FeedStateEvent): void => this.side.feed(state)
+
   /** a whole minute from a history source that does not send its trades (the simulator's backfill) */
   emitBar(bar: MinuteBar): void {
     this.stats.events++
@@ -273,6 +277,7 @@ export class Ingest implements EventSink, BarSink {
    */
   advance(now: number): void {
     this.aggregator.advance(now)
+    this.advancedTo = Math.max(this.advancedTo, now)
     if (!this.trackLive) return
     for (const s of this.slots.values()) if (!s.closed && s.slot + this.sampleEveryMs + this.aggregator.graceMs <= now) this.closeSlot(s)
   }
@@ -318,7 +323,7 @@ export class Ingest implements EventSink, BarSink {
       this.lastBookWrite = now
     }
     let hourBars: MinuteBar[] = []
-    let side = { orders: 0, positioning: 0 }
+    let side = { orders: 0, positioning: 0, spans: 0 }
     if (this.opts.gate) {
       // rows of venues another process writes wait in the gate; a venue just taken over brings back what its writer had not stored
       const admitted = await this.opts.gate.admit({ bars, samples, funding, books }, partial)
@@ -340,7 +345,7 @@ export class Ingest implements EventSink, BarSink {
         await pruneLargeTrades(sql, now - LARGE_TRADE_RETENTION_MS)
         this.lastTradePrune = now
       }
-      side = await this.side.flush(sql)
+      side = await this.side.flush(sql, this.advancedTo)
     } catch (e) {
       // keep what could not be written for the next flush (the store may be back by then)
       this.pendingBars = bars.concat(this.pendingBars)
@@ -360,14 +365,9 @@ export class Ingest implements EventSink, BarSink {
     if (bars.length) reader.bump('candles', (from.candles = earliest(bars, hourBars)))
     if (samples.length) reader.bump('samples', (from.samples = earliest(samples)))
     if (funding.length) reader.bump('funding', (from.funding = earliest(funding)))
-    if (books.length) reader.bump('books')
-    if (trades.length) reader.bump('trades')
-    if (side.orders) reader.bump('liquidations')
-    if (side.positioning) reader.bump('positioning')
     const kinds: DataKind[] = (['candles', 'samples', 'funding', 'books'] as const).filter((k, i) => [bars, samples, funding, books][i]!.length > 0)
-    if (trades.length) kinds.push('trades')
-    if (side.orders) kinds.push('liquidations')
-    if (side.positioning) kinds.push('positioning')
+    for (const [k, n] of [['trades', trades.length], ['liquidations', side.orders], ['positioning', side.positioning], ['feeds', side.spans]] as const) if (n) kinds.push(k)
+    for (const k of kinds) if (from[k] === undefined) reader.bump(k) // no earliest time known: every read may have moved
     if (kinds.length) this.opts.onWritten?.({ minuteBars: bars, hourBars, samples, kinds, from })
     this.stats.barsWritten += bars.length
     this.stats.samplesWritten += samples.length

@@ -11,10 +11,11 @@ import { readCandles, type CandleTable } from './store/candles.js'
 import { readAggregateOiBuckets, readVenueSampleBuckets, type AggregateSampleBucket, type VenueSampleBucket } from './store/sample-buckets.js'
 import { readLargeTrades, type LargeTrade, type LargeTradeQuery } from './store/large-trades.js'
 import { readBooks, readFunding, readSamples, type FundingRow, type MarketSample, type StoredBook } from './store/samples.js'
-
+import { readFeedSpans, readLatestFeedSpans, type FeedSpan } from './store/feed-uptime.js'
+import type { FeedStream } from './events.js'
 import { readLiquidationMinutes, readLiquidationOrders, readPositioning, type LiquidationMinuteRow, type LiquidationOrderRow, type OrderQuery, type PositioningRow } from './store/liquidations.js'
 
-export type DataKind = 'candles' | 'samples' | 'funding' | 'books' | 'trades' | 'liquidations' | 'positioning'
+export type DataKind = 'candles' | 'samples' | 'funding' | 'books' | 'trades' | 'liquidations' | 'positioning' | 'feeds'
 
 const ceilMinute = (t: number) => Math.ceil(t / MINUTE_MS) * MINUTE_MS
 
@@ -27,7 +28,7 @@ interface MemoEntry {
 
 export class MarketReader {
   /** per kind of data, bumped by every write of it */
-  private readonly versions: Record<DataKind, number> = { candles: 0, samples: 0, funding: 0, books: 0, trades: 0, liquidations: 0, positioning: 0 }
+  private readonly versions: Record<DataKind, number> = { candles: 0, samples: 0, funding: 0, books: 0, trades: 0, liquidations: 0, positioning: 0, feeds: 0 }
   /** an entry stays only while no write has reached into what it read (`bump` drops the others at once) */
   private memo = new Map<string, MemoEntry>()
   private readonly maxEntries: number
@@ -137,6 +138,17 @@ export class MarketReader {
 
   liquidationOrders(q: OrderQuery): Promise<LiquidationOrderRow[]> {
     return this.cached('liquidations', `lo|${JSON.stringify(q)}`, () => readLiquidationOrders(this.db.sql, q))
+  }
+
+  /** the spans of uptime of a stream reaching into [start, end) (widened to whole minutes), of one coin's stream or any */
+  feedSpans(stream: FeedStream, start: number, end: number, coin?: string): Promise<FeedSpan[]> {
+    const [s, e] = [floorTo(start, MINUTE_MS), ceilMinute(end)]
+    return this.cached('feeds', `fs|${stream}|${coin ?? ''}|${s}|${e}`, () => readFeedSpans(this.db.sql, { stream, from: s, to: e, coin }))
+  }
+
+  /** each venue's latest span of a stream */
+  latestFeedSpans(stream: FeedStream): Promise<FeedSpan[]> {
+    return this.cached('feeds', `fl|${stream}`, () => readLatestFeedSpans(this.db.sql, stream))
   }
 
   positioning(coins: readonly string[], start: number, end: number): Promise<PositioningRow[]> {

@@ -33,7 +33,7 @@ describe('GET /v1/markets/exchanges', () => {
     expect(feeds('liquidations')).toEqual([['binance', true], ['bybit', true], ['okx', true], ['hyperliquid', false], ['dydx', true]])
     expect(feeds('positioning')).toEqual([['binance', true], ['bybit', true], ['okx', true], ['hyperliquid', false], ['dydx', false]])
     const hl = body.data.find((e) => e.id === 'hyperliquid')!
-    expect(hl.liquidations).toEqual({ published: false, source: null, note: 'Hyperliquid publishes no public liquidation feed' })
+    expect(hl.liquidations).toEqual({ published: false, source: null, note: 'Hyperliquid publishes no public liquidation feed', completeness: 'none', price: null, usd: null, status: null, status_reason: null, up_since: null })
     for (const e of body.data) for (const k of ['liquidations', 'positioning']) {
       const f = e[k] as { published: boolean; source: string | null }
       expect(f.source === null, `${String(e.id)} ${k}: a source exactly when published`).toBe(!f.published)

@@ -1,8 +1,10 @@
 import type { ExchangeId } from '../../domain/exchanges.js'
-import { LIQUIDATION_FEEDS, POSITIONING_FEEDS } from '../../domain/liquidations.js'
+import { POSITIONING_FEEDS } from '../../domain/liquidations.js'
 import { builder } from '../builder.js'
 import { FeedInfoRef } from './liquidations.js'
+import { LiquidationFeedRef } from './liquidation-coverage.js'
 import type { MarketState } from '../../market/state.js'
+import { liquidationFeeds } from '../../market/read/liquidation-coverage.js'
 
 const ExchangeTypeEnum = builder.enumType('ExchangeType', { values: ['CEX', 'DEX'] as const })
 const ExchangeStatusEnum = builder.enumType('ExchangeStatus', {
@@ -29,9 +31,9 @@ builder.prismaObject('Exchange', {
       resolve: (e, _a, ctx) => ctx.services.market.lastEventAt(e.id as ExchangeId) ?? e.lastEventAt?.getTime() ?? null,
     }),
     liquidations: t.field({
-      type: FeedInfoRef,
-      description: 'whether the venue publishes its liquidation orders, and from where (Hyperliquid publishes none; docs/methodology.md#liquidations)',
-      resolve: (e) => LIQUIDATION_FEEDS[e.id as ExchangeId],
+      type: LiquidationFeedRef,
+      description: 'the venue\'s liquidation feed: from where, complete or a sample, which price, and its own stream\'s status (Hyperliquid publishes none; docs/methodology.md#liquidations)',
+      resolve: async (e, _a, ctx) => (await liquidationFeeds(ctx)).get(e.id as ExchangeId)!,
     }),
     positioning: t.field({
       type: FeedInfoRef,

@@ -1,9 +1,11 @@
 // /v1/liquidations/heatmap output types
 import type { Coverage } from '../../analytics/coverage.js'
 import type { VenueCalibration } from '../../analytics/liquidation-calibration.js'
+import type { LiquidationCoverage } from '../../analytics/liquidation-coverage.js'
 import type { ExchangeNote } from '../../market/read/coverage.js'
 import { builder } from '../builder.js'
 import { CoverageRef, ExchangeNoteRef } from './common.js'
+import { LiquidationCoverageRef } from './liquidation-coverage.js'
 import { VenueCalibrationRef } from './profile.js'
 import { seriesHeaderFields, type SeriesHeader } from './series.js'
 
@@ -34,6 +36,7 @@ export type HeatmapOut = SeriesHeader & {
   exchanges: { exchange: string; calibration: VenueCalibration }[]
   missing: ExchangeNote[]
   coverage: Coverage
+  liquidationCoverage: LiquidationCoverage
 }
 
 const BinRef = builder.objectRef<{ low: number; high: number }>('PriceBin').implement({
@@ -79,6 +82,7 @@ export const HeatmapRef = builder.objectRef<HeatmapOut>('LiquidationHeatmap').im
     fit: t.field({ type: FitRef, resolve: (h) => h.fit }),
     exchanges: t.field({ type: [HeatmapVenueRef], description: 'per selected venue, its calibration over the window', resolve: (h) => h.exchanges }),
     missing: t.field({ type: [ExchangeNoteRef], resolve: (h) => h.missing }),
-    coverage: t.field({ type: CoverageRef, resolve: (h) => h.coverage }),
+    coverage: t.field({ type: CoverageRef, description: 'the open-interest build-up the model reads', resolve: (h) => h.coverage }),
+    liquidationCoverage: t.field({ type: LiquidationCoverageRef, description: 'the observed side: which venues published every liquidation of the window, a lower bound, or none', resolve: (h) => h.liquidationCoverage }),
   }),
 })

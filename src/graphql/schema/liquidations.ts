@@ -1,12 +1,14 @@
 // /v1/liquidations/history, /v1/liquidations/orders, /v1/liquidations/heatmap, /v1/positioning/long-short
 import type { Coverage } from '../../analytics/coverage.js'
 import type { LiquidationHistory, LiquidationPoint } from '../../analytics/liquidations.js'
-import type { FeedInfo } from '../../domain/liquidations.js'
+import type { LiquidationCoverage } from '../../analytics/liquidation-coverage.js'
+import { LIQUIDATION_FEEDS, type FeedInfo } from '../../domain/liquidations.js'
 import type { PositioningPoint, PositioningSeries, VenuePositioning } from '../../analytics/positioning.js'
 import type { ExchangeNote } from '../../market/read/coverage.js'
 import type { LiquidationOrderRow } from '../../market/store/liquidations.js'
 import { builder } from '../builder.js'
 import { CoverageRef, ExchangeNoteRef } from './common.js'
+import { LiquidationCoverageRef, LiquidationPriceEnum } from './liquidation-coverage.js'
 import { seriesHeaderFields, type SeriesHeader } from './series.js'
 
 export const FeedInfoRef = builder.objectRef<FeedInfo>('FeedInfo').implement({
@@ -42,6 +44,7 @@ export type LiquidationHistoryOut = LiquidationHistory & {
   asOf: number
   missing: ExchangeNote[]
   coverage: Coverage
+  liquidationCoverage: LiquidationCoverage
   next: string | null
 }
 
@@ -60,6 +63,7 @@ export const LiquidationHistoryRef = builder.objectRef<LiquidationHistoryOut>('L
     exchanges: t.field({ type: [VenueSeriesRef], resolve: (h) => h.exchanges }),
     missing: t.field({ type: [ExchangeNoteRef], resolve: (h) => h.missing }),
     coverage: t.field({ type: CoverageRef, resolve: (h) => h.coverage }),
+    liquidationCoverage: t.field({ type: LiquidationCoverageRef, description: 'which venues the sums cover completely, as a lower bound or not at all, over the whole window', resolve: (h) => h.liquidationCoverage }),
     next: t.exposeString('next', { nullable: true, description: 'cursor for the next page; null on the last' }),
   }),
 })
@@ -71,13 +75,19 @@ const OrderRef = builder.objectRef<LiquidationOrderRow>('LiquidationOrder').impl
     ts: t.field({ type: 'Timestamp', resolve: (o) => o.ts }),
     id: t.exposeString('id', { description: "the venue's id, or one made of the order's fields where the venue sends none" }),
     side: t.exposeString('side', { description: 'long or short: the position that was closed' }),
-    price: t.exposeFloat('price'),
+    price: t.exposeFloat('price', { description: 'the price the venue reports (priceBasis)' }),
+    priceBasis: t.field({
+      type: LiquidationPriceEnum,
+      nullable: true,
+      description: "which price that is: Binance the order's average fill, Bybit and OKX the position's bankruptcy price, dYdX the trade's fill",
+      resolve: (o) => LIQUIDATION_FEEDS[o.exchange].price,
+    }),
     size: t.exposeFloat('size', { description: 'coins' }),
-    usd: t.exposeFloat('usd'),
+    usd: t.exposeFloat('usd', { description: 'price × size (USDT and USDC at par)' }),
   }),
 })
 
-export type LiquidationOrdersOut = { orders: LiquidationOrderRow[]; start: number; end: number; asOf: number; missing: ExchangeNote[]; coverage: Coverage; next: string | null }
+export type LiquidationOrdersOut = { orders: LiquidationOrderRow[]; start: number; end: number; asOf: number; missing: ExchangeNote[]; coverage: Coverage; liquidationCoverage: LiquidationCoverage; next: string | null }
 
 export const LiquidationOrdersRef = builder.objectRef<LiquidationOrdersOut>('LiquidationOrders').implement({
   description: 'Liquidation orders as the venues published them, newest first',
@@ -88,6 +98,7 @@ export const LiquidationOrdersRef = builder.objectRef<LiquidationOrdersOut>('Liq
     orders: t.field({ type: [OrderRef], resolve: (o) => o.orders }),
     missing: t.field({ type: [ExchangeNoteRef], resolve: (o) => o.missing }),
     coverage: t.field({ type: CoverageRef, resolve: (o) => o.coverage }),
+    liquidationCoverage: t.field({ type: LiquidationCoverageRef, description: 'which venues the list holds every order of, a sample of, or none of, over the window', resolve: (o) => o.liquidationCoverage }),
     next: t.exposeString('next', { nullable: true }),
   }),
 })

@@ -1,12 +1,14 @@
 // /v1/structure/volume-profile and /v1/signals/liquidation-cascade: both read the coin's volume at price.
 import { type CascadePhase, type CascadeResult, type ExchangeLiquidation } from '../../analytics/liquidation-cascade.js'
 import type { VenueCalibration } from '../../analytics/liquidation-calibration.js'
+import type { LiquidationCoverage } from '../../analytics/liquidation-coverage.js'
 import type { TierTable } from '../../analytics/leverage-tiers.js'
 import { type VolumeProfile, type VolumeProfileLevel } from '../../analytics/volume-profile.js'
 import type { ExchangeNote } from '../../market/read/coverage.js'
 import { builder } from '../builder.js'
 import type { Coverage } from '../../analytics/coverage.js'
 import { CoverageRef, ExchangeNoteRef } from './common.js'
+import { LiquidationCoverageRef } from './liquidation-coverage.js'
 
 const LevelRef = builder.objectRef<VolumeProfileLevel>('VolumeLevel').implement({
   fields: (t) => ({
@@ -81,6 +83,7 @@ export const VenueCalibrationRef = builder.objectRef<VenueCalibration>('VenueCal
   description: "How one venue's liquidation levels relate to the liquidations it published (docs/methodology.md#cascade-calibration)",
   fields: (t) => ({
     kind: t.exposeString('kind', { description: 'observed: levels scaled by observed / modelled liquidations over the build-up window; modelled: the model alone' }),
+    completeness: t.exposeString('completeness', { description: "the venue's liquidation feed: complete, sample (observed is a lower bound, and so is the factor) or none" }),
     orders: t.exposeInt('orders', { description: 'liquidation orders the venue published in the window' }),
     observedUsd: t.exposeFloat('observedUsd', { description: 'USD of those orders' }),
     modelledUsd: t.exposeFloat('modelledUsd', { description: "USD of estimated positions the window's own price ranges liquidated" }),
@@ -94,6 +97,7 @@ interface CascadeCalibration {
   exchanges: string[]
   orders: number
   window: { from: number; to: number }
+  liquidationCoverage: LiquidationCoverage
 }
 
 const CascadeCalibrationRef = builder.objectRef<CascadeCalibration>('CascadeCalibration').implement({
@@ -104,6 +108,7 @@ const CascadeCalibrationRef = builder.objectRef<CascadeCalibration>('CascadeCali
     orders: t.exposeInt('orders', { description: 'observed liquidation orders in the window, all selected venues' }),
     from: t.field({ type: 'Timestamp', description: 'build-up window start (inclusive)', resolve: (c) => c.window.from }),
     to: t.field({ type: 'Timestamp', description: 'build-up window end (exclusive)', resolve: (c) => c.window.to }),
+    liquidationCoverage: t.field({ type: LiquidationCoverageRef, description: 'which venues the observed liquidations of the window are complete for, a lower bound of, or missing', resolve: (c) => c.liquidationCoverage }),
   }),
 })
 

@@ -10,7 +10,8 @@ import { DATA_TICK_MS, type MarketState } from '../state.js'
 import { toMinuteBar, type DataMessage, type LiveEvent, type StatusMessage } from './messages.js'
 import type { NatsBus } from './nats-bus.js'
 
-const ALL_KINDS: DataKind[] = ['candles', 'samples', 'funding', 'books']
+// every kind: a resync may have missed any write (liquidations and feed uptime too, which the store alone holds)
+const ALL_KINDS: DataKind[] = ['candles', 'samples', 'funding', 'books', 'trades', 'liquidations', 'positioning', 'feeds']
 /** while the bus is down, the series are reloaded from the store this often */
 const RELOAD_WHILE_DOWN_MS = 30_000
 

@@ -10,6 +10,7 @@ import { parseIntervalHours, partsFromFundingRate, tickerEvent, type MarketRef }
 import { callRaw, setOption, skipCurrencies } from './ccxt-access.js'
 import { binanceForceOrder, watchLiquidationLoops } from './liquidations.js'
 import type { Supervisor } from './supervisor.js'
+import type { LiquidationStream } from './liveness.js'
 import type { LiquidationEvent } from '../events.js'
 
 /** Deepest REST snapshot USD-M allows (spot allows 5000; 1000 already spans well over ±5 % on our coins). */
@@ -38,9 +39,9 @@ export class BinanceConnector extends ExchangeConnector {
   private fundingIntervalsAt = -Infinity
   protected override readonly publishesPositioning = true
 
-  /** `<symbol>@forceOrder` for every perp on one connection (watchLiquidationsForSymbols) */
-  protected override watchLiquidations(run: Supervisor, perps: MarketRef[], emit: (e: LiquidationEvent) => void): void {
-    watchLiquidationLoops(run, this.perp, perps, binanceForceOrder, emit)
+  /** `<symbol>@forceOrder` for every perp on one connection (watchLiquidationsForSymbols; CCXT's subscription keys are the stream names) */
+  protected override watchLiquidations(run: Supervisor, perps: MarketRef[], emit: (e: LiquidationEvent) => void): LiquidationStream | null {
+    return watchLiquidationLoops(run, this.perp, perps, binanceForceOrder, emit, /forceOrder/)
   }
 
   constructor(opts: ConnectorOptions) {

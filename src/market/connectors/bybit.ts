@@ -8,6 +8,7 @@ import { coinSize, num, partsFromFundingRate, tickerEvent, type BookDepth, type 
 import { parseBybitRiskLimit, type FetchedTiers } from './tiers.js'
 import { bybitLiquidation, watchLiquidationLoops } from './liquidations.js'
 import type { Supervisor } from './supervisor.js'
+import type { LiquidationStream } from './liveness.js'
 import type { LiquidationEvent } from '../events.js'
 
 /** orderbook.1000.<symbol>: the deepest public ws depth (CCXT accepts 1, 50, 200, 1000). */
@@ -82,9 +83,9 @@ export class BybitConnector extends ExchangeConnector {
   private readonly streamDepth = new Map<string, number>()
   protected override readonly publishesPositioning = true
 
-  /** `allLiquidation.{symbol}` per perp (CCXT watchLiquidations, method allLiquidation) */
-  protected override watchLiquidations(run: Supervisor, perps: MarketRef[], emit: (e: LiquidationEvent) => void): void {
-    watchLiquidationLoops(run, this.ex, perps, bybitLiquidation, emit)
+  /** `allLiquidation.{symbol}` per perp (CCXT watchLiquidations, method allLiquidation; subscribed by message hash `liquidations::…`) */
+  protected override watchLiquidations(run: Supervisor, perps: MarketRef[], emit: (e: LiquidationEvent) => void): LiquidationStream | null {
+    return watchLiquidationLoops(run, this.ex, perps, bybitLiquidation, emit, /^liquidations/)
   }
 
   constructor(opts: ConnectorOptions) {

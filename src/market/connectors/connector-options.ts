@@ -51,6 +51,8 @@ export interface ConnectorOptions {
   random?: () => number
   /** clock for lastEventAt and throttling (default Date.now) */
   now?: () => number
+  /** how often the liquidation stream's liveness is probed, ms (default 1000) */
+  livenessMs?: number
 }
 
 export type StreamName = 'trades' | 'books' | 'tickers' | 'openInterest' | 'funding' | 'liquidations' | 'positioning'

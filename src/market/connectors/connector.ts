@@ -7,20 +7,13 @@ import type { BookSnapshotEvent, EventSink, FundingEvent, LiquidationEvent, Mark
 import { exchangeById, type ExchangeId, type MarketType } from '../../domain/exchanges.js'
 import type { WideBook } from '../../domain/books.js'
 import { sleep, type BackoffOptions } from './backoff.js'
-import {
-  DEFAULT_POLL_INTERVALS,
-  type ConnectorHealth,
-  type ConnectorLogger,
-  type ConnectorOptions,
-  type KlineQuery,
-  type PollIntervals,
-  type StreamName,
-} from './connector-options.js'
+import { DEFAULT_POLL_INTERVALS, type ConnectorHealth, type ConnectorLogger, type ConnectorOptions, type KlineQuery, type PollIntervals, type StreamName } from './connector-options.js'
 import type { Kline } from '../bars.js'
 import { klineFromOhlcv } from './klines.js'
 import { bookEvent, fundingEvents, marketRef, mergeParts, openInterestEvent, partsFromTicker, tickerEvent, tradeEvent, type BookDepth, type MarketRef } from './mapping.js'
 import { fetchWideBooks, type WideBookSource } from './wide-books.js'
 import { Supervisor } from './supervisor.js'
+import { watchLiveness, type LiquidationStream } from './liveness.js'
 import { TradeWatermark } from './trade-watermark.js'
 import { positioningOf } from './positioning.js'
 
@@ -37,6 +30,7 @@ export abstract class ExchangeConnector {
   protected readonly bookIntervalMs: number
   protected readonly bookBand: number
   protected readonly now: () => number
+  private readonly livenessMs: number
   private readonly streams: Partial<Record<StreamName, boolean>>
   private readonly backoff: Partial<BackoffOptions>
   private readonly random: () => number
@@ -76,6 +70,7 @@ export abstract class ExchangeConnector {
     this.backoff = opts.backoff ?? {}
     this.random = opts.random ?? Math.random
     this.now = opts.now ?? Date.now
+    this.livenessMs = opts.livenessMs ?? 1_000
   }
 
   // ---- what a venue provides -------------------------------------------------------------------
@@ -121,8 +116,10 @@ export abstract class ExchangeConnector {
   protected fundingHistoryQuery(_ref: MarketRef): { since?: number; limit?: number; params?: Record<string, unknown> } {
     return { limit: 10 }
   }
-  /** the venue's liquidation feed loops (liquidations.ts); none by default (Hyperliquid publishes none) */
-  protected watchLiquidations(_run: Supervisor, _perps: MarketRef[], _emit: (e: LiquidationEvent) => void): void {}
+  /** the venue's liquidation feed loops (liquidations.ts) and where the stream lives; none by default (Hyperliquid publishes none) */
+  protected watchLiquidations(_run: Supervisor, _perps: MarketRef[], _emit: (e: LiquidationEvent) => void): LiquidationStream | null {
+    return null
+  }
   /** a trade that is itself a liquidation (dYdX LIQUIDATED) as a liquidation event */ protected liquidationOfTrade: (ref: MarketRef, t: Trade) => LiquidationEvent | null = () => null
   protected readonly publishesPositioning: boolean = false // the venue publishes long/short ratios (positioning.ts)
 
@@ -272,7 +269,9 @@ export abstract class ExchangeConnector {
     if (this.refs.length > 0 && on('tickers')) poll('tickers', () => this.pollTickers(this.refs, oiInTickers && on('openInterest') ? perps : []), this.intervals.tickerMs)
     if (perps.length > 0 && on('openInterest') && !oiInTickers) poll('open-interest', () => this.pollOpenInterest(perps), this.intervals.openInterestMs)
     if (perps.length > 0 && on('funding')) poll('funding', () => this.pollFunding(perps), this.intervals.fundingMs)
-    if (perps.length > 0 && on('liquidations')) this.watchLiquidations(run, perps, (e) => this.emit(e))
+    // the stream's own liveness (liveness.ts) goes to the sink as the venue's feed state, not as market data
+    const feed = (up: boolean) => this.sink.feed?.({ exchange: this.exchange, stream: 'liquidations', coins: perps.map((r) => r.coin), ts: this.now(), up })
+    if (perps.length > 0 && on('liquidations')) watchLiveness(run, this.watchLiquidations(run, perps, (e) => this.emit(e)), this.livenessMs, feed)
     const positioning = () => positioningOf(this.exchangeFor('perp')!, perps, (calls) => this.settleAll(calls))
     if (perps.length > 0 && on('positioning') && this.publishesPositioning) poll('positioning', positioning, this.intervals.positioningMs)
   }

@@ -13,6 +13,7 @@ import { nextFundingOnGrid, num, tickerEvent, type BookDepth, type MarketRef, ty
 const DYDX_BOOK_LEVELS = 100
 import { parseDydxMarginFractions, type FetchedTiers } from './tiers.js'
 import { dydxLiquidationOfTrade } from './liquidations.js'
+import type { LiquidationStream } from './liveness.js'
 
 /** dYdX v4 settles funding every hour; `nextFundingRate` is the predicted 1-hour rate. */
 const DYDX_FUNDING_INTERVAL_HOURS = 1
@@ -132,6 +133,11 @@ export class DydxConnector extends ExchangeConnector {
   private readonly ex: Exchange
   /** v4_trades of type LIQUIDATED are the venue's liquidations */
   protected override liquidationOfTrade = dydxLiquidationOfTrade
+
+  /** no loops of its own: the liquidations come with the trades (CCXT subscribes v4_trades by message hash `trade:…`) */
+  protected override watchLiquidations(): LiquidationStream {
+    return { ex: this.ex, subscription: /^trade:/, loops: /^trades:/ }
+  }
 
   constructor(opts: ConnectorOptions) {
     super(opts)

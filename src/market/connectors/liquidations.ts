@@ -12,6 +12,7 @@ import type { Exchange, Trade } from 'ccxt'
 import type { LiquidationEvent, PositionSide } from '../events.js'
 import type { MarketRef } from './mapping.js'
 import type { Supervisor } from './supervisor.js'
+import type { LiquidationStream } from './liveness.js'
 
 type Raw = Record<string, unknown>
 
@@ -88,9 +89,11 @@ export type LiquidationParser = (ref: MarketRef, info: Raw) => LiquidationEvent 
 /**
  * Watch loops over CCXT's liquidation watchers: one loop for all perps where the venue watches several symbols on one
  * subscription (watchLiquidationsForSymbols), else one per symbol. Each CCXT liquidation's raw `info` is parsed by
- * `parse` for the market it belongs to.
+ * `parse` for the market it belongs to. Returns where the stream lives for its liveness (`subscription`: the CCXT
+ * subscription keys that carry it), null when CCXT cannot watch it.
  */
-export function watchLiquidationLoops(run: Supervisor, ex: Exchange, refs: readonly MarketRef[], parse: LiquidationParser, emit: (e: LiquidationEvent) => void): void {
+export function watchLiquidationLoops(run: Supervisor, ex: Exchange, refs: readonly MarketRef[], parse: LiquidationParser, emit: (e: LiquidationEvent) => void, subscription: RegExp): LiquidationStream | null {
+  const stream = { ex, subscription, loops: /^liquidations(:|$)/ }
   const bySymbol = new Map(refs.map((r) => [r.symbol, r]))
   const handle = (rows: ReadonlyArray<{ symbol?: string; info?: unknown }>) => {
     for (const l of rows) {
@@ -102,8 +105,9 @@ export function watchLiquidationLoops(run: Supervisor, ex: Exchange, refs: reado
   }
   if (ex.has['watchLiquidationsForSymbols'] === true) {
     run.loop('liquidations', 'stream', async () => handle(await run.abortable(ex.watchLiquidationsForSymbols(refs.map((r) => r.symbol)))))
-    return
+    return stream
   }
-  if (!ex.has['watchLiquidations']) return
+  if (!ex.has['watchLiquidations']) return null
   for (const ref of refs) run.loop(`liquidations:${ref.symbol}`, 'stream', async () => handle(await run.abortable(ex.watchLiquidations(ref.symbol))))
+  return stream
 }

@@ -11,6 +11,7 @@ import type { WideBookSource } from './wide-books.js'
 import { parseOkxPositionTiers, type FetchedTiers } from './tiers.js'
 import { okxLiquidationOrders, watchLiquidationLoops } from './liquidations.js'
 import type { Supervisor } from './supervisor.js'
+import type { LiquidationStream } from './liveness.js'
 import type { LiquidationEvent } from '../events.js'
 
 /** The `books` channel and GET /market/books both stop at 400 levels per side. */
@@ -118,9 +119,9 @@ export class OkxConnector extends ExchangeConnector {
 
   protected override readonly publishesPositioning = true
 
-  /** the `liquidation-orders` channel (instType SWAP), filtered to the followed perps */
-  protected override watchLiquidations(run: Supervisor, perps: MarketRef[], emit: (e: LiquidationEvent) => void): void {
-    watchLiquidationLoops(run, this.ex, perps, okxLiquidationOrders, emit)
+  /** the `liquidation-orders` channel (instType SWAP), filtered to the followed perps (CCXT subscribes it by message hash `liquidations…`) */
+  protected override watchLiquidations(run: Supervisor, perps: MarketRef[], emit: (e: LiquidationEvent) => void): LiquidationStream | null {
+    return watchLiquidationLoops(run, this.ex, perps, okxLiquidationOrders, emit, /^liquidations/)
   }
 
   constructor(opts: ConnectorOptions) {

@@ -29,6 +29,11 @@ export class Supervisor {
   private readonly tasks = new Set<Promise<void>>()
   /** tasks whose latest attempt failed (cleared by their next success) */
   readonly failing = new Set<string>()
+  /** tasks waiting out a backoff: no attempt of theirs is in flight */
+  readonly backingOff = new Set<string>()
+  /** the names of the loops started */
+  readonly loops = new Set<string>()
+  private readonly stopHooks: (() => void)[] = []
 
   constructor(private readonly opts: SupervisorOptions) {}
 
@@ -50,6 +55,7 @@ export class Supervisor {
    * loop waits backoffDelay(attempt) and tries again; a success resets the attempt count.
    */
   loop(name: string, kind: LoopKind, step: () => Promise<void>, intervalMs = 0): void {
+    this.loops.add(name)
     const run = async () => {
       let attempt = 0
       let iterations = 0
@@ -96,7 +102,12 @@ export class Supervisor {
     const delay = backoffDelay(attempt, this.opts.backoff, this.opts.random)
     this.failing.add(name)
     this.opts.onFailure(name, err, delay)
-    return sleep(delay, this.signal)
+    this.backingOff.add(name)
+    try {
+      return await sleep(delay, this.signal)
+    } finally {
+      this.backingOff.delete(name)
+    }
   }
 
   /** Keeps `p` in the task set until it settles; its rejection goes to onCrash. */
@@ -128,9 +139,16 @@ export class Supervisor {
     })
   }
 
+  /** `fn` runs once when the supervisor stops, before its tasks have settled */
+  onStop(fn: () => void): void {
+    this.stopHooks.push(fn)
+  }
+
   /** Aborts every loop and waits until all tracked tasks have settled. */
   async stop(): Promise<void> {
+    const first = !this.stopped
     this.controller.abort()
+    if (first) for (const fn of this.stopHooks.splice(0)) fn()
     await Promise.allSettled([...this.tasks])
   }
 }

@@ -186,6 +186,7 @@ export function calibratedLiquidationMaps(market: MarketState, coin: string, ven
       const mine = minutes.filter((r) => r.exchange === m.exchange)
       const calibration = calibrateVenue({
         published: LIQUIDATION_FEEDS[m.exchange].published,
+        completeness: LIQUIDATION_FEEDS[m.exchange].completeness,
         note: LIQUIDATION_FEEDS[m.exchange].note,
         orders: mine.reduce((s, r) => s + r.longCount + r.shortCount, 0),
         observedUsd: mine.reduce((s, r) => s + r.longUsd + r.shortUsd, 0),

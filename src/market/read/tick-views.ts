@@ -12,6 +12,8 @@ const IDLE_AFTER_MS = 5 * 60_000
 
 interface View {
   compute: (now: number) => unknown
+  /** the versions of what else the view reads (stored data outside the series), appended to the data version */
+  reads: () => string
   /** wall-clock ms of the last request (not the service clock, which tests pin) */
   usedAt: number
 }
@@ -64,7 +66,7 @@ function viewsOf(market: MarketState): Views {
     for (const [name, view] of v.views) {
       if (wall - view.usedAt > IDLE_AFTER_MS) v.views.delete(name)
       // a failed precomputation is dropped by the cache; the next request computes (and reports) it
-      else v.cache.prime(name, dataVersion(market), () => quiet(view.compute(market.clock()), v.inflight))
+      else v.cache.prime(name, `${dataVersion(market)}|${view.reads()}`, () => quiet(view.compute(market.clock()), v.inflight))
     }
     // idle: stop; a later request starts over (the series keeps this listener, now inert)
     if (!v.views.size) v.stop()
@@ -87,12 +89,12 @@ function viewsOf(market: MarketState): Views {
 
 /**
  * The view `name` at the current data version, computed by `compute` (at the clock's now) when it is not there yet;
- * from then on recomputed after every data tick.
+ * from then on recomputed after every data tick. `reads`: the versions of other data the view reads (a store read).
  */
-export function tickView<T>(market: MarketState, name: string, now: number, compute: (now: number) => T): T {
+export function tickView<T>(market: MarketState, name: string, now: number, compute: (now: number) => T, reads: () => string = () => ''): T {
   const v = viewsOf(market)
-  v.views.set(name, { compute, usedAt: Date.now() })
-  return v.cache.get(name, dataVersion(market), () => compute(now)) as T
+  v.views.set(name, { compute, reads, usedAt: Date.now() })
+  return v.cache.get(name, `${dataVersion(market)}|${reads()}`, () => compute(now)) as T
 }
 
 /** no more precomputation (the node is stopping); resolves when those under way have finished, before the store closes */

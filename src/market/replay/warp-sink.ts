@@ -1,5 +1,5 @@
 // Every normalized event of a replay moves onto the warped time line before it reaches the ingest pipeline.
-import type { EventSink, MarketEvent } from '../events.js'
+import type { EventSink, FeedStateEvent, MarketEvent } from '../events.js'
 import type { ReplayClock } from './clock.js'
 
 /** how far ahead of the warped clock an event may be stamped (venue clocks run a little ahead of receipt) */
@@ -10,6 +10,12 @@ export class WarpingSink implements EventSink {
     private readonly target: EventSink,
     private readonly clock: ReplayClock,
   ) {}
+
+  /** a connector reports its feed state as it changes: it changed now, on the warped line */
+  feed(state: FeedStateEvent): void {
+    const ts = this.clock.warpedNow()
+    this.target.feed?.({ ...state, ts, ...(state.until === undefined ? {} : { until: ts + (state.until - state.ts) }) })
+  }
 
   emit(e: MarketEvent): void {
     const now = this.clock.warpedNow()

@@ -6,13 +6,15 @@
 // flat, and are cloned as they are.
 import type { MarketKey, MinuteBar } from '../bars.js'
 import type { Vap } from '../../domain/volume-at-price.js'
-import type { MarketEvent } from '../events.js'
+import type { FeedStateEvent, MarketEvent } from '../events.js'
 
 export interface WireRange {
   /** the markets the bars name by index */
   markets: MarketKey[]
   /** the events other than bars, in emission order */
   events: MarketEvent[]
+  /** the feed states the range reported (the simulated liquidation feeds' span) */
+  feeds: FeedStateEvent[]
   /** per bar BAR_FIELDS numbers: its place among everything emitted, then its market and fields (below) */
   bars: Float64Array<ArrayBuffer>
   /** every bar's volume at price, level/buy/sell triples */
@@ -26,6 +28,7 @@ export class RangeWriter {
   private readonly markets: MarketKey[] = []
   private readonly marketIndex = new Map<string, number>()
   private readonly events: MarketEvent[] = []
+  private readonly feeds: FeedStateEvent[] = []
   private bars: number[] = []
   private vap: number[] = []
   private emitted = 0
@@ -33,6 +36,10 @@ export class RangeWriter {
   emit = (e: MarketEvent): void => {
     this.events.push(e)
     this.emitted++
+  }
+
+  feed = (s: FeedStateEvent): void => {
+    this.feeds.push(s)
   }
 
   emitBar = (b: MinuteBar): void => {
@@ -48,13 +55,14 @@ export class RangeWriter {
   }
 
   encode(): WireRange {
-    return { markets: this.markets, events: this.events, bars: Float64Array.from(this.bars), vap: Float64Array.from(this.vap) }
+    return { markets: this.markets, events: this.events, feeds: this.feeds, bars: Float64Array.from(this.bars), vap: Float64Array.from(this.vap) }
   }
 }
 
 /** replay a range into sink: the same calls, in the same order, as the simulator made into the RangeWriter */
-export function replayRange(r: WireRange, sink: { emit(e: MarketEvent): void; emitBar(b: MinuteBar): void }): void {
+export function replayRange(r: WireRange, sink: { emit(e: MarketEvent): void; emitBar(b: MinuteBar): void; feed?(s: FeedStateEvent): void }): void {
   const { bars, vap, events, markets } = r
+  for (const f of r.feeds) sink.feed?.(f)
   let e = 0
   let place = 0
   for (let i = 0; i < bars.length; i += BAR_FIELDS) {

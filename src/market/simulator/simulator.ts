@@ -15,6 +15,7 @@
 // So the events of a minute do not depend on how a range is chunked, nor on the start of the range.
 
 import type { EventSink } from '../events.js'
+import { LIQUIDATION_FEEDS } from '../../domain/liquidations.js'
 import { DEFAULT_COINS } from '../coins.js'
 import { type MarketKey } from '../bars.js'
 import { HOUR_MS, MINUTE_MS, floorTo } from '../../domain/time.js'
@@ -116,6 +117,8 @@ export class MarketSimulator {
     if (m1 <= m0) return { fromTs: m0, toTs: m0, events: 0, trades: 0 }
     const every = options.sampleEveryMs ?? MINUTE_MS
     if (!(every >= MINUTE_MS) || every % MINUTE_MS !== 0) throw new RangeError('sampleEveryMs must be a whole number of minutes')
+    // its own liquidation feed covered the range: every venue that publishes one (not Hyperliquid), for the simulated coins
+    this.reportFeeds(sink, m0, m1)
     const r = this.history.run(m0, m1, sink, every, options.books ?? true)
     this.historyEnd = this.historyEnd === undefined ? m1 : Math.max(this.historyEnd, m1)
     return r
@@ -136,6 +139,8 @@ export class MarketSimulator {
     if (start < ORIGIN_TS) throw new RangeError(`the simulator starts at ${new Date(ORIGIN_TS).toISOString()}`)
     const o = this.opts
     this.feed = new LiveFeed(this.mkts, this.path, { tickerMs: o.liveTickerMs, bookMs: o.liveBookMs, openInterestMs: o.liveOpenInterestMs, bookLevels: o.bookLevels }, sink, start)
+    // the live liquidation feed is up from its start for as long as it runs (the ingest extends it to its own clock)
+    this.reportFeeds(sink, start)
     if (!options.manual) {
       const tick = () => {
         try {
@@ -164,6 +169,15 @@ export class MarketSimulator {
   /** emit every live event with ts <= now not emitted yet; returns how many were emitted */
   pump(now: number): number {
     return this.feed ? this.feed.pump(now) : 0
+  }
+
+  /** the simulated liquidation feeds as up from `from` (until `until`, for a range of history) */
+  private reportFeeds(sink: EventSink, from: number, until?: number): void {
+    const venues = new Set(this.mkts.filter((m) => m.marketType === 'perp' && LIQUIDATION_FEEDS[m.exchange].published).map((m) => m.exchange))
+    for (const exchange of venues) {
+      const coins = this.mkts.filter((m) => m.exchange === exchange && m.marketType === 'perp').map((m) => m.coin)
+      sink.feed?.({ exchange, stream: 'liquidations', coins, ts: from, up: true, ...(until === undefined ? {} : { until }) })
+    }
   }
 
   // ---- inspection (tests, docs) ---------------------------------------------------------------------------------

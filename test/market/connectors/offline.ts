@@ -7,7 +7,7 @@ import '../../helpers/no-network.js'
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import type { Exchange } from 'ccxt'
-import type { EventSink, MarketEvent } from '../../../src/market/events.js'
+import type { EventSink, FeedStateEvent, MarketEvent } from '../../../src/market/events.js'
 import { vi } from 'vitest'
 
 export const FIXTURES_DIR = process.env['EXCHANGE_FIXTURES_DIR'] ?? fileURLToPath(new URL('../../../../shared/fixtures/exchanges/', import.meta.url))
@@ -118,8 +118,13 @@ export function wsClient(ex: Exchange, url: string): any {
 
 export class RecordingSink implements EventSink {
   readonly events: MarketEvent[] = []
+  /** the connector's feed states (its liquidation stream up or down) */
+  readonly feeds: FeedStateEvent[] = []
   emit(event: MarketEvent): void {
     this.events.push(event)
+  }
+  feed(state: FeedStateEvent): void {
+    this.feeds.push(state)
   }
   of<T extends MarketEvent['type']>(type: T): Extract<MarketEvent, { type: T }>[] {
     return this.events.filter((e): e is Extract<MarketEvent, { type: T }> => e.type === type)

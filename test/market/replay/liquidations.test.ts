@@ -136,6 +136,8 @@ describe('liquidations replayed from the venues\' own frames', () => {
     expect(h.total_short_usd).toBeCloseTo(sum(inUniverse, 'short'), 9)
     // Hyperliquid publishes no feed: not_published, not missing data
     expect(h.coverage.missing.find((m: any) => m.exchange === 'hyperliquid').status).toBe('not_published')
+    // the replayed connectors' liquidation streams were up once they subscribed on the recording's connections
+    for (const e of ['binance', 'bybit', 'okx', 'dydx']) expect(h.liquidation_coverage.exchanges.find((v: any) => v.exchange === e).up_ms, e).toBeGreaterThan(0)
   })
 
   it('heatmap: each bucket\'s observed USD is the sum of the orders in it', async () => {

@@ -231,6 +231,15 @@ describe('screener endpoints on a replayed recording', () => {
     // trades of closed minutes on the replay's time line (the minute in progress is not stored yet)
     const trades = recordedPerpTrades().map((t) => ({ ...t, minute: Math.floor(warped(t.t) / MINUTE) * MINUTE })).filter((t) => t.minute < current)
     const quotes = recordedQuotes()
+    // liquidations: the recording's documented liquidation frames in the universe are all BTC: Binance forceOrder at
+    // ap × z, dYdX's LIQUIDATED trades at price × size (test/fixtures/venues); a coin whose liquidation streams the
+    // replayed connectors carried (the markets the recording lists) and that had none is 0, any other coin null
+    const venueFile = (f: string) => JSON.parse(readFileSync(new URL(`../../fixtures/venues/${f}`, import.meta.url), 'utf8'))
+    const btcLiquidated =
+      venueFile('binance_ws_force_order.json').reduce((a: number, f: any) => a + Number(f.o.ap) * Number(f.o.z), 0) +
+      venueFile('dydx_ws_trades_liquidated.json').contents.trades.filter((x: any) => x.type === 'LIQUIDATED').reduce((a: number, x: any) => a + Number(x.price) * Number(x.size), 0)
+    const carried = new Set((await s.t.services.db.sql.query<{ coin: string }>('SELECT DISTINCT unnest(coins) AS coin FROM feed_uptime')).map((r) => r.coin))
+    expect([...carried].sort()).toContain('BTC')
     expect(d.coins.length).toBeGreaterThan(3)
     for (const row of d.coins) {
       const mine = trades.filter((t) => t.coin === row.coin)
@@ -266,7 +275,8 @@ describe('screener endpoints on a replayed recording', () => {
       // the recording's first line plays well inside the last 24 h: no OI sample 24 h back
       expect(warped(LINES[0]!.at)).toBeGreaterThan(now - DAY + FRESH_MS)
       expect(row.oi_change_24h_pct, row.coin).toBeNull()
-      expect(row.liquidations_24h_usd).toBeNull()
+      if (row.coin === 'BTC') close(row.liquidations_24h_usd, btcLiquidated, 'BTC liquidations_24h_usd')
+      else expect(row.liquidations_24h_usd, row.coin).toBe(carried.has(row.coin) ? 0 : null)
     }
     expect(d.coins.filter((c: any) => c.price !== null).map((c: any) => c.coin).sort()).toEqual(['BTC', 'ETH'])
     // coverage: said to span only the replayed minutes of the 24 h asked for, never beyond now

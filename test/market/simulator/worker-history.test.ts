@@ -5,15 +5,15 @@ import type { Worker } from 'node:worker_threads'
 import { afterEach, describe, expect, it } from 'vitest'
 import { HOUR_MS, MINUTE_MS } from '../../../src/domain/time.js'
 import type { MinuteBar } from '../../../src/market/bars.js'
-import type { MarketEvent } from '../../../src/market/events.js'
+import type { FeedStateEvent, MarketEvent } from '../../../src/market/events.js'
 import { MarketSimulator, ORIGIN_TS } from '../../../src/market/simulator/index.js'
 import { WorkerHistory } from '../../../src/market/simulator/worker-history.js'
 
-type Call = ['event', MarketEvent] | ['bar', MinuteBar]
+type Call = ['event', MarketEvent] | ['bar', MinuteBar] | ['feed', FeedStateEvent]
 
 function recorder() {
   const calls: Call[] = []
-  return { calls, sink: { emit: (e: MarketEvent) => void calls.push(['event', e]), emitBar: (b: MinuteBar) => void calls.push(['bar', b]) } }
+  return { calls, sink: { emit: (e: MarketEvent) => void calls.push(['event', e]), emitBar: (b: MinuteBar) => void calls.push(['bar', b]), feed: (s: FeedStateEvent) => void calls.push(['feed', s]) } }
 }
 
 const H0 = Date.UTC(2026, 2, 9, 5)
@@ -49,6 +49,8 @@ describe('WorkerHistory', () => {
       const expected = onMainThread(...ranges[i]!)
       expect(r.calls.length).toBeGreaterThan(1000)
       expect(r.calls).toEqual(expected)
+      // the simulated liquidation feeds' span of the range comes across too (every venue publishing one)
+      expect(r.calls.filter(([k]) => k === 'feed').map(([, f]) => (f as FeedStateEvent).exchange)).toEqual(['binance', 'bybit', 'okx', 'dydx'])
     }
     // with the simulator's own defaults (every minute sampled, book snapshots)
     const r = recorder()

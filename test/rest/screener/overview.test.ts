@@ -38,7 +38,7 @@ describe('GET /v1/markets/overview', () => {
   it('every coin, exact keys; BTC price, 1h/4h/24h change and 24h volume equal the stored candles', async () => {
     const { data, meta } = await callOk(t, acct, '/v1/markets/overview', 3)
     expect(meta.as_of).toBe(TEST_NOW)
-    expect(sortedKeys(data)).toEqual(['as_of', 'coins', 'coverage', 'liquidations_note', 'order', 'sort'])
+    expect(sortedKeys(data)).toEqual(['as_of', 'coins', 'coverage', 'liquidation_coverage', 'liquidations_note', 'order', 'sort'])
     expect(data.sort).toBe('volume_24h_usd')
     expect(data.order).toBe('desc')
     expect(data.coins.map((c: Json) => c.coin).sort()).toEqual(DEFAULT_COINS)
@@ -59,12 +59,31 @@ describe('GET /v1/markets/overview', () => {
     expect(eth.change_1h_pct).not.toBeNull()
     expect(eth.change_4h_pct).toBeNull()
     expect(eth.change_24h_pct).toBeNull()
-    // liquidations: null with a note until a feed exists
-    for (const c of data.coins) expect(c.liquidations_24h_usd).toBeNull()
-    expect(data.liquidations_note).toMatch(/liquidation feed/)
-    // an unseeded coin has nulls, never zeros
+    // an unseeded coin has nulls, never zeros (liquidations too: no venue's liquidation stream carried it)
     const ada = data.coins.find((c: Json) => c.coin === 'ADA')
-    expect([ada.price, ada.volume_24h_usd, ada.oi_usd]).toEqual([null, null, null])
+    expect([ada.price, ada.volume_24h_usd, ada.oi_usd, ada.liquidations_24h_usd]).toEqual([null, null, null, null])
+  })
+
+  it('liquidations_24h_usd: the stored orders of the minutes starting in the last 24 h, equal to the 24 h total of /v1/liquidations/history', async () => {
+    const { data } = await callOk(t, acct, '/v1/markets/overview', 3)
+    const from = Math.ceil((TEST_NOW - 24 * HOUR) / MINUTE) * MINUTE
+    for (const coin of ['BTC', 'ETH']) {
+      // every order the simulator published and the store holds, summed by hand
+      const rows = await t.services.db.sql.query<{ usd: number }>(`SELECT usd FROM liquidation_order WHERE coin = $1 AND ts >= $2 AND ts <= $3`, [coin, from, TEST_NOW])
+      expect(rows.length, coin).toBeGreaterThan(0)
+      const row = data.coins.find((c: Json) => c.coin === coin)
+      expectClose(row.liquidations_24h_usd, rows.reduce((a, r) => a + Number(r.usd), 0), 1e-9, `${coin} liquidations_24h_usd`)
+      // the same figure /v1/liquidations/history gives over the last 24 h at 1m, to the last bit
+      const h = (await callOk(t, acct, `/v1/liquidations/history?coin=${coin}&interval=1m&lookback=24h&limit=5000`, 3)).data
+      expect(h.aggregate[0].ts).toBe(from)
+      expect(row.liquidations_24h_usd).toBe(h.total_long_usd + h.total_short_usd)
+    }
+    // which venues the figure holds every order of: Binance and OKX publish samples, Hyperliquid nothing; ETH's streams
+    // (seeded for 3 h only) were not up for most of the window
+    const lc = data.liquidation_coverage
+    expect([lc.basis, lc.complete, lc.lower_bound, lc.none]).toEqual(['lower_bound', ['bybit', 'dydx'], ['binance', 'okx'], ['hyperliquid']])
+    expect(data.liquidations_note).toMatch(/lower bound: binance \(a sample\), okx \(a sample\)/)
+    expect(data.liquidations_note).toMatch(/none: hyperliquid \(publishes no feed\)/)
   })
 
   it('OI in USD and OI-weighted funding equal the live values by hand', async () => {

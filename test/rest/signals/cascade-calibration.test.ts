@@ -73,12 +73,16 @@ describe('cascade calibration against observed liquidations', () => {
 
 describe('calibrateVenue and the modelled liquidations of a build-up', () => {
   it('the rule: unpublished, too few orders or nothing modelled → modelled only; else the bounded ratio', () => {
-    expect(calibrateVenue({ published: false, orders: 50, observedUsd: 1e6, modelledUsd: 1e6, note: 'none' })).toMatchObject({ kind: 'modelled', factor: 1, reason: 'none' })
-    expect(calibrateVenue({ published: true, orders: 2, observedUsd: 1e6, modelledUsd: 1e6 })).toMatchObject({ kind: 'modelled', factor: 1 })
-    expect(calibrateVenue({ published: true, orders: 9, observedUsd: 1e6, modelledUsd: 0 })).toMatchObject({ kind: 'modelled', factor: 1 })
-    expect(calibrateVenue({ published: true, orders: 3, observedUsd: 5e5, modelledUsd: 1e6 })).toMatchObject({ kind: 'observed', factor: 0.5 })
-    expect(calibrateVenue({ published: true, orders: 3, observedUsd: 1e9, modelledUsd: 1e6 }).factor).toBe(10)
-    expect(calibrateVenue({ published: true, orders: 3, observedUsd: 1, modelledUsd: 1e6 }).factor).toBe(0.1)
+    expect(calibrateVenue({ published: false, completeness: 'none', orders: 50, observedUsd: 1e6, modelledUsd: 1e6, note: 'none' })).toMatchObject({ kind: 'modelled', factor: 1, reason: 'none' })
+    expect(calibrateVenue({ published: true, completeness: 'complete', orders: 2, observedUsd: 1e6, modelledUsd: 1e6 })).toMatchObject({ kind: 'modelled', factor: 1 })
+    expect(calibrateVenue({ published: true, completeness: 'complete', orders: 9, observedUsd: 1e6, modelledUsd: 0 })).toMatchObject({ kind: 'modelled', factor: 1 })
+    expect(calibrateVenue({ published: true, completeness: 'complete', orders: 3, observedUsd: 5e5, modelledUsd: 1e6 })).toMatchObject({ kind: 'observed', factor: 0.5 })
+    expect(calibrateVenue({ published: true, completeness: 'complete', orders: 3, observedUsd: 1e9, modelledUsd: 1e6 }).factor).toBe(10)
+    expect(calibrateVenue({ published: true, completeness: 'complete', orders: 3, observedUsd: 1, modelledUsd: 1e6 }).factor).toBe(0.1)
+    // a sampled feed (Binance, OKX) saw a lower bound: the answer says so and carries the completeness
+    const sample = calibrateVenue({ published: true, completeness: 'sample', orders: 3, observedUsd: 5e5, modelledUsd: 1e6 })
+    expect(sample).toMatchObject({ kind: 'observed', completeness: 'sample', factor: 0.5 })
+    expect(sample.reason).toMatch(/lower bound/)
   })
 
   it('sweptUsd: one 10x long opened at 100 (m = 0.5 %) is liquidated when a later low reaches its price', () => {
