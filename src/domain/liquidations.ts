@@ -14,12 +14,19 @@ export interface FeedInfo {
   note: string | null
 }
 
-export const LIQUIDATION_FEEDS: Record<ExchangeId, FeedInfo> = {
-  binance: { published: true, source: 'USD-M WebSocket <symbol>@forceOrder', note: 'a snapshot stream: at most one order per symbol per second is pushed, so sums are a lower bound' },
-  bybit: { published: true, source: 'v5 WebSocket allLiquidation.{symbol}', note: null },
-  okx: { published: true, source: 'v5 WebSocket liquidation-orders (SWAP)', note: 'prices are bankruptcy prices' },
-  hyperliquid: { published: false, source: null, note: 'Hyperliquid publishes no public liquidation feed' },
-  dydx: { published: true, source: 'v4 indexer v4_trades, trades of type LIQUIDATED', note: 'deleveraging (DELEVERAGED) is not counted' },
+/** complete: every liquidation is published; sample: only some are, so sums are a lower bound; none: no feed */
+export type LiquidationCompleteness = 'complete' | 'sample' | 'none'
+
+interface LiquidationFeedInfo extends FeedInfo {
+  completeness: LiquidationCompleteness
+}
+
+export const LIQUIDATION_FEEDS: Record<ExchangeId, LiquidationFeedInfo> = {
+  binance: { published: true, completeness: 'sample', source: 'USD-M WebSocket <symbol>@forceOrder', note: 'a snapshot stream: at most one order per symbol per second is pushed, so sums are a lower bound' },
+  bybit: { published: true, completeness: 'complete', source: 'v5 WebSocket allLiquidation.{symbol}', note: null },
+  okx: { published: true, completeness: 'sample', source: 'v5 WebSocket liquidation-orders (SWAP)', note: 'prices are bankruptcy prices' },
+  hyperliquid: { published: false, completeness: 'none', source: null, note: 'Hyperliquid publishes no public liquidation feed' },
+  dydx: { published: true, completeness: 'complete', source: 'v4 indexer v4_trades, trades of type LIQUIDATED', note: 'deleveraging (DELEVERAGED) is not counted' },
 }
 
 export const POSITIONING_FEEDS: Record<ExchangeId, FeedInfo> = {
