@@ -36,15 +36,25 @@ export interface LeverageWeight {
   weight: number
 }
 
-/** assumed leverage mix of new positions: no venue publishes it; concentrated at 10-25x as on retail venues */
+/**
+ * The one leverage mix of new positions, by notional, read by the model (positionClasses) and by the simulator's
+ * position book alike. Hyperliquid's open interest by leverage (on-chain, 2025-12-15: 36.3 % at 0–3x, 48.5 % at
+ * 3–7x, 15.2 % above 7x), each band at a representative leverage; the source does not split the band above 7x, which
+ * is spread halving with each step (10x, 20x, 50x). Sources and limits: docs/methodology.md#leverage-mix.
+ */
 export const DEFAULT_LEVERAGE_MIX: readonly LeverageWeight[] = [
-  { leverage: 5, weight: 0.1 },
-  { leverage: 10, weight: 0.25 },
-  { leverage: 20, weight: 0.25 },
-  { leverage: 25, weight: 0.15 },
-  { leverage: 50, weight: 0.15 },
-  { leverage: 100, weight: 0.1 },
+  { leverage: 2, weight: 0.363 },
+  { leverage: 5, weight: 0.485 },
+  { leverage: 10, weight: 0.087 },
+  { leverage: 20, weight: 0.043 },
+  { leverage: 50, weight: 0.022 },
 ]
+
+/**
+ * How long a position stays liquidatable, in the model and in the simulator alike: one opened longer ago is taken as
+ * closed or re-margined. The liquidation maps read this much build-up; the calibration window is as long.
+ */
+export const POSITION_HORIZON_HOURS = 7 * 24
 
 /** tail exponent of position notional, P(N > x) ∝ x^-α: the inverse half-cubic law of trade sizes (Gabaix et al. 2003) */
 const POSITION_SIZE_TAIL = 1.5
@@ -138,6 +148,25 @@ export function positionClasses(tiers: readonly LeverageTier[], options: Positio
   if (!(total > 0)) throw new RangeError('no tier holds any position size')
   for (const c of out) c.weight /= total
   return out
+}
+
+/** one class's liquidation prices per unit of entry price (liquidationPrice at entry 1), with its weight */
+export interface ClassFactor {
+  weight: number
+  long: number
+  short: number
+}
+
+/** the classes' liquidation price factors; a class that could not be opened (long ≤ 0, or not beyond entry) is left out */
+export function classFactors(classes: readonly PositionClass[]): ClassFactor[] {
+  return classes
+    .filter((c) => c.weight > 0)
+    .map((c) => ({
+      weight: c.weight,
+      long: liquidationPrice(1, 'long', c.leverage, c.maintenanceMarginRate, c.amountOverNotional),
+      short: liquidationPrice(1, 'short', c.leverage, c.maintenanceMarginRate, c.amountOverNotional),
+    }))
+    .filter((f) => f.long > 0 && f.long < 1 && f.short > 1)
 }
 
 /** the classes of the pre-tier model: one maintenance margin rate for every position, the leverage mix as given */

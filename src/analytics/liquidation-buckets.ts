@@ -7,6 +7,9 @@ export interface Bucket {
   units: number
   /** sum of units x liquidation price: the bucket's price is weighted / units */
   weighted: number
+  /** additions not yet removed; a bucket swept or emptied is dead (left in the heap, skipped) */
+  parts: number
+  dead: boolean
 }
 
 // Buckets of one side with a binary heap over their keys, so sweeping pops only what a period's range crossed.
@@ -17,23 +20,45 @@ export class BucketSet {
   constructor(highFirst: boolean) {
     this.highFirst = highFirst
   }
-  add(key: number, liq: number, units: number): void {
+  /** add units at liquidation price liq to the bucket `key`; returns the bucket, for remove() */
+  add(key: number, liq: number, units: number): Bucket {
     let b = this.buckets.get(key)
     if (!b) {
-      this.buckets.set(key, (b = { key, units: 0, weighted: 0 }))
+      this.buckets.set(key, (b = { key, units: 0, weighted: 0, parts: 0, dead: false }))
       this.push(b)
     }
     b.units += units
     b.weighted += units * liq
+    b.parts++
+    return b
+  }
+  /** take back one addition of b (unless b was swept since); returns the units taken */
+  remove(b: Bucket, units: number, weighted: number): number {
+    if (b.dead) return 0
+    if (--b.parts === 0) {
+      // the last addition: exactly empty, whatever the float residue
+      units = b.units
+      b.dead = true
+      this.buckets.delete(b.key)
+    } else {
+      b.units -= units
+      b.weighted -= weighted
+    }
+    return units
   }
   /** remove buckets whose price the period reached (longs: price >= low, shorts: price <= high); returns their units and units × price */
   sweep(reached: number): { units: number; weighted: number } {
     let units = 0
     let weighted = 0
     for (let top = this.heap[0]; top; top = this.heap[0]) {
+      if (top.dead) {
+        this.pop()
+        continue
+      }
       const price = top.weighted / top.units
       if (this.highFirst ? price < reached : price > reached) break
       this.pop()
+      top.dead = true
       this.buckets.delete(top.key)
       units += top.units
       weighted += top.weighted
@@ -47,6 +72,7 @@ export class BucketSet {
     }
   }
   clear(): void {
+    for (const b of this.buckets.values()) b.dead = true
     this.buckets.clear()
     this.heap = []
   }

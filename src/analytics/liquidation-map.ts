@@ -1,8 +1,8 @@
 // Liquidation map estimate: where one venue's positions would be force-closed, from its open-interest build-up by
 // price and its leverage tiers. Methodology and limits: docs/methodology.md#liquidation-cascade.
 
-import { BucketSet } from './liquidation-buckets.js'
-import { liquidationPrice, uniformClasses, type LeverageWeight, type LiquidationSide, type PositionClass } from './leverage-tiers.js'
+import { BucketSet, type Bucket } from './liquidation-buckets.js'
+import { classFactors, uniformClasses, type LeverageWeight, type LiquidationSide, type PositionClass } from './leverage-tiers.js'
 
 export type { LiquidationSide } from './leverage-tiers.js'
 
@@ -35,6 +35,8 @@ export interface OiBuildUpPoint {
   /** the period's range, which sweeps estimated positions liquidated in it (defaults to price) */
   low?: number
   high?: number
+  /** the period's start, Unix ms: what `horizonMs` counts from (a point without it never expires) */
+  ts?: number
 }
 
 export interface LiquidationEstimateOptions {
@@ -45,6 +47,8 @@ export interface LiquidationEstimateOptions {
   /** used only without `classes` */
   maintenanceMarginRate?: number
   bucketBps?: number
+  /** positions opened this long before a period's start leave the map once that period is done (default: never) */
+  horizonMs?: number
 }
 
 /**
@@ -54,6 +58,7 @@ export interface LiquidationEstimateOptions {
  * close in proportion, whenever they were opened; without the OI level, |change| / estimated open); a period
  * whose range crosses an estimate's liquidation price removes it (already liquidated). Estimates are merged into
  * bucketBps-wide price buckets as they are opened; a bucket behaves as one level at its coin-weighted mean price.
+ * With horizonMs, what a period opened leaves the map after the last period starting within horizonMs of it.
  * Ascending by price.
  */
 export function estimateLiquidationLevels(series: readonly OiBuildUpPoint[], options: LiquidationEstimateOptions = {}): LiquidationLevel[] {
@@ -78,14 +83,7 @@ export function estimateLiquidationMap(series: readonly OiBuildUpPoint[], option
 
   // Estimates are kept merged in their output buckets: one bucket acts as one level at its coin-weighted mean price.
   const width = bucketBps > 0 ? Math.log1p(bucketBps / 1e4) : 0
-  const sides = classes
-    .filter((c) => c.weight > 0)
-    .map((c) => {
-      const long = liquidationPrice(1, 'long', c.leverage, c.maintenanceMarginRate, c.amountOverNotional)
-      const short = liquidationPrice(1, 'short', c.leverage, c.maintenanceMarginRate, c.amountOverNotional)
-      return { weight: c.weight, long, short, lnLong: Math.log(long), lnShort: Math.log(short) }
-    })
-    .filter((s) => s.long > 0 && s.long < 1 && s.short > 1)
+  const sides = classFactors(classes).map((f) => ({ ...f, lnLong: Math.log(f.long), lnShort: Math.log(f.short) }))
   // Longs pop the highest bucket first (a falling low sweeps them), shorts the lowest.
   const longs = new BucketSet(true)
   const shorts = new BucketSet(false)
@@ -93,6 +91,14 @@ export function estimateLiquidationMap(series: readonly OiBuildUpPoint[], option
   let scale = 1
   let units = 0
   let sweptUsd = 0
+  // what each period added, oldest first, to take back when it leaves the horizon
+  const added: { ts: number; set: BucketSet; bucket: Bucket; units: number; weighted: number }[] = []
+  let head = 0
+  const horizon = options.horizonMs ?? Infinity
+  const addAt = (set: BucketSet, key: number, liq: number, u: number, ts: number | undefined) => {
+    const bucket = set.add(key, liq, u)
+    if (ts !== undefined && horizon < Infinity) added.push({ ts, set, bucket, units: u, weighted: u * liq })
+  }
   const trace: LiquidationMapTrace = { swept: new Array<number>(series.length).fill(0), snapshots: new Map() }
   const levelsNow = (): LiquidationLevel[] => {
     const out: LiquidationLevel[] = []
@@ -103,9 +109,22 @@ export function estimateLiquidationMap(series: readonly OiBuildUpPoint[], option
 
   for (let i = 0; i < series.length; i++) {
     period(i)
+    const ts = series[i]!.ts
+    if (ts !== undefined) expire(ts)
     if (options.snapshotAt?.has(i)) trace.snapshots.set(i, levelsNow())
   }
   return { levels: levelsNow(), sweptUsd, trace }
+
+  function expire(ts: number): void {
+    while (head < added.length && added[head]!.ts <= ts - horizon) {
+      const a = added[head++]!
+      units -= a.set.remove(a.bucket, a.units, a.weighted)
+    }
+    if (head > 4096 && head * 2 > added.length) {
+      added.splice(0, head)
+      head = 0
+    }
+  }
 
   function period(i: number): void {
     const pt = series[i]!
@@ -129,8 +148,8 @@ export function estimateLiquidationMap(series: readonly OiBuildUpPoint[], option
         const s = (d * (1 - longShare) * m.weight) / scale
         const lLiq = pt.price * m.long
         const sLiq = pt.price * m.short
-        if (l > 0) longs.add(width > 0 ? Math.floor((lnP + m.lnLong) / width) : lLiq, lLiq, l)
-        if (s > 0) shorts.add(width > 0 ? Math.floor((lnP + m.lnShort) / width) : sLiq, sLiq, s)
+        if (l > 0) addAt(longs, width > 0 ? Math.floor((lnP + m.lnLong) / width) : lLiq, lLiq, l, pt.ts)
+        if (s > 0) addAt(shorts, width > 0 ? Math.floor((lnP + m.lnShort) / width) : sLiq, sLiq, s, pt.ts)
         units += l + s
       }
     } else if (d < 0) {
@@ -141,6 +160,7 @@ export function estimateLiquidationMap(series: readonly OiBuildUpPoint[], option
       if (closed >= 1) {
         longs.clear()
         shorts.clear()
+        added.length = head = 0
         units = 0
         scale = 1
         return
@@ -149,6 +169,10 @@ export function estimateLiquidationMap(series: readonly OiBuildUpPoint[], option
       if (scale < 1e-100) {
         longs.rescale(scale)
         shorts.rescale(scale)
+        for (let k = head; k < added.length; k++) {
+          added[k]!.units *= scale
+          added[k]!.weighted *= scale
+        }
         units *= scale
         scale = 1
       }

@@ -5,9 +5,10 @@
 // (docs/methodology.md#liquidation-heatmap).
 import { z } from 'zod'
 import type { Coverage } from '../analytics/coverage.js'
-import { calibrateVenue, type VenueCalibration } from '../analytics/liquidation-calibration.js'
+import { calibrateVenue, hourlyPairs, type VenueCalibration } from '../analytics/liquidation-calibration.js'
 import { binLevels, correlation, priceEdges } from '../analytics/liquidation-heatmap.js'
 import { estimateLiquidationMap, type LiquidationLevel } from '../analytics/liquidation-map.js'
+import { POSITION_HORIZON_HOURS } from '../analytics/leverage-tiers.js'
 import { EXCHANGE_IDS } from '../domain/exchanges.js'
 import { LIQUIDATION_FEEDS } from '../domain/liquidations.js'
 import { coinParam, enumParam, exchangeParam, intParam } from '../domain/params.js'
@@ -17,7 +18,7 @@ import { HourlyInterval } from '../domain/windows.js'
 import { HeatmapRef } from '../graphql/schema/liquidation-heatmap.js'
 import { coverageOf, missingExchanges, rangesOf } from '../market/read/coverage.js'
 import { liquidationCoverage } from '../market/read/liquidation-coverage.js'
-import { CASCADE_OI_HOURS, hourlyBuildUp, venueClasses } from '../market/read/signal-inputs.js'
+import { hourlyBuildUp, venueClasses } from '../market/read/signal-inputs.js'
 import { defineEndpoint } from './define.js'
 import { onPage, seriesWindow } from './series-kit.js'
 
@@ -56,11 +57,12 @@ export const liquidationHeatmap = defineEndpoint({
         const minutes = await market.reader.liquidationMinutes([coin], w.first, w.end, exchange)
         const slotOf = (ts: number) => Math.floor((ts - w.first) / w.intervalMs)
         const per = venues.map((e) => {
-          const bu = hourlyBuildUp(market, coin, e, w.first - CASCADE_OI_HOURS * HOUR_MS, w.end)
+          // a position horizon of build-up before the window: its first hour sweeps the positions open then
+          const bu = hourlyBuildUp(market, coin, e, w.first - POSITION_HORIZON_HOURS * HOUR_MS, w.end)
           // the map at each bucket's end: after the last hour that starts before it
           const at = slots.map((s) => bu.findLastIndex((p) => p.ts < s + w.intervalMs))
           const { classes } = venueClasses(market, coin, e, ctx.now, bu.at(-1)?.point.price)
-          const map = estimateLiquidationMap(bu.map((p) => p.point), { classes, snapshotAt: new Set(at.filter((i) => i >= 0)) })
+          const map = estimateLiquidationMap(bu.map((p) => p.point), { classes, horizonMs: POSITION_HORIZON_HOURS * HOUR_MS, snapshotAt: new Set(at.filter((i) => i >= 0)) })
           const modelled = slots.map(() => 0)
           bu.forEach((p, i) => {
             const k = slotOf(p.ts)
@@ -68,12 +70,18 @@ export const liquidationHeatmap = defineEndpoint({
           })
           const observed = slots.map(() => 0)
           let orders = 0
-          for (const m of minutes) if (m.exchange === e) {
+          const mine = minutes.filter((m) => m.exchange === e)
+          for (const m of mine) {
             observed[slotOf(m.ts)]! += m.longUsd + m.shortUsd
             orders += m.longCount + m.shortCount
           }
           const feed = LIQUIDATION_FEEDS[e]
-          const calibration: VenueCalibration = calibrateVenue({ published: feed.published, completeness: feed.completeness, note: feed.note, orders, observedUsd: observed.reduce((s, x) => s + x, 0), modelledUsd: modelled.reduce((s, x) => s + x, 0) })
+          const hourly = hourlyPairs(bu.map((p, i) => ({ ts: p.ts, sweptUsd: map.trace.swept[i]! })), mine.map((m) => ({ ts: m.ts, usd: m.longUsd + m.shortUsd })), w.first, w.end)
+          const calibration: VenueCalibration = calibrateVenue({
+            published: feed.published, completeness: feed.completeness, note: feed.note, orders,
+            observedUsd: observed.reduce((s, x) => s + x, 0), modelledUsd: modelled.reduce((s, x) => s + x, 0), hourly,
+            warmedUp: bu.length > 0 && bu[0]!.ts <= w.first - POSITION_HORIZON_HOURS * HOUR_MS + HOUR_MS,
+          })
           const levels = at.map((i): LiquidationLevel[] => (i < 0 ? [] : map.trace.snapshots.get(i)!.map((l) => ({ ...l, notionalUsd: l.notionalUsd * calibration.factor }))))
           return { exchange: e, hours: bu.length, lastPrice: bu.at(-1)?.point.price, levels, modelled, observed, calibration, firstTs: bu[0]?.ts }
         })

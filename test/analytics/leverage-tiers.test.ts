@@ -27,12 +27,13 @@ describe('positionClasses', () => {
     const t2 = classes.filter((c) => c.tier === 2)
     expect(sum(t1.map((c) => c.weight))).toBeCloseTo(s1, 12)
     expect(sum(t2.map((c) => c.weight))).toBeCloseTo(s2, 12)
-    // tier 1 keeps the whole mix (max 125x); tier 2 caps 25x, 50x and 100x at 20x: 20x holds 0.25 + 0.15 + 0.15 + 0.1
+    // tier 1 keeps the whole mix (max 125x); tier 2 caps 50x at 20x: 20x holds 0.043 + 0.022 (docs/methodology.md#leverage-mix)
     expect(t1.map((c) => [c.leverage, c.weight / s1])).toEqual(DEFAULT_LEVERAGE_MIX.map((m) => [m.leverage, expect.closeTo(m.weight, 12)]))
     expect(t2.map((c) => [c.leverage, c.weight / s2])).toEqual([
-      [5, expect.closeTo(0.1, 12)],
-      [10, expect.closeTo(0.25, 12)],
-      [20, expect.closeTo(0.65, 12)],
+      [2, expect.closeTo(0.363, 12)],
+      [5, expect.closeTo(0.485, 12)],
+      [10, expect.closeTo(0.087, 12)],
+      [20, expect.closeTo(0.065, 12)],
     ])
     // the maintenance amount enters as cum · E[1/N] over the tier's notional: (α−1)/α · (a^−α − b^−α)/(a^(1−α) − b^(1−α)) with b = ∞
     const meanInverse = (0.5 / 1.5) * (50_000 ** -1.5 / 50_000 ** -0.5)

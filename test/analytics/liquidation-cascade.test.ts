@@ -9,6 +9,7 @@ import {
   type CascadeInput,
   type LiquidationLevel,
 } from '../../src/analytics/liquidation-cascade.js'
+import { estimateLiquidationMap } from '../../src/analytics/liquidation-map.js'
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0)
 const only10x = [{ leverage: 10, weight: 1 }]
@@ -54,10 +55,10 @@ describe('estimateLiquidationLevels', () => {
       const coins = sum(levels.filter((l) => l.side === side).map((l) => l.notionalUsd / l.price))
       expect(coins).toBeCloseTo(5, 9)
     }
-    // 100x long: 100 * 0.99 / 0.995 holds 10 % of the 5 long coins
-    const p100 = (100 * 0.99) / 0.995
-    const l100 = levels.find((l) => l.side === 'long' && Math.abs(l.price - p100) < 1e-9)!
-    expect(l100.notionalUsd).toBeCloseTo(0.5 * p100, 9)
+    // 50x long: 100 * 0.98 / 0.995 holds 2.2 % of the 5 long coins (docs/methodology.md#leverage-mix)
+    const p50 = (100 * 0.98) / 0.995
+    const l50 = levels.find((l) => l.side === 'long' && Math.abs(l.price - p50) < 1e-9)!
+    expect(l50.notionalUsd).toBeCloseTo(0.022 * 5 * p50, 9)
   })
 
   it('closes a proportional share on an OI decrease', () => {
@@ -97,6 +98,31 @@ describe('estimateLiquidationLevels', () => {
       { leverageMix: only10x, bucketBps: 0 },
     )
     expect(levels.map((l) => l.side)).toEqual(['short'])
+  })
+
+  it('with a horizon, what a period opened leaves the map after the last period starting within the horizon of it', () => {
+    const H = 3_600_000
+    // 10 long coins at 100 (10x: liq 90.45) at t = 0 and 4 at t = 2h (liq 90.45 too, one bucket); horizon 3h
+    const series = [
+      { ts: 0, price: 100, oiChangeCoins: 10, buyVolume: 1, sellVolume: 0 },
+      { ts: H, price: 100, oiChangeCoins: 0 },
+      { ts: 2 * H, price: 100, oiChangeCoins: 4, buyVolume: 1, sellVolume: 0 },
+      { ts: 3 * H, price: 100, oiChangeCoins: 0 },
+      { ts: 4 * H, price: 92, oiChangeCoins: 0, low: 90, high: 95 },
+    ]
+    const opts = { leverageMix: only10x, horizonMs: 3 * H, snapshotAt: new Set([2, 3, 4]) }
+    const map = estimateLiquidationMap(series, opts)
+    const coins = (ls: LiquidationLevel[]) => sum(ls.map((l) => l.notionalUsd / l.price))
+    expect(coins(map.trace.snapshots.get(2)!)).toBeCloseTo(14, 9)
+    // after the period at 3h, the 0h positions are out: only the 4 coins of 2h are left, in the same bucket
+    expect(coins(map.trace.snapshots.get(3)!)).toBeCloseTo(4, 9)
+    // the sweep at 4h liquidates those 4 coins only; without the horizon it takes all 14
+    expect(map.trace.swept[4]).toBeCloseTo(4 * L10, 9)
+    expect(estimateLiquidationMap(series, { leverageMix: only10x }).trace.swept[4]).toBeCloseTo(14 * L10, 9)
+    // an OI fall closes the expired part no more: 50 % closed at 1h leaves 5 + 4, of which 4 stay after 3h
+    const closed = estimateLiquidationMap([series[0]!, { ts: H, price: 100, oiChangeCoins: -5, openInterestCoins: 10 }, ...series.slice(2)], opts)
+    expect(coins(closed.trace.snapshots.get(2)!)).toBeCloseTo(9, 9)
+    expect(coins(closed.trace.snapshots.get(3)!)).toBeCloseTo(4, 9)
   })
 
   it('merges nearby estimates into one bucket priced at the coin-weighted mean', () => {

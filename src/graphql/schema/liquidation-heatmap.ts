@@ -64,7 +64,7 @@ const FitRef = builder.objectRef<Fit>('HeatmapFit').implement({
     buckets: t.exposeInt('buckets', { description: 'time buckets in the window' }),
     observedUsd: t.exposeFloat('observedUsd'),
     modelledUsd: t.exposeFloat('modelledUsd', { description: 'before calibration' }),
-    calibratedUsd: t.exposeFloat('calibratedUsd', { description: 'after calibration (equals observedUsd for calibrated venues within the factor bound)' }),
+    calibratedUsd: t.exposeFloat('calibratedUsd', { description: 'after calibration (equals observedUsd for calibrated venues within the factor bound, except a sample venue the model exceeds, which is not scaled down)' }),
     correlation: t.exposeFloat('correlation', { nullable: true, description: 'Pearson correlation of calibrated modelled and observed USD across buckets; null with fewer than 3 buckets or no variance' }),
   }),
 })

@@ -1,6 +1,6 @@
 // /v1/structure/volume-profile and /v1/signals/liquidation-cascade: both read the coin's volume at price.
 import { type CascadePhase, type CascadeResult, type ExchangeLiquidation } from '../../analytics/liquidation-cascade.js'
-import type { VenueCalibration } from '../../analytics/liquidation-calibration.js'
+import type { CalibrationScore, VenueCalibration } from '../../analytics/liquidation-calibration.js'
 import type { LiquidationCoverage } from '../../analytics/liquidation-coverage.js'
 import type { TierTable } from '../../analytics/leverage-tiers.js'
 import { type VolumeProfile, type VolumeProfileLevel } from '../../analytics/volume-profile.js'
@@ -79,16 +79,27 @@ interface CascadeVenue extends ExchangeLiquidation {
   calibration: VenueCalibration
 }
 
+const CalibrationScoreRef = builder.objectRef<CalibrationScore>('CalibrationScore').implement({
+  description: "The model's liquidations against the venue's over the window, hour by hour (docs/methodology.md#calibration-score)",
+  fields: (t) => ({
+    hours: t.exposeInt('hours', { description: 'hours compared: the hours of the window the model ran on' }),
+    ratio: t.exposeFloat('ratio', { nullable: true, description: 'observed / modelled USD over the window, unbounded (null without a feed or when the model liquidated nothing)' }),
+    correlation: t.exposeFloat('correlation', { nullable: true, description: 'Pearson correlation of hourly modelled and observed USD (null without a feed, with fewer than 3 hours or no variance)' }),
+    lowerBound: t.exposeBoolean('lowerBound', { description: "the venue's feed is a sample: observed is a lower bound" }),
+  }),
+})
+
 export const VenueCalibrationRef = builder.objectRef<VenueCalibration>('VenueCalibration').implement({
   description: "How one venue's liquidation levels relate to the liquidations it published (docs/methodology.md#cascade-calibration)",
   fields: (t) => ({
-    kind: t.exposeString('kind', { description: 'observed: levels scaled by observed / modelled liquidations over the build-up window; modelled: the model alone' }),
+    kind: t.exposeString('kind', { description: 'observed: levels compared with (and scaled by) observed / modelled liquidations over the window; modelled: the model alone' }),
     completeness: t.exposeString('completeness', { description: "the venue's liquidation feed: complete, sample (observed is a lower bound, and so is the factor) or none" }),
     orders: t.exposeInt('orders', { description: 'liquidation orders the venue published in the window' }),
     observedUsd: t.exposeFloat('observedUsd', { description: 'USD of those orders' }),
     modelledUsd: t.exposeFloat('modelledUsd', { description: "USD of estimated positions the window's own price ranges liquidated" }),
-    factor: t.exposeFloat('factor', { description: 'what the levels were multiplied by (1 when modelled only; bounded to 0.1..10)' }),
+    factor: t.exposeFloat('factor', { description: 'what the levels were multiplied by (1 when modelled only; bounded to 0.1..10; never below 1 for a venue whose feed is a sample)' }),
     reason: t.exposeString('reason'),
+    score: t.field({ type: CalibrationScoreRef, description: "the model against the venue's observed liquidations, hour by hour", resolve: (c) => c.score }),
   }),
 })
 

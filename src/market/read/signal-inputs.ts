@@ -2,7 +2,7 @@
 // memoized per series version: a model over weeks of history runs once per data refresh, not per request.
 import { chainLink } from '../../analytics/chain-link.js'
 import { computeDivergence, divergenceLookbackMinutes, type CoinDivergence, type DivergenceMinute } from '../../analytics/divergence.js'
-import { positionClasses, tiersInUsd, type PositionClass, type TierTable } from '../../analytics/leverage-tiers.js'
+import { POSITION_HORIZON_HOURS, positionClasses, tiersInUsd, type PositionClass, type TierTable } from '../../analytics/leverage-tiers.js'
 import { estimateLiquidationMap, type LiquidationLevel, type OiBuildUpPoint } from '../../analytics/liquidation-map.js'
 import { classifyRegime, REGIME_HISTORY_HOURS, REGIME_WINDOW_HOURS, type RegimeHour, type RegimeResult } from '../../analytics/regime.js'
 import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../../domain/time.js'
@@ -10,7 +10,7 @@ import { EXCHANGE_IDS, type ExchangeId } from '../../domain/exchanges.js'
 import type { CoinPoint } from '../series.js'
 import type { SampleCell } from '../series-ring.js'
 import type { MarketState } from '../state.js'
-import { calibrateVenue } from '../../analytics/liquidation-calibration.js'
+import { calibrateVenue, hourlyPairs } from '../../analytics/liquidation-calibration.js'
 import { LIQUIDATION_FEEDS } from '../../domain/liquidations.js'
 import { hourRanges } from './coverage.js'
 import { liveSamples } from './market-data.js'
@@ -18,8 +18,8 @@ import { cacheOf, VersionedCache } from './versioned-cache.js'
 
 /** minutes of the divergence grid taken from minute cells; older windows come from hourly cells */
 const DIVERGENCE_MINUTE_TAIL_MS = 6 * HOUR_MS
-/** hours of open-interest build-up the liquidation map is estimated from */
-export const CASCADE_OI_HOURS = 7 * 24
+/** hours of a liquidation map's calibration window; its build-up starts a position horizon earlier, so every hour of the window sees the positions still open then */
+export const CASCADE_OI_HOURS = POSITION_HORIZON_HOURS
 
 const caches = new WeakMap<object, VersionedCache<unknown>>()
 
@@ -113,12 +113,6 @@ export function regimeHistory(market: MarketState, coin: string, slots: readonly
   }, last)
 }
 
-/** one venue's hourly OI build-up of the last week: where its positions were opened, for its liquidation map */
-function oiBuildUp(market: MarketState, coin: string, now: number, exchange: ExchangeId): OiBuildUpPoint[] {
-  const to = floorTo(now, HOUR_MS) + HOUR_MS
-  return hourlyBuildUp(market, coin, exchange, to - CASCADE_OI_HOURS * HOUR_MS, to).map((p) => p.point)
-}
-
 /** one venue's hourly OI build-up over the hours starting in [from, to), each with its hour (the heatmap's input) */
 export function hourlyBuildUp(market: MarketState, coin: string, exchange: ExchangeId, from: number, to: number): { ts: number; point: OiBuildUpPoint }[] {
   const points = market.series.hours.points(coin, from - HOUR_MS, to, exchange)
@@ -130,7 +124,7 @@ export function hourlyBuildUp(market: MarketState, coin: string, exchange: Excha
     const oi = p.venues.oi[exchange]
     const before = prev.venues.oi[exchange]
     if (price === null || oi === undefined || before === undefined) continue
-    out.push({ ts: p.ts, point: { price, oiChangeCoins: oi - before, openInterestCoins: before, buyVolume: p.perpBuy, sellVolume: p.perpSell, low: p.low ?? price, high: p.high ?? price } })
+    out.push({ ts: p.ts, point: { ts: p.ts, price, oiChangeCoins: oi - before, openInterestCoins: before, buyVolume: p.perpBuy, sellVolume: p.perpSell, low: p.low ?? price, high: p.high ?? price } })
   }
   return out
 }
@@ -150,31 +144,48 @@ export interface VenueLiquidationMap {
   tiers: TierTable
   /** hours of build-up the map was estimated from */
   hours: number
-  /** USD of estimated positions the build-up's own ranges liquidated, and the window they were in [from, to) */
+  /** USD of estimated positions the build-up's own ranges liquidated in the window [from, to), and per hour of it */
   sweptUsd: number
+  hourly: { ts: number; sweptUsd: number }[]
   window: { from: number; to: number }
+  /** the build-up reaches a position horizon before the window (its first hour, which has no hour before it, spared) */
+  warmedUp: boolean
 }
 
-/** a venue's liquidation map from its own OI build-up and its own tier table, once per data refresh and hour */
+/** the map's build-up starts this long before its calibration window */
+const POSITION_HORIZON_MS = POSITION_HORIZON_HOURS * HOUR_MS
+
+/**
+ * A venue's liquidation map from its own OI build-up and its own tier table, once per data refresh and hour: positions
+ * of the last position horizon (what the levels hold), built from a horizon before the calibration window so every
+ * hour of the window sweeps the positions open then.
+ */
 export function venueLiquidationMap(market: MarketState, coin: string, exchange: ExchangeId, now: number): VenueLiquidationMap {
   const tiers = market.tiers.get(exchange, coin, now)
   // keyed by source, not by fetch time: a bounded set of keys (the series version changes with every flush anyway)
   return memoized(market, `cascade-map|${coin}|${exchange}|${tiers.source}`, floorTo(now, HOUR_MS), () => {
-    const series = oiBuildUp(market, coin, now, exchange)
+    const to = floorTo(now, HOUR_MS) + HOUR_MS
+    const from = to - CASCADE_OI_HOURS * HOUR_MS
+    const buildUp = hourlyBuildUp(market, coin, exchange, from - POSITION_HORIZON_MS, to)
+    const series = buildUp.map((p) => p.point)
     // coin-sized tiers (OKX) are converted at the latest build-up price: stable within the hour, unlike the mark
     const price = series.at(-1)?.price
     const classes = positionClasses(price ? tiersInUsd(tiers, price) : tiers.unit === 'usd' ? tiers.tiers : [])
-    const map = estimateLiquidationMap(series, { classes })
+    const map = estimateLiquidationMap(series, { classes, horizonMs: POSITION_HORIZON_MS })
     const levels = map.levels.map((l) => ({ ...l, exchange }))
-    const to = floorTo(now, HOUR_MS) + HOUR_MS
-    return { exchange, levels, estimatedUsd: levels.reduce((s, l) => s + l.notionalUsd, 0), tiers, hours: series.length, sweptUsd: map.sweptUsd, window: { from: to - CASCADE_OI_HOURS * HOUR_MS, to } }
+    const hourly = buildUp.flatMap((p, i) => (p.ts >= from ? [{ ts: p.ts, sweptUsd: map.trace.swept[i]! }] : []))
+    return {
+      exchange, levels, estimatedUsd: levels.reduce((s, l) => s + l.notionalUsd, 0), tiers, hours: series.length,
+      sweptUsd: hourly.reduce((s, h) => s + h.sweptUsd, 0), hourly, window: { from, to },
+      warmedUp: buildUp.length > 0 && buildUp[0]!.ts <= from - POSITION_HORIZON_MS + HOUR_MS,
+    }
   })
 }
 
 /**
- * Each venue's liquidation map calibrated by the liquidations that venue published over the map's build-up window
- * (analytics/liquidation-calibration.ts), with every level in one list: once per data refresh (the series and the
- * stored liquidations), not per answer — the calibration reads a week of liquidation minutes.
+ * Each venue's liquidation map calibrated by the liquidations that venue published over the map's calibration window
+ * (analytics/liquidation-calibration.ts), with its score and every level in one list: once per data refresh (the
+ * series and the stored liquidations), not per answer — the calibration reads a week of liquidation minutes.
  */
 export function calibratedLiquidationMaps(market: MarketState, coin: string, venues: readonly ExchangeId[], exchange: ExchangeId | undefined, now: number) {
   const modelled = venues.map((e) => venueLiquidationMap(market, coin, e, now))
@@ -184,13 +195,16 @@ export function calibratedLiquidationMaps(market: MarketState, coin: string, ven
     const minutes = await market.reader.liquidationMinutes([coin], window.from, window.to, exchange)
     const maps = modelled.map((m) => {
       const mine = minutes.filter((r) => r.exchange === m.exchange)
+      const feed = LIQUIDATION_FEEDS[m.exchange]
       const calibration = calibrateVenue({
-        published: LIQUIDATION_FEEDS[m.exchange].published,
-        completeness: LIQUIDATION_FEEDS[m.exchange].completeness,
-        note: LIQUIDATION_FEEDS[m.exchange].note,
+        published: feed.published,
+        completeness: feed.completeness,
+        note: feed.note,
         orders: mine.reduce((s, r) => s + r.longCount + r.shortCount, 0),
         observedUsd: mine.reduce((s, r) => s + r.longUsd + r.shortUsd, 0),
         modelledUsd: m.sweptUsd,
+        hourly: hourlyPairs(m.hourly, mine.map((r) => ({ ts: r.ts, usd: r.longUsd + r.shortUsd })), window.from, window.to),
+        warmedUp: m.warmedUp,
       })
       const f = calibration.factor
       const levels = f === 1 ? m.levels : m.levels.map((l) => ({ ...l, notionalUsd: l.notionalUsd * f }))

@@ -14,6 +14,7 @@ import { openInterest, roundTo, ticker } from './samples.js'
 import { generateTrades } from './trades.js'
 import type { SimMarket } from './markets.js'
 import type { PricePath } from './price-path.js'
+import type { SimPositions } from './positions.js'
 import { ORIGIN_TS } from './slow-path.js'
 
 /** where history goes: the normalized events, and the 1-minute bars that stand for the trades */
@@ -48,6 +49,7 @@ export class HistoryGenerator {
   constructor(
     private readonly markets: readonly SimMarket[],
     private readonly path: PricePath,
+    private readonly positions: SimPositions,
     private readonly bookLevels: number,
     private readonly bookEveryMinutes: number,
   ) {
@@ -90,7 +92,7 @@ export class HistoryGenerator {
         if (mk.isPerp) {
           // liquidations and positioning (liquidations.ts); a quiet minute's look back may have moved the hour caches
           this.side.length = 0
-          sideEventsOfMinute(path, mk, m, path.prepare(m, mk), this.liqRng, this.side)
+          sideEventsOfMinute(path, this.positions, mk, m, path.prepare(m, mk), this.liqRng, this.side)
           for (const e of this.side) sink.emit(e)
           events += this.side.length
         }

@@ -1,11 +1,10 @@
 // Simulated liquidations and positioning ratios, consistent with the simulator's own price path and positions
 // (docs/simulator.md#liquidations). Shared by history and live; a minute's events are a function of
 // (seed, market, minute) only.
-//   - Cascade: in the minute of an hour's liquidation cascade the coin's open interest falls by cascadeF (the slow
-//     layer's OI drop); that many coins of the crowd's side are liquidated, in 3–8 orders per venue, each venue its
-//     OI share. The side is the side the jump ran against: a drop liquidates longs, a spike shorts.
-//   - Background: a minute whose fair price moves more than 1.5 σ_min liquidates BG × (z − 1.5) of the open interest
-//     on the side the move ran against, in one or two orders per venue.
+//   - Liquidations: what the market's positions (positions.ts: the liquidation model's leverage mix and position
+//     sizes on the venue's tiers, opened by the venue's open-interest rises, closed by its falls) lose to the
+//     minute's move, in one order per liquidated group up to MAX_ORDERS, at prices near the minute's path. A cascade's
+//     jump liquidates what its range reaches; its open-interest drop beyond that is closing.
 //   - Hyperliquid publishes no liquidation feed, so none is emitted for it (as on the real venue).
 //   - Positioning: every 5 minutes the CEXs publish the share of long accounts (Binance, Bybit, OKX) and Binance
 //     the long share of its top traders' positions, both leaning with the crowd's bias (tanh) plus slow noise.
@@ -16,10 +15,10 @@ import { roundTo } from './samples.js'
 import type { SimMarket } from './markets.js'
 import type { PricePath } from './price-path.js'
 import { hourIndex } from './slow-path.js'
+import type { SimPositions } from './positions.js'
 
-/** background liquidations: share of open interest per σ beyond the threshold */
-const BACKGROUND_PER_SIGMA = 4e-6
-const BACKGROUND_THRESHOLD_SIGMA = 1.5
+/** most orders one side of one minute is split into */
+const MAX_ORDERS = 8
 const POSITIONING_PERIOD_MS = 5 * MINUTE_MS
 const LIQ_SALT = 0x6c697164 // 'liqd'
 
@@ -34,26 +33,23 @@ const POSITIONING_KINDS: Partial<Record<SimMarket['exchange'], readonly Position
  * The liquidation orders and positioning samples of perp market mk in minute m, ts ascending, appended to out.
  * `i` is the minute's index in the hour (path.prepare(m, mk) done by the caller).
  */
-export function sideEventsOfMinute(path: PricePath, mk: SimMarket, m: number, i: number, rng: Rng, out: MarketEvent[]): void {
+export function sideEventsOfMinute(path: PricePath, positions: SimPositions, mk: SimMarket, m: number, i: number, rng: Rng, out: MarketEvent[]): void {
   if (!mk.isPerp) return
   const start = out.length
   if (m % POSITIONING_PERIOD_MS === 0) for (const kind of POSITIONING_KINDS[mk.exchange] ?? []) out.push(positioning(path, mk, m, kind))
-  if (mk.exchange !== 'hyperliquid') liquidations(path, mk, m, i, rng, out)
+  if (mk.exchange !== 'hyperliquid') liquidations(path, positions, mk, m, i, rng, out)
   if (out.length - start > 1) {
     const mine = out.splice(start).sort((a, b) => a.ts - b.ts)
     out.push(...mine)
   }
 }
 
-function liquidations(path: PricePath, mk: SimMarket, m: number, i: number, rng: Rng, out: MarketEvent[]): void {
+function liquidations(path: PricePath, positions: SimPositions, mk: SimMarket, m: number, i: number, rng: Rng, out: MarketEvent[]): void {
+  const { long, short } = positions.minute(mk, m)
+  if (!(long.coins > 0) && !(short.coins > 0)) return
   const ch = path.hours[mk.coinIndex]!
   const f0 = ch.fair[i]!
   const f1 = ch.fair[i + 1]!
-  const oiCoins = Math.exp(ch.oi[i]!) * mk.oiShare
-  const r = Math.log(f1 / f0)
-  const z = Math.abs(r) / ch.sigmaMin
-  const cascade = ch.cascadeMinute === i
-  if (!cascade && z <= BACKGROUND_THRESHOLD_SIGMA) return
   rng.reseed(hash2(mk.tradeKey ^ LIQ_SALT, m / MINUTE_MS))
   const prefix = `${m / MINUTE_MS}-Q`
   let n = 0
@@ -84,8 +80,8 @@ function liquidations(path: PricePath, mk: SimMarket, m: number, i: number, rng:
       out.push(ev)
     }
   }
-  if (cascade) emit(oiCoins * ch.cascadeF, ch.cascadeJump < 0 ? 'long' : 'short', 3 + Math.floor(rng.next() * 6))
-  if (z > BACKGROUND_THRESHOLD_SIGMA) emit(oiCoins * BACKGROUND_PER_SIGMA * (z - BACKGROUND_THRESHOLD_SIGMA), r < 0 ? 'long' : 'short', 1 + Math.floor(rng.next() * 2))
+  if (long.coins > 0) emit(long.coins, 'long', Math.min(MAX_ORDERS, long.groups))
+  if (short.coins > 0) emit(short.coins, 'short', Math.min(MAX_ORDERS, short.groups))
 }
 
 /** the long share a venue publishes at ts: 0.5 + a·tanh(2·bias) + slow noise, clamped to [0.05, 0.95] */

@@ -12,6 +12,7 @@ import { openInterest, roundTo, ticker } from './samples.js'
 import { generateTrades } from './trades.js'
 import type { SimMarket } from './markets.js'
 import type { PricePath } from './price-path.js'
+import type { SimPositions } from './positions.js'
 
 export interface LiveIntervals {
   tickerMs: number
@@ -45,6 +46,7 @@ export class LiveFeed {
   constructor(
     private readonly markets: readonly SimMarket[],
     private readonly path: PricePath,
+    private readonly positions: SimPositions,
     private readonly iv: LiveIntervals,
     private readonly sink: EventSink,
     /** first ts emitted */
@@ -167,7 +169,7 @@ export class LiveFeed {
       this.mids[mk.index] = first ? mids.slice(first) : mids
       this.ptr[mk.index] = 0
       const side: MarketEvent[] = []
-      sideEventsOfMinute(path, mk, m, path.prepare(m, mk), this.liqRng, side)
+      sideEventsOfMinute(path, this.positions, mk, m, path.prepare(m, mk), this.liqRng, side)
       this.side[mk.index] = side.filter((e) => e.ts >= this.start)
       this.sidePtr[mk.index] = 0
     }

@@ -7,7 +7,7 @@ import { Rng, hash2, vnoise } from './rng.js'
 import { MODEL, REGIME_ACTIVITY } from './params.js'
 import { SIZE_MEAN } from './trade-size.js'
 import type { SimMarket } from './markets.js'
-import type { PricePath } from './price-path.js'
+import type { CoinHour, PricePath } from './price-path.js'
 
 export interface MinutePlan {
   /** minute start, Unix ms */
@@ -30,6 +30,20 @@ export interface MinutePlan {
 
 export const newPlan = (): MinutePlan => ({ m: 0, n: 0, pb: 0.5, m0: 0, m1: 0, lr: 0, sig: 0, hs: 0, unit: 0 })
 
+/** the expected activity of minute i (its trades over the market's mean, before the normalisation), z its return / σ */
+export function minuteActivity(ch: CoinHour, mk: SimMarket, m: number, i: number, z: number): number {
+  const az = Math.abs(z)
+  let act = ch.season * REGIME_ACTIVITY[ch.regime]! * (0.55 + 0.45 * (az < 6 ? az : 6)) * Math.exp(0.35 * vnoise(mk.actKey, m, 30 * MINUTE_MS) - 0.06)
+  if (i === ch.cascadeMinute) act *= 4 + 40 * ch.cascadeF
+  return act
+}
+
+/** the taker-buy probability of a minute whose return is z σ, before its ±0.04 noise */
+export const meanTakerBuy = (z: number): number => 0.5 + 0.3 * Math.tanh(0.9 * z)
+
+/** the taker-buy probability in a liquidation cascade's minute: sells into a drop, buys into a spike */
+export const cascadeTakerBuy = (ch: CoinHour): number => (ch.cascadeJump < 0 ? 0.12 : 0.88)
+
 /**
  * Fill `plan` for market mk and minute m. Activity = time of day × regime × (0.55 + 0.45·|minute return / σ|) × a slow
  * random factor (× the cascade burst), normalized to mean 1; trades ~ Poisson(trades per minute × activity);
@@ -44,13 +58,9 @@ export function planMinute(path: PricePath, mk: SimMarket, m: number, rng: Rng, 
   const lr = Math.log(m1 / m0)
   const sig = ch.sigmaMin
   const z = lr / sig
-  const az = Math.abs(z)
-  let act = ch.season * REGIME_ACTIVITY[ch.regime]! * (0.55 + 0.45 * (az < 6 ? az : 6)) * Math.exp(0.35 * vnoise(mk.actKey, m, 30 * MINUTE_MS) - 0.06)
-  let pb = 0.5 + 0.3 * Math.tanh(0.9 * z) + 0.08 * (rng.next() - 0.5)
-  if (i === ch.cascadeMinute) {
-    act *= 4 + 40 * ch.cascadeF
-    pb = ch.cascadeJump < 0 ? 0.12 : 0.88
-  }
+  const act = minuteActivity(ch, mk, m, i, z)
+  let pb = meanTakerBuy(z) + 0.08 * (rng.next() - 0.5)
+  if (i === ch.cascadeMinute) pb = cascadeTakerBuy(ch)
   plan.m = m
   plan.n = rng.poisson((mk.tradesPerMin * act) / MODEL.activityMean)
   plan.pb = pb

@@ -38,9 +38,14 @@ export function ticker(mk: SimMarket, acc: FundingAcc, ts: number, mid: number, 
   }
 }
 
+/** the venue's one-sided open interest at ts in coin units, unrounded: its drifting share of the coin's total */
+export function venueOpenInterest(mk: SimMarket, ts: number, logOi: number): number {
+  const share = mk.oiShare * Math.exp(0.1 * vnoise(mk.oiKey, ts, 3 * 24 * HOUR_MS) + 0.002 * vnoise(mk.oiKey ^ 1, ts, 10 * MINUTE_MS))
+  return share * Math.exp(logOi)
+}
+
 /** one-sided open interest in coin units: the venue's share (drifting ±10 % over days) of the coin's total */
 export function openInterest(mk: SimMarket, ts: number, logOi: number): OpenInterestEvent {
-  const share = mk.oiShare * Math.exp(0.1 * vnoise(mk.oiKey, ts, 3 * 24 * HOUR_MS) + 0.002 * vnoise(mk.oiKey ^ 1, ts, 10 * MINUTE_MS))
-  const oi = Math.max(1 / mk.lotInv, roundTo(share * Math.exp(logOi), mk.lotInv))
+  const oi = Math.max(1 / mk.lotInv, roundTo(venueOpenInterest(mk, ts, logOi), mk.lotInv))
   return { type: 'open_interest', exchange: mk.exchange, coin: mk.coin, marketType: mk.marketType, ts, openInterest: oi }
 }

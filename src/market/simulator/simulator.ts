@@ -22,6 +22,7 @@ import { HOUR_MS, MINUTE_MS, floorTo } from '../../domain/time.js'
 import { seedToU32 } from './rng.js'
 import { buildMarkets, type SimMarket } from './markets.js'
 import { PricePath } from './price-path.js'
+import { SimPositions } from './positions.js'
 import { HistoryGenerator, type HistorySink, type RangeResult } from './history.js'
 import { LiveFeed } from './live.js'
 import { ORIGIN_TS, hourIndex } from './slow-path.js'
@@ -70,6 +71,8 @@ export class MarketSimulator {
   private readonly opts: Required<Omit<SimulatorOptions, 'seed' | 'coins' | 'startTs'>> & { startTs: number | undefined }
   private readonly mkts: SimMarket[]
   private readonly path: PricePath
+  /** the markets' leveraged positions, shared by history and live: a live start continues the backfill's books */
+  private readonly positions: SimPositions
   private readonly history: HistoryGenerator
   private historyEnd: number | undefined
   private feed: LiveFeed | null = null
@@ -96,7 +99,8 @@ export class MarketSimulator {
     this.path = new PricePath(this.seed, coins)
     this.mkts = buildMarkets(this.seed, coins)
     this.markets = this.mkts.map(({ exchange, coin, marketType }) => ({ exchange, coin, marketType }))
-    this.history = new HistoryGenerator(this.mkts, this.path, o.bookLevels, o.historyBookEveryMinutes)
+    this.positions = new SimPositions(this.seed, coins)
+    this.history = new HistoryGenerator(this.mkts, this.path, this.positions, o.bookLevels, o.historyBookEveryMinutes)
   }
 
   // ---- history --------------------------------------------------------------------------------------------------
@@ -138,7 +142,7 @@ export class MarketSimulator {
     const start = Math.floor(options.fromTs ?? this.historyEnd ?? this.opts.startTs ?? now())
     if (start < ORIGIN_TS) throw new RangeError(`the simulator starts at ${new Date(ORIGIN_TS).toISOString()}`)
     const o = this.opts
-    this.feed = new LiveFeed(this.mkts, this.path, { tickerMs: o.liveTickerMs, bookMs: o.liveBookMs, openInterestMs: o.liveOpenInterestMs, bookLevels: o.bookLevels }, sink, start)
+    this.feed = new LiveFeed(this.mkts, this.path, this.positions, { tickerMs: o.liveTickerMs, bookMs: o.liveBookMs, openInterestMs: o.liveOpenInterestMs, bookLevels: o.bookLevels }, sink, start)
     // the live liquidation feed is up from its start for as long as it runs (the ingest extends it to its own clock)
     this.reportFeeds(sink, start)
     if (!options.manual) {

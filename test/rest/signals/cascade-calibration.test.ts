@@ -24,7 +24,7 @@ afterAll(() => t?.close())
 const rel = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b))
 
 describe('cascade calibration against observed liquidations', () => {
-  it('per venue: orders and USD of the window from the stored orders; factor = observed / modelled within 0.1..10; Hyperliquid modelled only', async () => {
+  it('per venue: orders and USD of the window from the stored orders; with 30 hours of history (less than the position horizon before the week) nothing is scaled, and the reason says why', async () => {
     const { data } = await callOk(t, acct, '/v1/signals/liquidation-cascade?coin=BTC&trigger_price=60000', 5)
     const c = data.calibration
     const to = Math.floor(TEST_NOW / HOUR) * HOUR + HOUR
@@ -44,15 +44,14 @@ describe('cascade calibration against observed liquidations', () => {
         expect(k).toMatchObject({ kind: 'modelled', factor: 1, reason: 'Hyperliquid publishes no public liquidation feed' })
         continue
       }
-      if (s.n >= 3 && k.modelled_usd > 0) {
-        expect(k.kind, v.exchange).toBe('observed')
-        expect(rel(k.factor, Math.min(10, Math.max(0.1, s.usd / k.modelled_usd))), `${v.exchange} factor`).toBe(true)
-      } else expect(k).toMatchObject({ kind: 'modelled', factor: 1 })
+      expect(s.n, v.exchange).toBeGreaterThanOrEqual(3)
+      expect(k).toMatchObject({ kind: 'modelled', factor: 1 })
+      expect(k.reason).toMatch(/less than a position horizon/)
+      // the score is published all the same: observed / modelled from the stored orders
+      if (k.modelled_usd > 0) expect(rel(k.score.ratio, s.usd / k.modelled_usd)).toBe(true)
     }
     expect(c.orders).toBe(orders)
-    const observed = (data.by_exchange as Json[]).filter((v) => v.calibration.kind === 'observed').map((v) => v.exchange)
-    expect(observed.length).toBeGreaterThan(0)
-    expect(c).toMatchObject({ kind: 'observed', exchanges: observed })
+    expect(c).toMatchObject({ kind: 'modelled', exchanges: [] })
   })
 
   it('without stored orders every venue is modelled only, and the levels are the unscaled estimate', async () => {
@@ -72,17 +71,39 @@ describe('cascade calibration against observed liquidations', () => {
 })
 
 describe('calibrateVenue and the modelled liquidations of a build-up', () => {
-  it('the rule: unpublished, too few orders or nothing modelled → modelled only; else the bounded ratio', () => {
-    expect(calibrateVenue({ published: false, completeness: 'none', orders: 50, observedUsd: 1e6, modelledUsd: 1e6, note: 'none' })).toMatchObject({ kind: 'modelled', factor: 1, reason: 'none' })
-    expect(calibrateVenue({ published: true, completeness: 'complete', orders: 2, observedUsd: 1e6, modelledUsd: 1e6 })).toMatchObject({ kind: 'modelled', factor: 1 })
-    expect(calibrateVenue({ published: true, completeness: 'complete', orders: 9, observedUsd: 1e6, modelledUsd: 0 })).toMatchObject({ kind: 'modelled', factor: 1 })
-    expect(calibrateVenue({ published: true, completeness: 'complete', orders: 3, observedUsd: 5e5, modelledUsd: 1e6 })).toMatchObject({ kind: 'observed', factor: 0.5 })
-    expect(calibrateVenue({ published: true, completeness: 'complete', orders: 3, observedUsd: 1e9, modelledUsd: 1e6 }).factor).toBe(10)
-    expect(calibrateVenue({ published: true, completeness: 'complete', orders: 3, observedUsd: 1, modelledUsd: 1e6 }).factor).toBe(0.1)
-    // a sampled feed (Binance, OKX) saw a lower bound: the answer says so and carries the completeness
-    const sample = calibrateVenue({ published: true, completeness: 'sample', orders: 3, observedUsd: 5e5, modelledUsd: 1e6 })
-    expect(sample).toMatchObject({ kind: 'observed', completeness: 'sample', factor: 0.5 })
-    expect(sample.reason).toMatch(/lower bound/)
+  it('the rule: unpublished, too few orders or nothing modelled → modelled only; else the bounded ratio, never down for a sample feed', () => {
+    const hourly = { modelled: [], observed: [] }
+    const complete = { published: true, completeness: 'complete' as const, hourly, warmedUp: true }
+    const sample = { published: true, completeness: 'sample' as const, hourly, warmedUp: true }
+    expect(calibrateVenue({ published: false, completeness: 'none', hourly, warmedUp: true, orders: 50, observedUsd: 1e6, modelledUsd: 1e6, note: 'none' })).toMatchObject({ kind: 'modelled', factor: 1, reason: 'none' })
+    // a build-up shorter than the horizon before the window does not know the positions open at its start
+    expect(calibrateVenue({ ...complete, warmedUp: false, orders: 30, observedUsd: 5e5, modelledUsd: 1e6 })).toMatchObject({ kind: 'modelled', factor: 1, score: { ratio: 0.5 } })
+    expect(calibrateVenue({ ...complete, orders: 2, observedUsd: 1e6, modelledUsd: 1e6 })).toMatchObject({ kind: 'modelled', factor: 1 })
+    expect(calibrateVenue({ ...complete, orders: 9, observedUsd: 1e6, modelledUsd: 0 })).toMatchObject({ kind: 'modelled', factor: 1 })
+    expect(calibrateVenue({ ...complete, orders: 3, observedUsd: 5e5, modelledUsd: 1e6 })).toMatchObject({ kind: 'observed', factor: 0.5 })
+    expect(calibrateVenue({ ...complete, orders: 3, observedUsd: 1e9, modelledUsd: 1e6 }).factor).toBe(10)
+    expect(calibrateVenue({ ...complete, orders: 3, observedUsd: 1, modelledUsd: 1e6 }).factor).toBe(0.1)
+    // a sample feed (Binance, OKX) is a lower bound: below the model it says so and scales nothing; above, it scales up
+    expect(calibrateVenue({ ...sample, orders: 3, observedUsd: 5e5, modelledUsd: 1e6 })).toMatchObject({ kind: 'observed', factor: 1, score: { ratio: 0.5, lowerBound: true } })
+    const above = calibrateVenue({ ...sample, orders: 3, observedUsd: 2e6, modelledUsd: 1e6 })
+    expect(above).toMatchObject({ kind: 'observed', completeness: 'sample', factor: 2 })
+    expect(above.reason).toMatch(/lower bound/)
+  })
+
+  it('the score: the unbounded ratio and the Pearson correlation of the hourly pairs, with how many hours', () => {
+    // modelled 1, 2, 3, 4 and observed 2, 4, 6, 9 per hour: r = Σ(dx·dy) / √(Σdx²·Σdy²) with means 2.5 and 5.25
+    const modelled = [1, 2, 3, 4]
+    const observed = [2, 4, 6, 9]
+    const dx = [-1.5, -0.5, 0.5, 1.5]
+    const dy = [-3.25, -1.25, 0.75, 3.75]
+    const r = (dx[0]! * dy[0]! + dx[1]! * dy[1]! + dx[2]! * dy[2]! + dx[3]! * dy[3]!) / Math.sqrt(5 * (3.25 ** 2 + 1.25 ** 2 + 0.75 ** 2 + 3.75 ** 2))
+    const c = calibrateVenue({ published: true, completeness: 'complete', warmedUp: true, orders: 40, observedUsd: 21, modelledUsd: 10, hourly: { modelled, observed } })
+    expect(c.score.hours).toBe(4)
+    expect(c.score.ratio).toBe(2.1)
+    expect(c.score.correlation).toBeCloseTo(r, 12)
+    expect(c.score.lowerBound).toBe(false)
+    // a venue without a feed has no observation to score
+    expect(calibrateVenue({ published: false, completeness: 'none', warmedUp: true, orders: 0, observedUsd: 0, modelledUsd: 10, hourly: { modelled, observed: [0, 0, 0, 0] } }).score).toEqual({ hours: 4, ratio: null, correlation: null, lowerBound: false })
   })
 
   it('sweptUsd: one 10x long opened at 100 (m = 0.5 %) is liquidated when a later low reaches its price', () => {
