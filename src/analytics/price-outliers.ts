@@ -1,0 +1,47 @@
+// Venue prices far off the others (a bad tick, a stale oracle, a recording that stitches different days): set aside
+// and named, never averaged into a cross-venue figure. Methodology: docs/methodology.md#price-outliers.
+import type { ExchangeId } from '../domain/exchanges.js'
+
+/** a price further than this from the venues' median (as a fraction of it) is an outlier */
+export const PRICE_OUTLIER_MAX_DEVIATION = 0.05
+/** with fewer venues there is no majority to tell which price is off: nothing is set aside */
+export const PRICE_OUTLIER_MIN_VENUES = 3
+
+export interface PriceOutlier {
+  exchange: ExchangeId
+  price: number
+  /** (price / median − 1), fraction */
+  deviation: number
+}
+
+export interface OutlierSplit<T> {
+  kept: T[]
+  outliers: PriceOutlier[]
+  /** the median of every venue's price the test was made against; null with fewer than PRICE_OUTLIER_MIN_VENUES */
+  median: number | null
+}
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b)
+  const mid = s.length >> 1
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
+}
+
+/** one price per venue (positive, finite); those further than PRICE_OUTLIER_MAX_DEVIATION from the median are set aside */
+export function splitOutliers<T extends { exchange: ExchangeId; price: number }>(rows: readonly T[]): OutlierSplit<T> {
+  if (rows.length < PRICE_OUTLIER_MIN_VENUES) return { kept: [...rows], outliers: [], median: null }
+  const m = median(rows.map((r) => r.price))
+  const kept: T[] = []
+  const outliers: PriceOutlier[] = []
+  for (const r of rows) {
+    const deviation = r.price / m - 1
+    // compared as distances, so a gap of exactly the bound is not beyond it
+    if (Math.abs(r.price - m) > PRICE_OUTLIER_MAX_DEVIATION * m) outliers.push({ exchange: r.exchange, price: r.price, deviation })
+    else kept.push(r)
+  }
+  return { kept, outliers, median: m }
+}
+
+/** the sentence naming why a venue's price was set aside */
+export const outlierReason = (o: PriceOutlier, median: number): string =>
+  `price ${o.price} is ${(o.deviation * 100).toFixed(2)} % from the venues' median ${median} (beyond ±${PRICE_OUTLIER_MAX_DEVIATION * 100} %): set aside as an outlier`
