@@ -3,6 +3,7 @@
 // Methodology: docs/methodology.md#market-overview.
 import type { ExchangeId } from '../domain/exchanges.js'
 import type { OverviewSort, SortOrder } from '../domain/screener.js'
+import type { FundingKind } from './funding-kind.js'
 
 export const OVERVIEW_LIQUIDATIONS_NOTE = 'no liquidation feed is collected yet: liquidations_24h_usd is null until one is'
 
@@ -23,6 +24,8 @@ export interface OverviewRow {
   oiChange24hPct: number | null
   /** OI-weighted funding rate per 8 h */
   funding8h: number | null
+  /** which rate funding8h weights: the venues' predicted rates; null with funding8h */
+  fundingKind: FundingKind | null
   /** null until a liquidation feed exists */
   liquidations24hUsd: number | null
   /** venues whose perp candles entered price or volume */

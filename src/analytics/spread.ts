@@ -146,7 +146,8 @@ const quoteOf = (exchange: ExchangeId): QuoteCurrency => exchangeById.get(exchan
  */
 export function buildSpread(input: { coin: string; current: readonly PriceRow[]; history: readonly PriceRow[]; now: number }): CoinSpread {
   const { coin, now } = input
-  const valid = input.current.filter((r) => usablePrice(r.price) && r.ts <= now)
+  // a last trade is known to its minute: it is current as of that minute's end (the store holds closed minutes)
+  const valid = input.current.map((r) => (r.source === 'last_trade' ? { ...r, ts: r.ts + MINUTE_MS } : r)).filter((r) => usablePrice(r.price) && r.ts <= now)
   const fresh = latestPerExchange(valid, { at: now, maxAgeMs: SPREAD_MAX_PRICE_AGE_MS })
   const any = latestPerExchange(valid, { at: now })
   const found: ExchangePrice[] = EXCHANGE_IDS.map((exchange) => {

@@ -6,12 +6,13 @@ import { z } from 'zod'
 import type { Coverage } from '../analytics/coverage.js'
 import { sampleToVenueRate, weightedFunding, FUNDING_MAX_SAMPLE_AGE_MS } from '../analytics/funding.js'
 import { buildOiChanges } from '../analytics/oi-changes.js'
+import { SAMPLE_FUNDING_KIND } from '../analytics/funding-kind.js'
 import { OVERVIEW_LIQUIDATIONS_NOTE, sortOverview, type OverviewRow } from '../analytics/overview.js'
 import { latestPerExchange } from '../analytics/ticker.js'
 import { enumParam } from '../domain/params.js'
 import { OverviewSort, SortOrder } from '../domain/screener.js'
 import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../domain/time.js'
-import { CoverageRef } from '../graphql/schema/common.js'
+import { CoverageRef, FundingKindEnum } from '../graphql/schema/common.js'
 import { builder } from '../graphql/builder.js'
 import { coverageOf, rangesOf } from '../market/read/coverage.js'
 import { perpQuoteVolume, priceChanges, seriesHistory } from '../market/read/signal-inputs.js'
@@ -48,6 +49,7 @@ function computeOverview(services: Services, now: number): Overview {
       oiUsd: oi.aggregate.oiUsd,
       oiChange24hPct: oi.aggregate.changes['24h'].pct,
       funding8h: funding.rate8h,
+      fundingKind: funding.rate8h === null ? null : SAMPLE_FUNDING_KIND,
       liquidations24hUsd: null,
       exchanges: vol.exchanges,
       note: notes.length ? notes.join('; ') : null,
@@ -84,6 +86,7 @@ const RowRef = builder.objectRef<OverviewRow>('OverviewCoin').implement({
     liquidations24hUsd: t.exposeFloat('liquidations24hUsd', { nullable: true, description: 'null until a liquidation feed is collected' }),
     exchanges: t.stringList({ description: 'venues whose perp candles entered price or volume', resolve: (r) => r.exchanges }),
     note: t.exposeString('note', { nullable: true }),
+    fundingKind: t.field({ type: FundingKindEnum, nullable: true, description: 'predicted: funding8h weights the venues\' current rates for their next settlements; null with funding8h', resolve: (r) => r.fundingKind }),
   }),
 })
 

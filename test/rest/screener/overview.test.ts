@@ -19,7 +19,7 @@ beforeAll(async () => {
 afterAll(() => t.close())
 
 const COLUMNS = ['coin', 'price', 'change_1h_pct', 'change_4h_pct', 'change_24h_pct', 'volume_24h_usd', 'oi_usd', 'oi_change_24h_pct', 'funding_8h', 'liquidations_24h_usd']
-const ROW_KEYS = [...COLUMNS, 'exchanges', 'note', 'price_ts'].sort()
+const ROW_KEYS = [...COLUMNS, 'exchanges', 'funding_kind', 'note', 'price_ts'].sort()
 
 /** the composite perp close of one minute from the stored candles: Σ close × volume / Σ volume (plain mean when nothing traded) */
 async function storedClose(coin: string, ts: number): Promise<number | null> {
@@ -82,6 +82,9 @@ describe('GET /v1/markets/overview', () => {
     }
     expectClose(btc.oi_usd, oiUsd, 1e-9, 'oi_usd')
     expectClose(btc.funding_8h, wr / w, 1e-9, 'funding_8h')
+    // it weights the tickers' rates, which are the venues' predicted rates (issue 29 item 8)
+    expect(btc.funding_kind).toBe('predicted')
+    for (const c of data.coins) expect(c.funding_kind).toBe(c.funding_8h === null ? null : 'predicted')
     expect(typeof btc.oi_change_24h_pct).toBe('number')
   })
 
