@@ -5,7 +5,7 @@ import type { ExchangeId } from '../domain/exchanges.js'
 /** a price further than this from the venues' median (as a fraction of it) is an outlier */
 export const PRICE_OUTLIER_MAX_DEVIATION = 0.05
 /** with fewer venues there is no majority to tell which price is off: nothing is set aside */
-export const PRICE_OUTLIER_MIN_VENUES = 3
+const PRICE_OUTLIER_MIN_VENUES = 3
 
 export interface PriceOutlier {
   exchange: ExchangeId

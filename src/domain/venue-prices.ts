@@ -13,7 +13,7 @@ const HOURS_PER_YEAR = 24 * 365
  */
 type PremiumRule = 'per_interval' | 'eighth_hourly'
 
-export const PREMIUM_RULE: Readonly<Record<ExchangeId, PremiumRule>> = {
+const PREMIUM_RULE: Readonly<Record<ExchangeId, PremiumRule>> = {
   binance: 'per_interval',
   bybit: 'per_interval',
   okx: 'per_interval',
