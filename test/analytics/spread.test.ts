@@ -232,7 +232,9 @@ describe('outliers', () => {
       { exchange: 'bybit', ts, price: 100, source: 'mark' }, { exchange: 'okx', ts, price: 100.1, source: 'mark' },
       { exchange: 'dydx', ts, price: 80, source: 'last_trade' },
     ]
-    const s = buildSpread({ coin: 'BTC', current: rows(T0), history: [...rows(T0 - MINUTE_MS), ...rows(T0 - 2 * MINUTE_MS)], now: T0 })
+    // the last trade is known to its minute: the current one of the minute before now counts as of that minute's end
+    const current = rows(T0).map((r) => (r.source === 'last_trade' ? { ...r, ts: T0 - MINUTE_MS } : r))
+    const s = buildSpread({ coin: 'BTC', current, history: [...rows(T0 - MINUTE_MS), ...rows(T0 - 2 * MINUTE_MS)], now: T0 })
     const dydx = s.prices.find((p) => p.exchange === 'dydx')!
     expect(dydx).toMatchObject({ price: 80, priceSource: 'last_trade', outlier: true, outlierReason: expect.stringContaining('-20.00 % from the venues\' median 100') })
     expect(s).toMatchObject({ outliers: ['dydx'], quotes: ['USDT'], mixedQuotes: false })
