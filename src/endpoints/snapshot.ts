@@ -9,10 +9,10 @@ import { buildOiChanges } from '../analytics/oi-changes.js'
 import { buildSnapshot, type SnapshotCoinInput, type VenueQuote } from '../analytics/snapshot.js'
 import { buildSpread } from '../analytics/spread.js'
 import { SnapshotRef, type SnapshotResult } from '../graphql/schema/signals.js'
-import { HOUR_MS, MINUTE_MS, floorTo } from '../domain/time.js'
+import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../domain/time.js'
 import { EXCHANGE_IDS } from '../domain/exchanges.js'
 import { coverageOf, hourRanges } from '../market/read/coverage.js'
-import { latestBooks, latestTickers, markRows } from '../market/read/market-data.js'
+import { lastTradeRows, latestBooks, latestTickers, markRows, noMarkTradeBars } from '../market/read/market-data.js'
 import { coinDivergence, coinRegime, priceChange24h, seriesHistory } from '../market/read/signal-inputs.js'
 import { cacheOf, type VersionedCache } from '../market/read/versioned-cache.js'
 import { DATA_TICK_MS } from '../market/state.js'
@@ -43,10 +43,12 @@ async function computeSnapshot(services: Services, now: number): Promise<Snapsho
   const coins = [...market.coins()]
     // tickers and books come from the live cache; the history comes from the hot series, not the store, so a
   // refresh reads nothing from disk and never stalls other requests
-  const [tickers, books] = await Promise.all([latestTickers(market, coins, now), latestBooks(market, coins)])
+  // venues without a mark of their own are priced by their last trades in the spread, as /v1/structure/spread does
+  const [tickers, books, trades] = await Promise.all([latestTickers(market, coins, now), latestBooks(market, coins), Promise.all(coins.map((c) => noMarkTradeBars(market, c, now - DAY_MS - MINUTE_MS, now + 1)))])
   const inputs: SnapshotCoinInput[] = coins.map((coin, i) => {
     const h = seriesHistory(market, coin, now)
-    const spread = buildSpread({ coin, current: markRows(tickers[i]!), history: markRows(h.oiSamples), now })
+    const lastTrades = lastTradeRows(trades[i]!)
+    const spread = buildSpread({ coin, current: [...markRows(tickers[i]!), ...lastTrades], history: [...markRows(h.oiSamples), ...lastTrades], now })
     const funding = buildWeightedFunding({ coin, samples: h.fundingSamples, now })
     const oi = buildOiChanges({ coin, samples: h.oiSamples, now })
     const { price, changePct } = priceChange24h(market, coin, now)
