@@ -9,7 +9,7 @@ export const OVERVIEW_LIQUIDATIONS_NOTE = 'no liquidation feed is collected yet:
 
 export interface OverviewRow {
   coin: string
-  /** the latest composite perp close (volume-weighted across venues) */
+  /** the latest composite perp close (volume-weighted across venues, outliers left out) */
   price: number | null
   /** minute of that close */
   priceTs: number | null
@@ -31,6 +31,8 @@ export interface OverviewRow {
   /** venues whose perp candles entered price or volume */
   exchanges: ExchangeId[]
   note: string | null
+  /** venues left out of price or of a change's reference close: their close more than 5 % from the other venues' median */
+  priceOutliers: ExchangeId[]
 }
 
 /** (now − then) / then × 100; null when either is missing or then is not positive */

@@ -3,7 +3,7 @@
 // column. Computed for all coins at once from the in-memory series and live values, once per data version and minute
 // (the one cache), so a call only sorts.
 import { z } from 'zod'
-import type { Coverage } from '../analytics/coverage.js'
+import type { Coverage, CoverageGap } from '../analytics/coverage.js'
 import { sampleToVenueRate, weightedFunding, FUNDING_MAX_SAMPLE_AGE_MS } from '../analytics/funding.js'
 import { buildOiChanges } from '../analytics/oi-changes.js'
 import { SAMPLE_FUNDING_KIND } from '../analytics/funding-kind.js'
@@ -15,7 +15,8 @@ import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../domain/time.js'
 import { CoverageRef, FundingKindEnum } from '../graphql/schema/common.js'
 import { builder } from '../graphql/builder.js'
 import { coverageOf, rangesOf } from '../market/read/coverage.js'
-import { perpQuoteVolume, priceChanges, seriesHistory } from '../market/read/signal-inputs.js'
+import { perpQuoteVolume, priceChanges, seriesHistory, type CloseOutlier } from '../market/read/signal-inputs.js'
+import { EXCHANGE_IDS } from '../domain/exchanges.js'
 import { tickView } from '../market/read/tick-views.js'
 import type { Services } from '../services.js'
 import { defineEndpoint } from './define.js'
@@ -31,13 +32,15 @@ interface Overview {
 function computeOverview(services: Services, now: number): Overview {
   const { market } = services
   const to = floorTo(now, MINUTE_MS)
-  const rows = [...market.coins()].map((coin): OverviewRow => {
+  const rows = [...market.coins()].map((coin): OverviewRow & { outliers: CloseOutlier[] } => {
     const p = priceChanges(market, coin, now, HORIZONS)
     const vol = perpQuoteVolume(market, coin, to - DAY_MS, to)
     const { oiSamples } = seriesHistory(market, coin, now)
     const oi = buildOiChanges({ coin, samples: oiSamples, now })
     const funding = weightedFunding(latestPerExchange(oiSamples, { at: now, maxAgeMs: FUNDING_MAX_SAMPLE_AGE_MS }).map(sampleToVenueRate))
-    const notes = [p.price === null ? 'no perp close in the last 30 minutes' : null, oi.aggregate.reason, funding.reason].filter((x) => x !== null)
+    const aside = EXCHANGE_IDS.filter((e) => p.outliers.some((o) => o.exchange === e))
+    const outlierNote = aside.length ? `${aside.join(', ')} left out of the price or a change's reference close as an outlier (close more than 5 % from the venues' median)` : null
+    const notes = [p.price === null ? 'no perp close in the last 30 minutes' : null, outlierNote, oi.aggregate.reason, funding.reason].filter((x) => x !== null)
     return {
       coin,
       price: p.price,
@@ -53,6 +56,8 @@ function computeOverview(services: Services, now: number): Overview {
       liquidations24hUsd: null,
       exchanges: vol.exchanges,
       note: notes.length ? notes.join('; ') : null,
+      priceOutliers: aside,
+      outliers: p.outliers,
     }
   })
   // a venue's span: the hours its perp candles of the last day fall in, ending at the current minute (the hour in
@@ -61,8 +66,16 @@ function computeOverview(services: Services, now: number): Overview {
   const bars = [...market.coins()].flatMap((coin) => market.series.hours.perpCloses(coin, floorTo(from, HOUR_MS), now))
   const ranges = rangesOf(bars.map((b) => ({ exchange: b.exchange, ts: floorTo(b.ts, HOUR_MS) })), HOUR_MS)
   for (const r of ranges.values()) r.to = Math.min(r.to, to)
-  const coverage = coverageOf({ services, now }, { used: new Set(rows.flatMap((r) => r.exchanges)), noData: () => 'no perp candle in the last 24 h for any coin', requested: { from, to: now }, ranges, toleranceMs: HOUR_MS })
-  return { asOf: now, rows, coverage }
+  const coverage = coverageOf({ services, now }, { used: new Set(rows.flatMap((r) => r.exchanges)), gaps: outlierGaps(rows), noData: () => 'no perp candle in the last 24 h for any coin', requested: { from, to: now }, ranges, toleranceMs: HOUR_MS })
+  return { asOf: now, rows: rows.map(({ outliers: _, ...row }) => row), coverage }
+}
+
+/** each venue left out of some coin's price or reference close, with every such close named */
+function outlierGaps(rows: readonly { coin: string; outliers: readonly CloseOutlier[] }[]): CoverageGap[] {
+  return EXCHANGE_IDS.flatMap((exchange) => {
+    const closes = rows.flatMap((r) => r.outliers.filter((o) => o.exchange === exchange).map((o) => `${r.coin} close of ${new Date(o.ts).toISOString().replace('.000Z', 'Z')}: ${o.reason}`))
+    return closes.length ? [{ exchange, status: 'outlier' as const, reason: closes.join('; ') }] : []
+  })
 }
 
 /** all coins' rows, precomputed on the data tick (at most a tick old; the windows move with the minute) */
@@ -74,7 +87,7 @@ const RowRef = builder.objectRef<OverviewRow>('OverviewCoin').implement({
   description: 'One coin of the market overview (docs/methodology.md#market-overview)',
   fields: (t) => ({
     coin: t.exposeString('coin'),
-    price: t.exposeFloat('price', { nullable: true, description: 'latest composite perp close (volume-weighted across venues), of the last 30 minutes' }),
+    price: t.exposeFloat('price', { nullable: true, description: 'latest composite perp close (volume-weighted across venues, outliers left out: priceOutliers), of the last 30 minutes' }),
     priceTs: t.field({ type: 'Timestamp', nullable: true, description: 'minute of that close', resolve: (r) => r.priceTs }),
     change1hPct: t.exposeFloat('change1hPct', { nullable: true, description: 'price change from the close one hour before, %' }),
     change4hPct: t.exposeFloat('change4hPct', { nullable: true }),
@@ -87,6 +100,7 @@ const RowRef = builder.objectRef<OverviewRow>('OverviewCoin').implement({
     exchanges: t.stringList({ description: 'venues whose perp candles entered price or volume', resolve: (r) => r.exchanges }),
     note: t.exposeString('note', { nullable: true }),
     fundingKind: t.field({ type: FundingKindEnum, nullable: true, description: 'predicted: funding8h weights the venues\' current rates for their next settlements; null with funding8h', resolve: (r) => r.fundingKind }),
+    priceOutliers: t.stringList({ description: 'venues left out of price or of a change\'s reference close: their close more than 5 % from the median of the venues\' closes of that minute (named in coverage, status outlier)', resolve: (r) => r.priceOutliers }),
   }),
 })
 

@@ -20,6 +20,7 @@ const CandleRef = builder.objectRef<Candle>('Candle').implement({
     sellVolume: t.exposeFloat('sellVolume', { description: 'taker-sell volume' }),
     trades: t.exposeInt('trades'),
     exchanges: t.stringList({ nullable: true, description: 'composite only: the exchanges whose prices entered this candle', resolve: (c) => c.exchanges ?? null }),
+    outliers: t.stringList({ nullable: true, description: 'composite only: the exchanges left out of this candle, their close more than 5 % from the median of the venues\' closes (coverage status outlier; docs/methodology.md#price-outliers)', resolve: (c) => c.outliers ?? null }),
   }),
 })
 

@@ -7,7 +7,7 @@ import { computeDivergence, divergenceLookbackMinutes, type DivergenceMinute } f
 import { FUNDING_STATS_WINDOW } from '../../analytics/funding.js'
 import { HOUR_MS, MINUTE_MS } from '../../domain/time.js'
 import type { MarketState } from '../state.js'
-import { regimeHistory } from './signal-inputs.js'
+import { closeOutliersOf, regimeHistory, type CloseOutliers } from './signal-inputs.js'
 
 /** |z| of the OI-weighted 8 h funding against its previous week at or above which funding is extreme */
 const FUNDING_EXTREME_Z = 2
@@ -18,6 +18,8 @@ export interface BacktestInputs {
   signals: Map<string, SignalHour[]>
   /** the venues that traded each hour of the window (coverage) */
   venueHours: { exchange: string; ts: number }[]
+  /** the venues left out of the hourly closes read as outliers (coverage) */
+  closeOutliers: CloseOutliers
 }
 
 export function backtestInputs(market: MarketState, coin: string, from: number, to: number, now: number): BacktestInputs {
@@ -78,5 +80,5 @@ export function backtestInputs(market: MarketState, coin: string, from: number, 
     push('funding_extreme', { ts, active, direction: active ? (z! > 0 ? 'bearish' : 'bullish') : 'none' })
   }
   const venueHours = points.filter((p) => p.ts >= from && p.ts < to).flatMap((p) => p.perpExchanges.map((exchange) => ({ exchange, ts: p.ts })))
-  return { closes, signals, venueHours }
+  return { closes, signals, venueHours, closeOutliers: closeOutliersOf(points) }
 }
