@@ -26,7 +26,8 @@ function listsOf(data: Json): { name: string; items: unknown[] }[] {
   const out: { name: string; items: unknown[] }[] = []
   for (const [k, v] of Object.entries(data ?? {})) {
     if (LISTS.includes(k) && Array.isArray(v)) out.push({ name: k, items: v })
-    else if (v && typeof v === 'object' && !Array.isArray(v) && k !== 'coverage')
+    // what an answer says about its data (coverage, the cascade's calibration: which venues were scaled) is no data itself
+    else if (v && typeof v === 'object' && !Array.isArray(v) && k !== 'coverage' && k !== 'calibration' && k !== 'liquidation_coverage')
       for (const [k2, v2] of Object.entries(v)) if (LISTS.includes(k2) && Array.isArray(v2)) out.push({ name: `${k}.${k2}`, items: v2 })
   }
   return out

@@ -1,9 +1,8 @@
 // Perp basis over time, per venue: the perp's premium to its index (mark / index − 1) and, where the venue has a
-// spot market, the perp's basis to that spot (perp close / spot close − 1), both annualised over the venue's
-// funding interval. Methodology: docs/methodology.md#basis.
+// spot market, the perp's basis to that spot (perp close / spot close − 1), both annualised as the venue's funding
+// formula pays a premium. Methodology: docs/methodology.md#basis.
 import { EXCHANGE_IDS, hasMarket, type ExchangeId } from '../domain/exchanges.js'
-
-const HOURS_PER_YEAR = 24 * 365
+import { noMarkReason, premiumPeriodsPerYear } from '../domain/venue-prices.js'
 
 /** one venue's perp samples in one interval (the store folds them) */
 export interface PremiumBucket {
@@ -28,7 +27,7 @@ export interface BasisPoint {
   indexPrice: number | null
   /** (mark / index − 1) × 10 000 */
   premiumBps: number | null
-  /** (mark / index − 1) × 24 × 365 / fundingIntervalHours × 100 */
+  /** premium × the times a year the venue's funding pays it (premiumPeriodsPerYear) × 100 */
   premiumAnnualizedPct: number | null
   /** the last perp and spot trade closes of the interval on this venue */
   perpPrice: number | null
@@ -72,12 +71,14 @@ export function buildBasis(input: { premiums: readonly PremiumBucket[]; perpBars
       if (e === exchange) slots.add(Number(ts))
     }
     const points: BasisPoint[] = []
+    const noMark = noMarkReason(exchange)
     let hours: number | null = null
     for (const ts of [...slots].filter((t) => t >= input.from && t < input.to).sort((a, b) => a - b)) {
       const p = premiums.get(`${exchange}|${ts}`)
       if (pos(p?.fundingIntervalHours)) hours = p.fundingIntervalHours
-      const perYear = hours ? HOURS_PER_YEAR / hours : null
-      const premium = p && pos(p.mark) && pos(p.index) ? p.mark / p.index - 1 : null
+      const perYear = premiumPeriodsPerYear(exchange, hours)
+      // a venue whose stored mark is its oracle has no premium to its index
+      const premium = noMark === null && p && pos(p.mark) && pos(p.index) ? p.mark / p.index - 1 : null
       const perpPrice = perp.get(`${exchange}|${ts}`)?.close ?? null
       const spotPrice = spot.get(`${exchange}|${ts}`)?.close ?? null
       const basis = pos(perpPrice) && pos(spotPrice) ? perpPrice / spotPrice - 1 : null

@@ -3,7 +3,7 @@
 // what was asked (a venue down, a book too shallow, a window still backfilling) says so.
 import { EXCHANGE_IDS, type ExchangeId } from '../domain/exchanges.js'
 
-export const COVERAGE_STATUSES = ['not_listed', 'no_data', 'stale', 'down', 'degraded', 'truncated', 'backfilling', 'not_published'] as const
+export const COVERAGE_STATUSES = ['not_listed', 'no_data', 'stale', 'down', 'degraded', 'truncated', 'backfilling', 'not_published', 'outlier'] as const
 type CoverageStatus = (typeof COVERAGE_STATUSES)[number]
 
 export interface CoverageGap {

@@ -1,9 +1,11 @@
 // Candles for /v1/markets/ohlc: stored 1-minute trade aggregates resampled into UTC-aligned buckets,
-// for one exchange or as one volume-weighted composite across exchanges. Plain arrays in, plain objects out.
+// for one exchange or as one volume-weighted composite across exchanges, a venue whose close is far off the others'
+// left out of that candle and named. Plain arrays in, plain objects out.
 import { floorTo } from '../domain/time.js'
 import { INTERVAL_MS, LOOKBACK_MS, intervalFitsLookback, type Interval, type Lookback } from '../domain/windows.js'
 import { type Bar } from '../domain/bars.js'
 import { EXCHANGE_IDS, type ExchangeId, type MarketType } from '../domain/exchanges.js'
+import { outlierRuns, splitOutliers, type OutlierRun, type PriceOutlier } from './price-outliers.js'
 
 /** half-open time range [start, end), Unix ms */
 export interface TimeWindow {
@@ -19,17 +21,25 @@ export function lookbackWindow(lookback: Lookback, end: number): TimeWindow {
 export interface Candle extends Omit<Bar, 'quoteVolume'> {
   /** composite only: the exchanges whose prices entered this candle */
   exchanges?: ExchangeId[]
+  /** composite only: the exchanges whose bar was left out of this candle, its close an outlier (price-outliers.ts) */
+  outliers?: ExchangeId[]
 }
 
 interface CompositeBar extends Bar {
   /** exchanges whose prices entered this bucket (volume > 0, or all present when none traded) */
   exchanges: ExchangeId[]
+  /** exchanges whose bar was left out of this bucket (prices, volumes, trades): its close an outlier among the bucket's closes */
+  outliers: PriceOutlier[]
+  /** the median of the bucket's closes the test was made against; null with fewer than 3 venues */
+  median: number | null
 }
 
 export interface CompositeSeries {
   /** every exchange that entered at least one bucket, canonical order */
   exchanges: ExchangeId[]
   bars: CompositeBar[]
+  /** each exchange left out of at least one bucket as an outlier, canonical order */
+  outliers: OutlierRun[]
 }
 
 export interface OhlcPayload {
@@ -43,6 +53,8 @@ export interface OhlcPayload {
   marketType: MarketType
   /** oldest first; empty buckets are omitted */
   candles: Candle[]
+  /** composite only: the exchanges left out of some candles as outliers (empty for one exchange) */
+  outliers: OutlierRun[]
 }
 
 const finite = Number.isFinite
@@ -99,8 +111,11 @@ export function resample(bars: readonly Bar[], intervalMs: number, window: TimeW
 
 /**
  * One series across exchanges, bucket by bucket (inputs already resampled to the same interval).
- * Volumes, quote volume and trades are summed over every exchange present; open/high/low/close are
- * Σ(price_e × volume_e) / Σ volume_e over exchanges with volume > 0, or a plain mean over those present when none traded.
+ * First, an exchange whose close is an outlier among the closes of every exchange present in the bucket (more than
+ * 5 % from their median, with 3 or more) is left out of that bucket altogether and named; a bucket left without a
+ * venue (its venues in two groups far apart) has no candle. Then volumes, quote volume
+ * and trades are summed over the exchanges kept; open/high/low/close are Σ(price_e × volume_e) / Σ volume_e over
+ * those with volume > 0, or a plain mean over those kept when none traded.
  */
 export function composite(seriesByExchange: Partial<Record<ExchangeId, readonly Bar[]>>): CompositeSeries {
   const buckets = new Map<number, { exchange: ExchangeId; bar: Bar }[]>()
@@ -123,8 +138,17 @@ export function composite(seriesByExchange: Partial<Record<ExchangeId, readonly 
 
   const used = new Set<ExchangeId>()
   const bars: CompositeBar[] = []
+  const skipped: { ts: number; outliers: PriceOutlier[]; median: number | null }[] = []
   for (const ts of [...buckets.keys()].sort((a, b) => a - b)) {
-    const entries = buckets.get(ts)!
+    const present = buckets.get(ts)!
+    // a bar whose close cannot be the same market as the others' (bad tick, stale feed, another day) is not averaged in
+    const split = splitOutliers(present.map((e) => ({ ...e, price: e.bar.close })))
+    const entries = split.kept
+    // no venue near the median (an even count split into two groups far apart): no price to give this bucket
+    if (!entries.length) {
+      skipped.push({ ts, outliers: split.outliers, median: split.median })
+      continue
+    }
     const traded = entries.filter((e) => e.bar.volume > 0)
     const priced = traded.length > 0 ? traded : entries
     const weight = (b: Bar) => (traded.length > 0 ? b.volume : 1)
@@ -155,14 +179,18 @@ export function composite(seriesByExchange: Partial<Record<ExchangeId, readonly 
     }
     const exchanges = priced.map((e) => e.exchange)
     for (const e of exchanges) used.add(e)
-    bars.push({ ts, open: o / w, high: h / w, low: l / w, close: c / w, volume, buyVolume, sellVolume, quoteVolume, trades, exchanges })
+    const outliers = split.outliers.sort((a, b) => EXCHANGE_IDS.indexOf(a.exchange) - EXCHANGE_IDS.indexOf(b.exchange))
+    bars.push({ ts, open: o / w, high: h / w, low: l / w, close: c / w, volume, buyVolume, sellVolume, quoteVolume, trades, exchanges, outliers, median: split.median })
   }
-  return { exchanges: EXCHANGE_IDS.filter((e) => used.has(e)), bars }
+  return { exchanges: EXCHANGE_IDS.filter((e) => used.has(e)), bars, outliers: outlierRuns([...bars, ...skipped].sort((a, b) => a.ts - b.ts)) }
 }
 
-function toCandle(b: Bar, exchanges?: ExchangeId[]): Candle {
+function toCandle(b: Bar, composite?: CompositeBar): Candle {
   const c: Candle = { ts: b.ts, open: b.open, high: b.high, low: b.low, close: b.close, volume: b.volume, buyVolume: b.buyVolume, sellVolume: b.sellVolume, trades: b.trades }
-  if (exchanges) c.exchanges = exchanges
+  if (composite) {
+    c.exchanges = composite.exchanges
+    c.outliers = composite.outliers.map((o) => o.exchange)
+  }
   return c
 }
 
@@ -188,7 +216,7 @@ export function buildOhlc(req: OhlcRequest): OhlcPayload {
   const head = { coin: req.coin, interval: req.interval, lookback: req.lookback, marketType: req.marketType }
   if (req.exchange !== undefined) {
     const candles = resample(req.minutesByExchange[req.exchange] ?? [], intervalMs, window).map((b) => toCandle(b))
-    return { ...head, exchange: req.exchange, exchanges: candles.length > 0 ? [req.exchange] : [], candles }
+    return { ...head, exchange: req.exchange, exchanges: candles.length > 0 ? [req.exchange] : [], candles, outliers: [] }
   }
   const perExchange: Partial<Record<ExchangeId, Bar[]>> = {}
   for (const e of EXCHANGE_IDS) {
@@ -196,5 +224,5 @@ export function buildOhlc(req: OhlcRequest): OhlcPayload {
     if (minutes) perExchange[e] = resample(minutes, intervalMs, window)
   }
   const comp = composite(perExchange)
-  return { ...head, exchange: 'composite', exchanges: comp.exchanges, candles: comp.bars.map((b) => toCandle(b, b.exchanges)) }
+  return { ...head, exchange: 'composite', exchanges: comp.exchanges, candles: comp.bars.map((b) => toCandle(b, b)), outliers: comp.outliers }
 }

@@ -3,10 +3,11 @@
 // Methodology: docs/methodology.md#market-overview.
 import type { ExchangeId } from '../domain/exchanges.js'
 import type { OverviewSort, SortOrder } from '../domain/screener.js'
+import type { FundingKind } from './funding-kind.js'
 
 export interface OverviewRow {
   coin: string
-  /** the latest composite perp close (volume-weighted across venues) */
+  /** the latest composite perp close (volume-weighted across venues, outliers left out) */
   price: number | null
   /** minute of that close */
   priceTs: number | null
@@ -21,11 +22,15 @@ export interface OverviewRow {
   oiChange24hPct: number | null
   /** OI-weighted funding rate per 8 h */
   funding8h: number | null
+  /** which rate funding8h weights: the venues' predicted rates; null with funding8h */
+  fundingKind: FundingKind | null
   /** Σ liquidated USD of the minutes starting in the last 24 h, every venue; null when no venue's stream covered the coin */
   liquidations24hUsd: number | null
   /** venues whose perp candles entered price or volume */
   exchanges: ExchangeId[]
   note: string | null
+  /** venues left out of price or of a change's reference close: their close more than 5 % from the other venues' median */
+  priceOutliers: ExchangeId[]
 }
 
 /** (now − then) / then × 100; null when either is missing or then is not positive */

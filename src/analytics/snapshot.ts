@@ -2,6 +2,8 @@
 // Methodology and limits: docs/methodology.md#snapshot.
 
 import { exchangeById, type ExchangeId } from '../domain/exchanges.js'
+import type { PriceSource } from '../domain/venue-prices.js'
+import { outlierReason, splitOutliers } from './price-outliers.js'
 import type { CoinDivergence, DivergenceDirection, DivergencePair, DivergenceTimeframe } from './divergence.js'
 import { REGIMES, type Regime } from './regime.js'
 
@@ -22,8 +24,10 @@ type ScoreComponent = keyof typeof SCORE_WEIGHTS
 /** one venue's perp quote for a coin */
 export interface VenueQuote {
   exchange: ExchangeId
-  /** last or mark price */
+  /** the venue's tradable price: its mark, or its last trade where it has no mark of its own (priceSource) */
   price: number | null
+  /** which price `price` is (default mark) */
+  priceSource?: PriceSource
   /** best bid / ask when known; arbitrage buys at the ask and sells at the bid, else at price */
   bid?: number | null
   ask?: number | null
@@ -89,6 +93,19 @@ export interface ArbitrageOpportunity {
   netBps: number
   /** null for price arbitrage (captured at once) */
   holdingHours: number | null
+  /** price arbitrage: what each leg was priced at, the book's best ask / bid or else the venue's price (mark or last_trade); null for funding */
+  longPriceSource: LegPriceSource | null
+  shortPriceSource: LegPriceSource | null
+}
+
+/** what a price-arbitrage leg was priced at */
+export type LegPriceSource = 'ask' | 'bid' | PriceSource
+
+/** a venue's quote set aside from a coin's price arbitrage: far off the other venues' */
+export interface QuoteOutlier {
+  coin: string
+  exchange: ExchangeId
+  reason: string
 }
 
 export interface Snapshot {
@@ -96,6 +113,8 @@ export interface Snapshot {
   divergences: SnapshotDivergence[]
   regimeDistribution: Record<Regime, number>
   topArbitrage: ArbitrageOpportunity[]
+  /** venues whose quote was left out of a coin's price arbitrage as an outlier */
+  quoteOutliers: QuoteOutlier[]
 }
 
 export interface SnapshotOptions {
@@ -142,7 +161,10 @@ export function buildSnapshot(inputs: readonly SnapshotCoinInput[], options: Sna
   for (const c of inputs) if (c.regime) regimeDistribution[c.regime]++
 
   const arbs: ArbitrageOpportunity[] = []
+  const quoteOutliers: QuoteOutlier[] = []
   for (const c of inputs) {
+    const split = splitQuotes(c.venues)
+    for (const o of split.outliers) quoteOutliers.push({ coin: c.coin, exchange: o.exchange, reason: outlierReason(o, split.median!) })
     const p = bestPriceArbitrage(c.coin, c.venues, fee)
     if (p) arbs.push(p)
     const f = bestFundingArbitrage(c.coin, c.venues, fee)
@@ -150,7 +172,7 @@ export function buildSnapshot(inputs: readonly SnapshotCoinInput[], options: Sna
   }
   arbs.sort((a, b) => b.netBps - a.netBps || cmp(a.coin, b.coin) || cmp(a.type, b.type))
 
-  return { coins, divergences, regimeDistribution, topArbitrage: arbs.slice(0, Math.max(0, topN)) }
+  return { coins, divergences, regimeDistribution, topArbitrage: arbs.slice(0, Math.max(0, topN)), quoteOutliers }
 }
 
 /** each component = weight x min(cap, |input| / unit), rescaled so all components together reach at most 100 */
@@ -166,24 +188,42 @@ function scoreComponents(c: SnapshotCoinInput, activeDivergences: number): Recor
   }
 }
 
-/** the best positive cross-venue price arbitrage of a coin: buy at the cheapest ask, sell at the dearest bid */
+/**
+ * the venues' quotes split by the price outlier rule on one price per venue (its book mid, else its price): a quote far
+ * off the others' (a stale oracle, a bad tick) is no arbitrage anyone can take
+ */
+function splitQuotes(venues: readonly VenueQuote[]) {
+  return splitOutliers(venues.flatMap((v) => {
+    const bid = positive(v.bid)
+    const ask = positive(v.ask)
+    const price = bid != null && ask != null ? (bid + ask) / 2 : positive(v.price)
+    return price == null ? [] : [{ exchange: v.exchange, price, quote: v }]
+  }))
+}
+
+/** the best positive cross-venue price arbitrage of a coin: buy at the cheapest ask, sell at the dearest bid; outliers left out */
 export function bestPriceArbitrage(
   coin: string,
   venues: readonly VenueQuote[],
   fee: (e: ExchangeId) => number,
 ): ArbitrageOpportunity | null {
   let best: ArbitrageOpportunity | null = null
-  for (const buy of venues) {
+  const kept = splitQuotes(venues).kept.map((k) => k.quote)
+  const source = (v: VenueQuote, side: 'ask' | 'bid'): LegPriceSource => (positive(v[side]) != null ? side : v.priceSource ?? 'mark')
+  for (const buy of kept) {
     const ask = positive(buy.ask) ?? positive(buy.price)
     if (ask == null) continue
-    for (const sell of venues) {
+    for (const sell of kept) {
       const bid = positive(sell.bid) ?? positive(sell.price)
       if (sell.exchange === buy.exchange || bid == null) continue
       const grossBps = ((bid - ask) / ask) * 1e4
       const feesBps = (fee(buy.exchange) + fee(sell.exchange)) * 1e4
       const netBps = grossBps - feesBps
       if (netBps > 0 && (!best || netBps > best.netBps))
-        best = { type: 'price', coin, longExchange: buy.exchange, shortExchange: sell.exchange, grossBps, feesBps, netBps, holdingHours: null }
+        best = {
+          type: 'price', coin, longExchange: buy.exchange, shortExchange: sell.exchange, grossBps, feesBps, netBps, holdingHours: null,
+          longPriceSource: source(buy, 'ask'), shortPriceSource: source(sell, 'bid'),
+        }
     }
   }
   return best
@@ -216,6 +256,8 @@ export function bestFundingArbitrage(
           feesBps,
           netBps,
           holdingHours: FUNDING_ARB_HOLDING_HOURS,
+          longPriceSource: null,
+          shortPriceSource: null,
         }
     }
   }

@@ -1,9 +1,12 @@
 // Latest values per exchange for /v1/markets/ticker, and the latest-row picker the other market metrics share.
 import { EXCHANGE_IDS, type ExchangeId } from '../domain/exchanges.js'
 import { SAMPLE_FUNDING_KIND, type FundingKind } from './funding-kind.js'
+import { noMarkReason } from '../domain/venue-prices.js'
 
 /** a ticker row older than this is flagged stale (the feed refreshes about every TICKER_REFRESH_MS) */
 export const TICKER_STALE_MS = 15_000
+/** a row stamped more than this after now is not fresh: venue clocks run ahead by milliseconds, a row ahead by more is a clock or replay error */
+export const TICKER_CLOCK_SKEW_MS = 5_000
 /** how often the ticker feed refreshes while it runs (interface.md: "about every 5 seconds"); documentation only */
 export const TICKER_REFRESH_MS = 5_000
 
@@ -54,6 +57,8 @@ export interface TickerRow {
   coin: string
   exchange: ExchangeId
   markPrice: number | null
+  /** why markPrice is null on a venue that publishes no mark of its own (dYdX), else null */
+  markNote: string | null
   indexPrice: number | null
   fundingRate: number | null
   /** tickers carry the predicted rate (the one the next settlement will use, as it stands now); null with the rate */
@@ -64,7 +69,7 @@ export interface TickerRow {
   ts: number | null
   /** now - ts, ms, never negative (exchange clocks can run slightly ahead); null without data */
   ageMs: number | null
-  /** not fresh: older than the stale limit, or no data at all */
+  /** not fresh: older than the stale limit, stamped in the future beyond the clock-skew tolerance, or no data at all */
   stale: boolean
   /** fresh | stale, or why a venue listing the coin has no row data (no_data, down, degraded) */
   status: TickerStatus
@@ -76,9 +81,17 @@ export type TickerStatus = 'fresh' | 'stale' | 'no_data' | 'down' | 'degraded'
 /** the row of a venue that lists the coin but has no ticker: every value null, and why */
 export function missingTickerRow(coin: string, exchange: ExchangeId, status: Exclude<TickerStatus, 'fresh' | 'stale'>, reason: string): TickerRow {
   return {
-    coin, exchange, markPrice: null, indexPrice: null, fundingRate: null, fundingKind: null, fundingIntervalHours: null, nextFundingTime: null,
+    coin, exchange, markPrice: null, markNote: null, indexPrice: null, fundingRate: null, fundingKind: null, fundingIntervalHours: null, nextFundingTime: null,
     ts: null, ageMs: null, stale: true, status, reason,
   }
+}
+
+/** fresh, too old, or stamped after now by more than the clock skew a venue can have */
+function freshness(ts: number, now: number, staleMs: number): Pick<TickerRow, 'stale' | 'status' | 'reason'> {
+  if (ts - now > TICKER_CLOCK_SKEW_MS)
+    return { stale: true, status: 'stale', reason: `stamped ${Math.round((ts - now) / 1000)} s after now (beyond the ${TICKER_CLOCK_SKEW_MS / 1000} s clock-skew tolerance): the venue's or the recording's clock is ahead, its values are not current` }
+  if (isStale(ts, now, staleMs)) return { stale: true, status: 'stale', reason: `last update ${Math.round((now - ts) / 1000)} s ago (stale after ${staleMs / 1000} s)` }
+  return { stale: false, status: 'fresh', reason: null }
 }
 
 const finiteOrNull = (x: number | null | undefined): number | null => (x != null && Number.isFinite(x) ? x : null)
@@ -101,7 +114,9 @@ export function buildTicker(rows: readonly TickerInput[], now: number, staleMs: 
       out.push({
         coin,
         exchange: r.exchange,
-        markPrice: finiteOrNull(r.markPrice),
+        // a venue without a mark of its own stores its oracle there: it is the index, not a mark
+        markPrice: noMarkReason(r.exchange) === null ? finiteOrNull(r.markPrice) : null,
+        markNote: noMarkReason(r.exchange),
         indexPrice: finiteOrNull(r.indexPrice),
         fundingRate: rate,
         fundingKind: rate === null ? null : SAMPLE_FUNDING_KIND,
@@ -109,9 +124,7 @@ export function buildTicker(rows: readonly TickerInput[], now: number, staleMs: 
         nextFundingTime: finiteOrNull(r.nextFundingTime),
         ts: r.ts,
         ageMs: Math.max(0, now - r.ts),
-        ...(isStale(r.ts, now, staleMs)
-          ? { stale: true, status: 'stale' as const, reason: `last update ${Math.round((now - r.ts) / 1000)} s ago (stale after ${staleMs / 1000} s)` }
-          : { stale: false, status: 'fresh' as const, reason: null }),
+        ...freshness(r.ts, now, staleMs),
       })
     }
   }

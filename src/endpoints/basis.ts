@@ -2,10 +2,11 @@
 // market, annualised, per interval (docs/methodology.md#basis).
 import { z } from 'zod'
 import { buildBasis, type BasisPoint, type VenueBasis } from '../analytics/basis.js'
-import type { Coverage, WindowRange } from '../analytics/coverage.js'
+import type { Coverage, CoverageGap, WindowRange } from '../analytics/coverage.js'
 import { OI_SAMPLE_TOLERANCE_MS } from '../analytics/oi-changes.js'
 import { seriesParams, seriesRules } from '../domain/series.js'
-import { hasMarket, type ExchangeId } from '../domain/exchanges.js'
+import { EXCHANGE_IDS, hasMarket, type ExchangeId } from '../domain/exchanges.js'
+import { noMarkReason } from '../domain/venue-prices.js'
 import { HOUR_MS } from '../domain/time.js'
 import { builder } from '../graphql/builder.js'
 import { CoverageRef, ExchangeNoteRef } from '../graphql/schema/common.js'
@@ -24,11 +25,11 @@ const BasisPointRef = builder.objectRef<BasisPoint>('BasisPoint').implement({
     markPrice: t.exposeFloat('markPrice', { nullable: true }),
     indexPrice: t.exposeFloat('indexPrice', { nullable: true }),
     premiumBps: t.exposeFloat('premiumBps', { nullable: true, description: '(mark / index − 1) × 10 000, the interval\'s last sample with both' }),
-    premiumAnnualizedPct: t.exposeFloat('premiumAnnualizedPct', { nullable: true, description: 'premium × 24 × 365 / the venue\'s funding interval (hours), in %' }),
+    premiumAnnualizedPct: t.exposeFloat('premiumAnnualizedPct', { nullable: true, description: 'premium × the times a year the venue\'s funding formula pays it (8 760 / interval hours on Binance, Bybit, OKX; 1 095 on Hyperliquid and dYdX, which pay one eighth of an 8-hour rate hourly), in %' }),
     perpPrice: t.exposeFloat('perpPrice', { nullable: true, description: 'last perp trade close of the interval' }),
     spotPrice: t.exposeFloat('spotPrice', { nullable: true, description: 'last spot trade close of the interval on the same venue' }),
     basisBps: t.exposeFloat('basisBps', { nullable: true, description: '(perp / spot − 1) × 10 000; null where the venue has no spot market or no spot trade' }),
-    basisAnnualizedPct: t.exposeFloat('basisAnnualizedPct', { nullable: true, description: 'basis × 24 × 365 / the venue\'s funding interval (hours), in %' }),
+    basisAnnualizedPct: t.exposeFloat('basisAnnualizedPct', { nullable: true, description: 'basis × the same times a year as the premium, in %' }),
   }),
 })
 
@@ -48,7 +49,7 @@ const BasisRef = builder.objectRef<Out>('BasisSeries').implement({
     ...seriesHeaderFields(t),
     exchanges: t.field({ type: [VenueBasisRef], resolve: (o) => o.exchanges }),
     missing: t.field({ type: [ExchangeNoteRef], resolve: (o) => o.missing }),
-    coverage: t.field({ type: CoverageRef, description: 'the premium: venues with mark and index samples', resolve: (o) => o.coverage }),
+    coverage: t.field({ type: CoverageRef, description: 'the premium: venues with mark and index samples (dYdX, without a mark apart from its oracle, is not_published)', resolve: (o) => o.coverage }),
     spotCoverage: t.field({ type: CoverageRef, description: 'the basis to spot: venues with a spot market and trades on both legs (Hyperliquid and dYdX are not_listed)', resolve: (o) => o.spotCoverage }),
   }),
 })
@@ -86,14 +87,16 @@ export const basis = defineEndpoint({
           return { venues, premiumRanges: seriesRanges(venues, w.intervalMs, (p) => p.premiumBps !== null), spotRanges: seriesRanges(venues, w.intervalMs, (p) => p.basisBps !== null) }
         })
         const { premiumRanges, spotRanges } = all
-        const noPremium = () => `no ${coin} mark and index sample in the window`
+        const noPremium = (e: ExchangeId) => noMarkReason(e) ?? `no ${coin} mark and index sample in the window`
+        // a venue without a mark of its own has no premium to give: named, never counted as used
+        const unpublished: CoverageGap[] = EXCHANGE_IDS.filter((e) => noMarkReason(e) !== null && (!exchange || e === exchange)).map((e) => ({ exchange: e, status: 'not_published', reason: noMarkReason(e)! }))
         const noSpot = () => `no ${coin} perp and spot trades in the window`
         const requested = { from: w.first, to: w.end }
         return {
           coin, interval: v.interval, exchange: exchange ?? null, start: w.start, end: w.end, asOf: Math.min(w.end, ctx.now), next: w.next,
           exchanges: all.venues.map((e) => ({ ...e, points: onPage(e.points, w) })),
           missing: missingExchanges('perp', all.venues.map((e) => e.exchange), noPremium, exchange),
-          coverage: coverageOf(ctx, { used: premiumRanges.keys(), noData: noPremium, only: exchange, requested, ranges: premiumRanges, toleranceMs: OI_SAMPLE_TOLERANCE_MS }),
+          coverage: coverageOf(ctx, { used: premiumRanges.keys(), gaps: unpublished, noData: noPremium, only: exchange, requested, ranges: premiumRanges, toleranceMs: OI_SAMPLE_TOLERANCE_MS }),
           spotCoverage: coverageOf(ctx, { marketType: 'spot', used: spotRanges.keys(), noData: noSpot, only: exchange, requested, ranges: spotRanges, toleranceMs: OI_SAMPLE_TOLERANCE_MS }),
         }
       },

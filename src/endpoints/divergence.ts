@@ -1,13 +1,13 @@
 // GET /v1/signals/divergence (5 credits): OI/price, CVD/price, funding/price and spot/perp CVD divergences, 1h and 4h.
 import { z } from 'zod'
-import type { Coverage } from '../analytics/coverage.js'
+import type { Coverage, CoverageGap } from '../analytics/coverage.js'
 import { divergenceLookbackMinutes, type CoinDivergence } from '../analytics/divergence.js'
 import { coinParam } from '../domain/params.js'
 import { CoinDivergenceRef } from '../graphql/schema/signals.js'
 import { HOUR_MS, MINUTE_MS, floorTo } from '../domain/time.js'
 import type { ExchangeId } from '../domain/exchanges.js'
 import { coverageOf, hourRanges, type CoverageContext } from '../market/read/coverage.js'
-import { coinDivergence } from '../market/read/signal-inputs.js'
+import { closeOutlierGaps, coinDivergence } from '../market/read/signal-inputs.js'
 import { coinsOf, defineEndpoint } from './define.js'
 
 export const divergence = defineEndpoint({
@@ -26,15 +26,15 @@ export const divergence = defineEndpoint({
       resolve: (_r, args, ctx) =>
         coinsOf(f.params(args, ctx), ctx).map((coin) => {
           const d = coinDivergence(ctx.services.market, coin, ctx.now)
-          return { ...d, coverage: divergenceCoverage(ctx, coin, d) }
+          return { ...d, coverage: divergenceCoverage(ctx, coin, d, closeOutlierGaps(d.closeOutliers)) }
         }),
     }),
 })
 
-function divergenceCoverage(ctx: CoverageContext, coin: string, d: CoinDivergence): Coverage {
+function divergenceCoverage(ctx: CoverageContext, coin: string, d: CoinDivergence, gaps: CoverageGap[]): Coverage {
   const used = new Set<ExchangeId>(d.pairs.flatMap((p) => p.legs.flatMap((l) => l.exchanges as ExchangeId[])))
   const from = floorTo(ctx.now, MINUTE_MS) - divergenceLookbackMinutes('4h') * MINUTE_MS
   const closes = ctx.services.market.series.hours.perpCloses(coin, from, ctx.now).filter((c) => used.has(c.exchange))
   const ranges = hourRanges(closes)
-  return coverageOf(ctx, { used, noData: () => `no ${coin} perp data`, requested: { from, to: ctx.now }, ranges, toleranceMs: HOUR_MS })
+  return coverageOf(ctx, { used, gaps, noData: () => `no ${coin} perp data`, requested: { from, to: ctx.now }, ranges, toleranceMs: HOUR_MS })
 }

@@ -13,6 +13,9 @@ import { CoverageRef } from '../graphql/schema/common.js'
 import { builder } from '../graphql/builder.js'
 import { coverageOf } from '../market/read/coverage.js'
 import { loadAll, requestLoaders } from '../market/read/request-loaders.js'
+import { lastTradeRows, noMarkTradeBars } from '../market/read/market-data.js'
+import { tradablePriceSource } from '../domain/venue-prices.js'
+import { FundingKindEnum } from '../graphql/schema/common.js'
 import type { Coverage } from '../analytics/coverage.js'
 import { coinsOf, defineEndpoint } from './define.js'
 
@@ -41,9 +44,13 @@ const LegRef = builder.objectRef<ArbitrageLeg>('ArbitrageLeg').implement({
     rate: t.exposeFloat('rate', { description: 'the venue\'s current (predicted) funding rate per intervalHours' }),
     intervalHours: t.exposeFloat('intervalHours'),
     rate8h: t.exposeFloat('rate8h', { description: 'rate × 8 / intervalHours' }),
-    price: t.exposeFloat('price', { nullable: true, description: 'mark price' }),
+    price: t.exposeFloat('price', { nullable: true, description: 'the venue\'s tradable price: its mark, or its last trade where it has no mark of its own (priceSource)' }),
     nextFundingTime: t.field({ type: 'Timestamp', nullable: true, resolve: (l) => l.nextFundingTime }),
     takerFee: t.exposeFloat('takerFee', { description: 'base-tier taker fee, fraction (fees table)' }),
+    quote: t.exposeString('quote', { description: 'currency of the price and notional: USDT (CEX perps) or USDC (Hyperliquid, dYdX)' }),
+    priceSource: t.exposeString('priceSource', { nullable: true, description: 'mark, or last_trade (dYdX: no mark apart from its oracle); null without a price' }),
+    fundingKind: t.field({ type: FundingKindEnum, description: 'predicted: the rate the next settlement will use, as it stands now', resolve: (l) => l.fundingKind }),
+    priceOutlier: t.exposeBoolean('priceOutlier', { description: 'the price is more than 5 % from the median of the coin\'s venues: left out of priceSpreadBps' }),
   }),
 })
 
@@ -60,6 +67,9 @@ const OpportunityRef = builder.objectRef<FundingArbitrage>('FundingArbitrage').i
     feesRoundTrip: t.exposeFloat('feesRoundTrip', { description: '2 × (long taker fee + short taker fee)' }),
     feesApr: t.exposeFloat('feesApr', { description: 'feesRoundTrip × 8760 / holdingHours' }),
     netApr: t.exposeFloat('netApr', { description: 'differentialApr − feesApr' }),
+    priceSpreadNote: t.exposeString('priceSpreadNote', { nullable: true, description: 'why priceSpreadBps is null' }),
+    quotes: t.stringList({ description: 'quote currencies of the two legs, distinct', resolve: (o) => o.quotes }),
+    mixedQuotes: t.exposeBoolean('mixedQuotes', { description: 'the legs are in USDT and USDC: part of priceSpreadBps is the USDT/USDC rate (not converted)' }),
   }),
 })
 
@@ -102,7 +112,12 @@ export const fundingArbitrage = defineEndpoint({
       resolve: async (_r, args, ctx) => {
         const v = f.params(args, ctx)
         const coins = coinsOf(v, ctx)
-        const tickers = await loadAll(requestLoaders(ctx).tickers, coins)
+        const market = ctx.services.market
+        const [tickers, bars] = await Promise.all([
+          loadAll(requestLoaders(ctx).tickers, coins),
+          // a venue without a mark of its own is priced by its last trade of the rate's age limit
+          Promise.all(coins.map((coin) => noMarkTradeBars(market, coin, ctx.now - FUNDING_MAX_SAMPLE_AGE_MS, ctx.now + 1))),
+        ])
         const rows: Omit<FundingArbitrage, 'rank'>[] = []
         const missing: VenueNote[] = []
         const used = new Set<ExchangeInfo['id']>()
@@ -120,7 +135,9 @@ export const fundingArbitrage = defineEndpoint({
               continue
             }
             used.add(e.id)
-            venues.push({ exchange: e.id, rate: tk.fundingRate!, intervalHours: tk.fundingIntervalHours!, markPrice: tk.markPrice, nextFundingTime: tk.nextFundingTime, ts: tk.ts })
+            const source = tradablePriceSource(e.id)
+            const price = source === 'mark' ? tk.markPrice : (lastTradeRows(bars[i]!).filter((r) => r.exchange === e.id && r.ts <= ctx.now).at(-1)?.price ?? null)
+            venues.push({ exchange: e.id, rate: tk.fundingRate!, intervalHours: tk.fundingIntervalHours!, price, priceSource: source, nextFundingTime: tk.nextFundingTime, ts: tk.ts })
           }
           rows.push(...coinArbitrage(coin, venues, takerFee, v.holding_hours))
         })

@@ -3,6 +3,7 @@
 import { z } from 'zod'
 import type { Coverage, CoverageGap } from '../analytics/coverage.js'
 import { simulateCascade } from '../analytics/liquidation-cascade.js'
+import { outlierReason, splitOutliers } from '../analytics/price-outliers.js'
 import { coinParam, exchangeParam, positiveParam } from '../domain/params.js'
 import { unavailable } from '../errors.js'
 import { CascadeRef } from '../graphql/schema/profile.js'
@@ -37,7 +38,12 @@ export const liquidationCascade = defineEndpoint({
         const bookList = books[0]!.filter((b) => (!exchange || b.exchange === exchange) && fresh(b.ts))
         if (!marks.length || !bookList.length)
           throw unavailable(`No live ${exchange ? `${exchange} ` : ''}market data for ${coin} (a current mark price and order book are needed). Nothing was charged.`)
-        const startPrice = marks.reduce((s, r) => s + r.markPrice!, 0) / marks.length
+        // a mark far off the other venues' (a bad tick, a stale oracle) is not averaged into the start
+        const split = splitOutliers(marks.map((r) => ({ exchange: r.exchange, price: r.markPrice! })))
+        if (!split.kept.length)
+          throw unavailable(`The ${coin} marks disagree by more than 5 % with no majority (${split.outliers.map((o) => `${o.exchange} ${o.price}`).join(', ')}): no current price to start from. Nothing was charged.`)
+        const startPrice = split.kept.reduce((s, r) => s + r.price, 0) / split.kept.length
+        const outliers = split.outliers.map((o): CoverageGap => ({ exchange: o.exchange, status: 'outlier', reason: `mark left out of the start price: ${outlierReason(o, split.median!)}` }))
         // each venue's positions are liquidated by its own build-up and its own tiers: no netting across venues
         const venues = EXCHANGE_IDS.filter((e) => !exchange || e === exchange)
         // observed liquidations over the maps' own build-up window calibrate each venue's levels where it published enough
@@ -74,17 +80,17 @@ export const liquidationCascade = defineEndpoint({
             liquidationCoverage: (await liquidationCoverage(ctx, { window, coin, only: exchange })).liquidationCoverage,
           },
           missing: missingExchanges('perp', used, () => `no fresh ${coin} order book`, exchange),
-          coverage: cascadeCoverage(ctx, coin, used, exchange),
+          coverage: cascadeCoverage(ctx, coin, used, exchange, outliers),
         }
       },
     }),
 })
 
-function cascadeCoverage(ctx: CoverageContext, coin: string, booked: readonly ExchangeId[], only?: ExchangeId): Coverage {
+function cascadeCoverage(ctx: CoverageContext, coin: string, booked: readonly ExchangeId[], only: ExchangeId | undefined, outliers: readonly CoverageGap[]): Coverage {
   const to = floorTo(ctx.now, HOUR_MS) + HOUR_MS
   const from = to - (CASCADE_OI_HOURS + 1) * HOUR_MS
   const ranges = oiHourRanges(ctx.services.market, coin, from, to, only)
-  const gaps: CoverageGap[] = []
+  const gaps: CoverageGap[] = [...outliers]
   for (const e of booked) if (!ranges.has(e)) gaps.push({ exchange: e, status: 'no_data', reason: `no ${coin} open-interest history: none of its positions are modelled` })
   for (const e of ranges.keys()) if (!booked.includes(e)) gaps.push({ exchange: e, status: 'stale', reason: `no fresh ${coin} order book: its liquidity is not walked` })
   return coverageOf(ctx, { used: booked, gaps, noData: () => `no ${coin} open-interest history or order book`, only, requested: { from, to }, ranges, toleranceMs: HOUR_MS })

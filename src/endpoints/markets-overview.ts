@@ -3,22 +3,23 @@
 // /v1/liquidations/history sums them), sorted by any column. Computed for all coins at once from the in-memory series,
 // the live values and the stored liquidations, once per data version and minute (the one cache), so a call only sorts.
 import { z } from 'zod'
-import type { Coverage } from '../analytics/coverage.js'
+import type { Coverage, CoverageGap } from '../analytics/coverage.js'
 import { buildLiquidationCoverage, type LiquidationCoverage } from '../analytics/liquidation-coverage.js'
 import { liquidationTotalUsd } from '../analytics/liquidations.js'
 import { sampleToVenueRate, weightedFunding, FUNDING_MAX_SAMPLE_AGE_MS } from '../analytics/funding.js'
 import { buildOiChanges } from '../analytics/oi-changes.js'
+import { SAMPLE_FUNDING_KIND } from '../analytics/funding-kind.js'
 import { sortOverview, type OverviewRow } from '../analytics/overview.js'
-import { EXCHANGE_IDS } from '../domain/exchanges.js'
 import { latestPerExchange } from '../analytics/ticker.js'
 import { enumParam } from '../domain/params.js'
 import { OverviewSort, SortOrder } from '../domain/screener.js'
 import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../domain/time.js'
-import { CoverageRef } from '../graphql/schema/common.js'
+import { CoverageRef, FundingKindEnum } from '../graphql/schema/common.js'
 import { LiquidationCoverageRef } from '../graphql/schema/liquidation-coverage.js'
 import { builder } from '../graphql/builder.js'
 import { coverageOf, rangesOf } from '../market/read/coverage.js'
-import { perpQuoteVolume, priceChanges, seriesHistory } from '../market/read/signal-inputs.js'
+import { perpQuoteVolume, priceChanges, seriesHistory, type CloseOutlier } from '../market/read/signal-inputs.js'
+import { EXCHANGE_IDS } from '../domain/exchanges.js'
 import { tickView } from '../market/read/tick-views.js'
 import type { Services } from '../services.js'
 import { defineEndpoint } from './define.js'
@@ -45,13 +46,15 @@ async function computeOverview(services: Services, now: number): Promise<Overvie
     // nothing collected for the coin (no venue's stream up in the window): null, never a 0 that was not observed
     return c.basis === 'none' ? null : liquidationTotalUsd(minutes.filter((m) => m.coin === coin))
   }
-  const rows = [...market.coins()].map((coin): OverviewRow => {
+  const rows = [...market.coins()].map((coin): OverviewRow & { outliers: CloseOutlier[] } => {
     const p = priceChanges(market, coin, now, HORIZONS)
     const vol = perpQuoteVolume(market, coin, to - DAY_MS, to)
     const { oiSamples } = seriesHistory(market, coin, now)
     const oi = buildOiChanges({ coin, samples: oiSamples, now })
     const funding = weightedFunding(latestPerExchange(oiSamples, { at: now, maxAgeMs: FUNDING_MAX_SAMPLE_AGE_MS }).map(sampleToVenueRate))
-    const notes = [p.price === null ? 'no perp close in the last 30 minutes' : null, oi.aggregate.reason, funding.reason].filter((x) => x !== null)
+    const aside = EXCHANGE_IDS.filter((e) => p.outliers.some((o) => o.exchange === e))
+    const outlierNote = aside.length ? `${aside.join(', ')} left out of the price or a change's reference close as an outlier (close more than 5 % from the venues' median)` : null
+    const notes = [p.price === null ? 'no perp close in the last 30 minutes' : null, outlierNote, oi.aggregate.reason, funding.reason].filter((x) => x !== null)
     return {
       coin,
       price: p.price,
@@ -63,9 +66,12 @@ async function computeOverview(services: Services, now: number): Promise<Overvie
       oiUsd: oi.aggregate.oiUsd,
       oiChange24hPct: oi.aggregate.changes['24h'].pct,
       funding8h: funding.rate8h,
+      fundingKind: funding.rate8h === null ? null : SAMPLE_FUNDING_KIND,
       liquidations24hUsd: liquidationsOf(coin),
       exchanges: vol.exchanges,
       note: notes.length ? notes.join('; ') : null,
+      priceOutliers: aside,
+      outliers: p.outliers,
     }
   })
   // a venue's span: the hours its perp candles of the last day fall in, ending at the current minute (the hour in
@@ -74,10 +80,18 @@ async function computeOverview(services: Services, now: number): Promise<Overvie
   const bars = [...market.coins()].flatMap((coin) => market.series.hours.perpCloses(coin, floorTo(from, HOUR_MS), now))
   const ranges = rangesOf(bars.map((b) => ({ exchange: b.exchange, ts: floorTo(b.ts, HOUR_MS) })), HOUR_MS)
   for (const r of ranges.values()) r.to = Math.min(r.to, to)
-  const coverage = coverageOf({ services, now }, { used: new Set(rows.flatMap((r) => r.exchanges)), noData: () => 'no perp candle in the last 24 h for any coin', requested: { from, to: now }, ranges, toleranceMs: HOUR_MS })
+  const coverage = coverageOf({ services, now }, { used: new Set(rows.flatMap((r) => r.exchanges)), gaps: outlierGaps(rows), noData: () => 'no perp candle in the last 24 h for any coin', requested: { from, to: now }, ranges, toleranceMs: HOUR_MS })
   const liquidationCoverage = buildLiquidationCoverage({ venues: EXCHANGE_IDS, spans, window: liq, now }).coverage
   const liquidationsNote = `liquidations_24h_usd sums the stored liquidation orders of the minutes starting in the last 24 h (/v1/liquidations/history at 1m); null for a coin no venue's liquidation stream covered; the sums are ${liquidationCoverage.note}`
-  return { asOf: now, rows, coverage, liquidationsNote, liquidationCoverage }
+  return { asOf: now, rows: rows.map(({ outliers: _, ...row }) => row), coverage, liquidationsNote, liquidationCoverage }
+}
+
+/** each venue left out of some coin's price or reference close, with every such close named */
+function outlierGaps(rows: readonly { coin: string; outliers: readonly CloseOutlier[] }[]): CoverageGap[] {
+  return EXCHANGE_IDS.flatMap((exchange) => {
+    const closes = rows.flatMap((r) => r.outliers.filter((o) => o.exchange === exchange).map((o) => `${r.coin} close of ${new Date(o.ts).toISOString().replace('.000Z', 'Z')}: ${o.reason}`))
+    return closes.length ? [{ exchange, status: 'outlier' as const, reason: closes.join('; ') }] : []
+  })
 }
 
 /** all coins' rows, precomputed on the data tick (at most a tick old; the windows move with the minute and the stored liquidations) */
@@ -92,7 +106,7 @@ const RowRef = builder.objectRef<OverviewRow>('OverviewCoin').implement({
   description: 'One coin of the market overview (docs/methodology.md#market-overview)',
   fields: (t) => ({
     coin: t.exposeString('coin'),
-    price: t.exposeFloat('price', { nullable: true, description: 'latest composite perp close (volume-weighted across venues), of the last 30 minutes' }),
+    price: t.exposeFloat('price', { nullable: true, description: 'latest composite perp close (volume-weighted across venues, outliers left out: priceOutliers), of the last 30 minutes' }),
     priceTs: t.field({ type: 'Timestamp', nullable: true, description: 'minute of that close', resolve: (r) => r.priceTs }),
     change1hPct: t.exposeFloat('change1hPct', { nullable: true, description: 'price change from the close one hour before, %' }),
     change4hPct: t.exposeFloat('change4hPct', { nullable: true }),
@@ -104,6 +118,8 @@ const RowRef = builder.objectRef<OverviewRow>('OverviewCoin').implement({
     liquidations24hUsd: t.exposeFloat('liquidations24hUsd', { nullable: true, description: 'liquidated USD of the minutes starting in the last 24 h, every venue (the 24 h total of /v1/liquidations/history); null when no venue\'s liquidation stream covered the coin' }),
     exchanges: t.stringList({ description: 'venues whose perp candles entered price or volume', resolve: (r) => r.exchanges }),
     note: t.exposeString('note', { nullable: true }),
+    fundingKind: t.field({ type: FundingKindEnum, nullable: true, description: 'predicted: funding8h weights the venues\' current rates for their next settlements; null with funding8h', resolve: (r) => r.fundingKind }),
+    priceOutliers: t.stringList({ description: 'venues left out of price or of a change\'s reference close: their close more than 5 % from the median of the venues\' closes of that minute (named in coverage, status outlier)', resolve: (r) => r.priceOutliers }),
   }),
 })
 

@@ -1,6 +1,8 @@
 // GET /v1/markets/ohlc (2 credits): candles resampled from 1-minute trade aggregates, for one venue or as a composite.
 import { z } from 'zod'
 import { buildOhlc } from '../analytics/ohlc.js'
+import { outlierRunReason } from '../analytics/price-outliers.js'
+import type { CoverageGap } from '../analytics/coverage.js'
 import type { Bar } from '../domain/bars.js'
 import { HOUR_MS, MINUTE_MS } from '../domain/time.js'
 import { coinParam, endParam, enumParam, exchangeParam, lookbackParam, marketTypeParam } from '../domain/params.js'
@@ -72,10 +74,13 @@ export const ohlc = defineEndpoint({
         })
         const { ranges, candles: all, ...rest } = payload
         const shown = onPage(all, page)
-        const missing = missingExchanges(marketType, payload.exchanges, () => 'no trades in the window', exchange)
+        // a venue left out of candles as an outlier is named with why, in only part of the window or in none of it
+        const gaps = payload.outliers.map((o): CoverageGap => ({ exchange: o.exchange, status: 'outlier', reason: outlierRunReason(o, all.length, 'candles') }))
+        const why = (e: ExchangeId) => gaps.find((g) => g.exchange === e)?.reason ?? 'no trades in the window'
+        const missing = missingExchanges(marketType, payload.exchanges, why, exchange)
         // the candles a window holds start at its first whole bucket (the one before holds trades from before the window)
         const first = Math.ceil(start / INTERVAL_MS[interval]) * INTERVAL_MS[interval]
-        const coverage = coverageOf(ctx, { marketType, used: payload.exchanges as ExchangeId[], noData: () => 'no trades in the window', only: exchange, requested: { from: first, to: end }, ranges, toleranceMs: WINDOW_TOLERANCE_MS })
+        const coverage = coverageOf(ctx, { marketType, used: payload.exchanges as ExchangeId[], gaps, noData: () => 'no trades in the window', only: exchange, requested: { from: first, to: end }, ranges, toleranceMs: WINDOW_TOLERANCE_MS })
         return { ...rest, candles: shown, start, end, asOf: Math.min(end, ctx.now), missing, coverage, next: page.next }
       },
     }),

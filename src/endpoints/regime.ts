@@ -11,7 +11,7 @@ import { HourlyInterval, INTERVAL_MS } from '../domain/windows.js'
 import { builder } from '../graphql/builder.js'
 import { CoverageRef } from '../graphql/schema/common.js'
 import { coverageOf } from '../market/read/coverage.js'
-import { closeHourRanges, coinRegime, regimeHistory, type RegimePoint } from '../market/read/signal-inputs.js'
+import { closeHourRanges, closeOutlierGaps, coinRegime, hourCloseOutliers, REGIME_SPAN_MS, regimeHistory, type RegimePoint } from '../market/read/signal-inputs.js'
 import { defineEndpoint } from './define.js'
 import { fragmentList } from '../graphql/list-fragments.js'
 
@@ -105,8 +105,10 @@ export const regime = defineEndpoint({
         // the classifier reads complete hours only: the hour in progress enters no regime, so it is no coverage either
         const used = new Set<string>()
         for (const p of history) for (const e of p.exchanges) used.add(e)
+        // venues left out of the hourly closes the classifications read (each reads REGIME_SPAN_MS of hours before its end)
+        const gaps = closeOutlierGaps(hourCloseOutliers(market, v.coin, page.start - REGIME_SPAN_MS, Math.min(page.end, hour)))
         const coverage = coverageOf(ctx, {
-          used: used as Set<ExchangeId>, noData: () => `no complete hour of ${v.coin} perp candles in the window`,
+          used: used as Set<ExchangeId>, gaps, noData: () => `no complete hour of ${v.coin} perp candles in the window`,
           requested: { from: page.start, to: page.end }, ranges: closeHourRanges(market, v.coin, page.start, Math.min(page.end, hour)), toleranceMs: HOUR_MS,
         })
         return { coin: v.coin, interval: v.interval, start: page.start, end: page.end, asOf: Math.min(page.end, ctx.now), current, history, coverage, next: page.next }

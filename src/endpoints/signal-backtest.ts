@@ -12,6 +12,7 @@ import { BACKTEST_LOOKBACK_MS, BacktestLookback } from '../domain/windows.js'
 import { builder } from '../graphql/builder.js'
 import { CoverageRef } from '../graphql/schema/common.js'
 import { backtestInputs } from '../market/read/backtest-inputs.js'
+import { closeOutlierGaps } from '../market/read/signal-inputs.js'
 import { coverageOf, rangesOf } from '../market/read/coverage.js'
 import { defineEndpoint } from './define.js'
 
@@ -113,7 +114,9 @@ export const signalBacktest = defineEndpoint({
         const none = { history: { hours: 0, dataFrom: null }, feeRoundTrip: costs.feeRoundTrip }
         rows.push({ ...backtestSignal('imbalance_extreme', [], input.closes, window, none), family: 'imbalance', testable: false, note: IMBALANCE_NOTE })
         const ranges = rangesOf(input.venueHours, HOUR_MS)
-        const coverage = coverageOf(ctx, { used: ranges.keys(), noData: () => `no ${v.coin} hourly history in the window`, requested: window, ranges, toleranceMs: HOUR_MS })
+        // venues left out of the hourly closes the signals and forward returns read
+        const gaps = closeOutlierGaps(input.closeOutliers)
+        const coverage = coverageOf(ctx, { used: ranges.keys(), gaps, noData: () => `no ${v.coin} hourly history in the window`, requested: window, ranges, toleranceMs: HOUR_MS })
         return { coin: v.coin, lookback: v.lookback, from, to, asOf: ctx.now, costs, rows, coverage }
       },
     }),

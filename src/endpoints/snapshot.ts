@@ -9,11 +9,13 @@ import { buildOiChanges } from '../analytics/oi-changes.js'
 import { buildSnapshot, type SnapshotCoinInput, type VenueQuote } from '../analytics/snapshot.js'
 import { buildSpread } from '../analytics/spread.js'
 import { SnapshotRef, type SnapshotResult } from '../graphql/schema/signals.js'
-import { HOUR_MS, MINUTE_MS, floorTo } from '../domain/time.js'
-import { EXCHANGE_IDS } from '../domain/exchanges.js'
+import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../domain/time.js'
+import { EXCHANGE_IDS, type ExchangeId } from '../domain/exchanges.js'
+import { tradablePriceSource } from '../domain/venue-prices.js'
+import type { CoverageGap } from '../analytics/coverage.js'
 import { coverageOf, hourRanges } from '../market/read/coverage.js'
-import { latestBooks, latestTickers, markRows } from '../market/read/market-data.js'
-import { coinDivergence, coinRegime, priceChange24h, seriesHistory } from '../market/read/signal-inputs.js'
+import { lastTradeRows, latestBooks, latestTickers, markRows, noMarkTradeBars } from '../market/read/market-data.js'
+import { closeOutlierGaps, coinDivergence, coinRegime, hourCloseOutliers, priceChange24h, REGIME_SPAN_MS, seriesHistory } from '../market/read/signal-inputs.js'
 import { cacheOf, type VersionedCache } from '../market/read/versioned-cache.js'
 import { DATA_TICK_MS } from '../market/state.js'
 import type { Services } from '../services.js'
@@ -37,24 +39,38 @@ export const snapshot = defineEndpoint({
 })
 
 
+/** a ticker, book or last trade older than this is not a quote anyone can trade on */
+const QUOTE_MAX_AGE_MS = 60_000
+const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z')
+
 async function computeSnapshot(services: Services, now: number): Promise<SnapshotResult> {
   const { market } = services
   const version = market.series.version
   const coins = [...market.coins()]
     // tickers and books come from the live cache; the history comes from the hot series, not the store, so a
   // refresh reads nothing from disk and never stalls other requests
-  const [tickers, books] = await Promise.all([latestTickers(market, coins, now), latestBooks(market, coins)])
+  // venues without a mark of their own are priced by their last trades in the spread, as /v1/structure/spread does
+  const [tickers, books, trades] = await Promise.all([latestTickers(market, coins, now), latestBooks(market, coins), Promise.all(coins.map((c) => noMarkTradeBars(market, c, now - DAY_MS - MINUTE_MS, now + 1)))])
+  // venues left out of a figure as outliers, with the coin and figure
+  const aside: { exchange: ExchangeId; reason: string }[] = []
   const inputs: SnapshotCoinInput[] = coins.map((coin, i) => {
     const h = seriesHistory(market, coin, now)
-    const spread = buildSpread({ coin, current: markRows(tickers[i]!), history: markRows(h.oiSamples), now })
+    const lastTrades = lastTradeRows(trades[i]!)
+    const spread = buildSpread({ coin, current: [...markRows(tickers[i]!), ...lastTrades], history: [...markRows(h.oiSamples), ...lastTrades], now })
     const funding = buildWeightedFunding({ coin, samples: h.fundingSamples, now })
     const oi = buildOiChanges({ coin, samples: h.oiSamples, now })
-    const { price, changePct } = priceChange24h(market, coin, now)
-    const venues: VenueQuote[] = tickers[i]!.filter((t) => now - t.ts <= 60_000).map((t) => {
-      const book = books[i]!.find((b) => b.exchange === t.exchange && now - b.ts <= 60_000)
+    const { price, changePct, outliers } = priceChange24h(market, coin, now)
+    for (const o of outliers) aside.push({ exchange: o.exchange, reason: `${coin} close of ${iso(o.ts)}: ${o.reason}` })
+    for (const o of spread.prices.filter((p) => p.outlier)) aside.push({ exchange: o.exchange, reason: `${coin} spread: ${o.outlierReason}` })
+    const venues: VenueQuote[] = tickers[i]!.filter((t) => now - t.ts <= QUOTE_MAX_AGE_MS).map((t) => {
+      const book = books[i]!.find((b) => b.exchange === t.exchange && now - b.ts <= QUOTE_MAX_AGE_MS)
+      // a venue without a mark of its own is priced by its last trade (current as of its minute's end), never its oracle
+      const priceSource = tradablePriceSource(t.exchange)
+      const trade = lastTrades.filter((r) => r.exchange === t.exchange && r.ts + MINUTE_MS <= now && now - (r.ts + MINUTE_MS) <= QUOTE_MAX_AGE_MS).sort((a, b) => a.ts - b.ts).at(-1)
       return {
         exchange: t.exchange,
-        price: t.markPrice,
+        price: priceSource === 'mark' ? t.markPrice : (trade?.price ?? null),
+        priceSource,
         bid: book?.bids[0]?.price ?? null,
         ask: book?.asks[0]?.price ?? null,
         fundingRate: t.fundingRate,
@@ -62,6 +78,10 @@ async function computeSnapshot(services: Services, now: number): Promise<Snapsho
       }
     })
     const regime = coinRegime(market, coin, now)
+    const divergence = coinDivergence(market, coin, now)
+    const hour = floorTo(now, HOUR_MS)
+    for (const [what, o] of [['divergence', divergence.closeOutliers], ['regime', hourCloseOutliers(market, coin, hour - REGIME_SPAN_MS, hour)]] as const)
+      for (const g of closeOutlierGaps(o)) aside.push({ exchange: g.exchange, reason: `${coin} ${what}: ${g.reason}` })
     return {
       coin,
       price,
@@ -71,7 +91,7 @@ async function computeSnapshot(services: Services, now: number): Promise<Snapsho
       priceChange24hPct: changePct,
       regime: regime.regime,
       regimeExchanges: EXCHANGE_IDS.filter((e) => regime.exchanges.includes(e) || regime.oiExchanges.includes(e)),
-      divergence: coinDivergence(market, coin, now),
+      divergence,
       venues,
     }
   })
@@ -80,8 +100,14 @@ async function computeSnapshot(services: Services, now: number): Promise<Snapsho
   const from = floorTo(now, MINUTE_MS) - divergenceLookbackMinutes('4h') * MINUTE_MS
   const closes = coins.flatMap((coin) => market.series.hours.perpCloses(coin, from, now)).filter((c) => used.has(c.exchange))
   const ranges = hourRanges(closes)
-  const coverage = coverageOf({ services, now }, { used, noData: () => 'no fresh ticker for any coin', requested: { from, to: now }, ranges, toleranceMs: HOUR_MS })
-  return { ...buildSnapshot(inputs), computedAt: services.clock(), asOf: now, version, coverage }
+  const snap = buildSnapshot(inputs)
+  for (const o of snap.quoteOutliers) aside.push({ exchange: o.exchange, reason: `${o.coin} price arbitrage: ${o.reason}` })
+  const gaps = EXCHANGE_IDS.flatMap((exchange): CoverageGap[] => {
+    const mine = aside.filter((a) => a.exchange === exchange)
+    return mine.length ? [{ exchange, status: 'outlier', reason: mine.map((a) => a.reason).join('; ') }] : []
+  })
+  const coverage = coverageOf({ services, now }, { used, gaps, noData: () => 'no fresh ticker for any coin', requested: { from, to: now }, ranges, toleranceMs: HOUR_MS })
+  return { ...snap, computedAt: services.clock(), asOf: now, version, coverage }
 }
 
 /** the snapshot is recomputed when the data moved or when it is older than this */

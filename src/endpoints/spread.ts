@@ -1,12 +1,13 @@
-// GET /v1/structure/spread (3 credits): cross-venue perp mark spread in bps, the cheapest and dearest venue, z-score.
+// GET /v1/structure/spread (3 credits): cross-venue perp price spread in bps (marks; last trades where a venue has no
+// mark of its own), outliers set aside, the cheapest and dearest venue, z-score.
 import { z } from 'zod'
 import type { CoverageGap } from '../analytics/coverage.js'
 import { buildSpread, SPREAD_MAX_PRICE_AGE_MS, SPREAD_Z_WINDOW } from '../analytics/spread.js'
 import { coinParam } from '../domain/params.js'
 import { SpreadRef } from '../graphql/schema/structure.js'
-import { MINUTE_MS } from '../domain/time.js'
+import { DAY_MS, MINUTE_MS } from '../domain/time.js'
 import { coverageOf, missingExchanges, rangesOf, type CoverageContext } from '../market/read/coverage.js'
-import { currentMarks, markRows, oiSamples } from '../market/read/market-data.js'
+import { currentPrices, lastTradeRows, markRows, noMarkTradeBars, oiSamples } from '../market/read/market-data.js'
 import { coinsOf, defineEndpoint, fromAllCoinsView } from './define.js'
 
 export const spread = defineEndpoint({
@@ -28,17 +29,25 @@ export const spread = defineEndpoint({
 
 /** the spread of each coin asked, at ctx.now */
 async function spreadView(ctx: CoverageContext, coins: readonly string[]) {
-  const samples = await oiSamples(ctx.services.market, coins, ctx.now)
+  const { market } = ctx.services
+  const samples = await oiSamples(market, coins, ctx.now)
+  // the venues without a mark of their own are priced by their last trades, over the z-score's day
+  const bars = await Promise.all(coins.map((coin) => noMarkTradeBars(market, coin, ctx.now - DAY_MS - SPREAD_Z_WINDOW.stepMs, ctx.now + 1)))
   return new Map(coins.map((coin, i) => {
-    const s = buildSpread({ coin, current: currentMarks(ctx.services.market, coin, samples[i]!), history: markRows(samples[i]!), now: ctx.now })
+    const rows = [...markRows(samples[i]!), ...lastTradeRows(bars[i]!)]
+    const s = buildSpread({ coin, current: currentPrices(market, coin, samples[i]!, bars[i]!), history: rows, now: ctx.now })
     const missing = missingExchanges('perp', s.prices.filter((p) => p.ts !== null).map((p) => p.exchange), () => `no ${coin} perp data`)
-    const stale = `latest mark older than ${SPREAD_MAX_PRICE_AGE_MS / 60_000} minutes by its own timestamp (stale feed)`
+    const stale = `latest price older than ${SPREAD_MAX_PRICE_AGE_MS / 60_000} minutes by its own timestamp (stale feed)`
     for (const p of s.prices) if (p.ts !== null && p.price === null) missing.push({ exchange: p.exchange, reason: stale })
-    const used = s.prices.filter((p) => p.price !== null).map((p) => p.exchange)
-    const gaps: CoverageGap[] = s.prices.filter((p) => p.ts !== null && p.price === null).map((p) => ({ exchange: p.exchange, status: 'stale', reason: stale }))
-    const history = markRows(samples[i]!).filter((r) => r.price !== null && r.ts <= ctx.now && used.includes(r.exchange))
+    for (const p of s.prices) if (p.outlier) missing.push({ exchange: p.exchange, reason: p.outlierReason! })
+    const used = s.prices.filter((p) => p.price !== null && !p.outlier).map((p) => p.exchange)
+    const gaps: CoverageGap[] = [
+      ...s.prices.filter((p) => p.ts !== null && p.price === null).map((p): CoverageGap => ({ exchange: p.exchange, status: 'stale', reason: stale })),
+      ...s.prices.filter((p) => p.outlier).map((p): CoverageGap => ({ exchange: p.exchange, status: 'outlier', reason: p.outlierReason! })),
+    ]
+    const history = rows.filter((r) => r.price !== null && r.ts <= ctx.now && used.includes(r.exchange))
     const coverage = coverageOf(ctx, {
-      used, gaps, noData: () => `no ${coin} perp mark`,
+      used, gaps, noData: () => `no ${coin} perp price`,
       requested: { from: ctx.now - SPREAD_Z_WINDOW.lookbackMs, to: ctx.now },
       ranges: rangesOf(history, MINUTE_MS),
       toleranceMs: SPREAD_MAX_PRICE_AGE_MS,

@@ -5,6 +5,7 @@ import type { VenueValues } from '../analytics/chain-link.js'
 import { OI_SAMPLE_TOLERANCE_MS } from '../analytics/oi-changes.js'
 import { EXCHANGE_IDS, type ExchangeId } from '../domain/exchanges.js'
 import { MINUTE_MS } from '../domain/time.js'
+import { splitOutliers, type PriceOutlier } from '../analytics/price-outliers.js'
 import { BUY, CLOSE, HIGH, LOW, QUOTE, SELL, VOLUME, type BarTrack, type SampleCell } from './series-ring.js'
 
 /**
@@ -18,7 +19,7 @@ export const sampleCarry = (bucketMs: number): number => (bucketMs === MINUTE_MS
 /** one bucket of a coin, all exchanges merged */
 export interface CoinPoint {
   ts: number
-  /** perp close: volume-weighted across exchanges that traded (plain mean when none did) */
+  /** perp close: volume-weighted across exchanges that traded (plain mean when none did), outliers left out */
   close: number | null
   high: number | null
   low: number | null
@@ -38,6 +39,12 @@ export interface CoinPoint {
   venues: VenueValues
   /** venues whose perp bars entered close, volumes and flows (canonical order) */
   perpExchanges: ExchangeId[]
+  /**
+   * venues whose perp bar was left out of the bucket altogether (prices, volumes, flows): its close more than 5 % from
+   * the median of the bucket's perp closes (price-outliers.ts), canonical order; with that median
+   */
+  perpOutliers: PriceOutlier[]
+  perpMedian: number | null
   /** venues whose spot bars entered spotBuy / spotSell */
   spotExchanges: ExchangeId[]
 }
@@ -49,6 +56,7 @@ export function mergePoint(ts: number, tracks: readonly BarTrack[], samples: Map
   let spotBuy: number | null = null, spotSell: number | null = null
   const perpExchanges: ExchangeId[] = []
   const spotExchanges: ExchangeId[] = []
+  const perp: { t: BarTrack; o: number; exchange: ExchangeId; price: number }[] = []
   for (const t of tracks) {
     const o = t.ring.find(ts)
     if (o < 0) continue
@@ -61,6 +69,12 @@ export function mergePoint(ts: number, tracks: readonly BarTrack[], samples: Map
       spotExchanges.push(t.exchange)
       continue
     }
+    perp.push({ t, o, exchange: t.exchange, price: d[o + CLOSE]! })
+  }
+  // a venue whose close cannot be the same market as the others' is not in the bucket's composite (docs/methodology.md#price-outliers)
+  const split = splitOutliers(perp)
+  for (const { t, o } of split.kept) {
+    const d = t.ring.data
     const v = d[o + VOLUME]!
     const c = d[o + CLOSE]!
     vol += v
@@ -107,5 +121,7 @@ export function mergePoint(ts: number, tracks: readonly BarTrack[], samples: Map
     venues,
     perpExchanges: EXCHANGE_IDS.filter((e) => perpExchanges.includes(e)),
     spotExchanges: EXCHANGE_IDS.filter((e) => spotExchanges.includes(e)),
+    perpOutliers: split.outliers.sort((a, b) => EXCHANGE_IDS.indexOf(a.exchange) - EXCHANGE_IDS.indexOf(b.exchange)),
+    perpMedian: split.median,
   }
 }

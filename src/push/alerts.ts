@@ -1,10 +1,13 @@
-// The alert engine: every ALERT_POLL_MS each active rule's condition is evaluated on the newest values (mark
-// prices from the live tickers, the funding z-score, divergence and imbalance from the computed signals, the
+// The alert engine: every ALERT_POLL_MS each active rule's condition is evaluated on the newest values (the median
+// mark of the live tickers, outliers left out, the funding z-score, divergence and imbalance from the computed signals, the
 // coin's liquidations of the last minute from the liquidations channel); the store turns a false→true flip into
 // one queued delivery (src/accounts/alerts.ts). Then due deliveries are claimed, paid for and sent, retried with
 // doubling waits for 24 h. Any number of API nodes may run this: the store decides who fires and who sends.
 import { activeRules, chargeDelivery, claimDeliveries, deliveryFailed, deliverySucceeded, recordEvaluation, type AlertRuleRow, type ClaimedDelivery } from '../accounts/alerts.js'
 import type { AlertCondition } from '../domain/alerts.js'
+import type { ExchangeId } from '../domain/exchanges.js'
+import { publishesMark } from '../domain/venue-prices.js'
+import { outlierReason, splitOutliers } from '../analytics/price-outliers.js'
 import type { Services } from '../services.js'
 import type { SignalKind, SignalSource } from './signals.js'
 import { sendEvent } from './webhook.js'
@@ -28,6 +31,24 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2
 }
 
+/**
+ * the price a price rule compares: the median of the venues' live perp marks (dYdX has none apart from its oracle),
+ * a mark far off the others' (price-outliers.ts) left out and named
+ */
+export function alertPrice(tickers: readonly { exchange: ExchangeId; markPrice: number | null; ts: number }[]): { price: number; exchanges: ExchangeId[]; outliers: { exchange: ExchangeId; reason: string }[]; dataTs: number } | null {
+  const marks = tickers.filter((t) => publishesMark(t.exchange) && t.markPrice !== null && Number.isFinite(t.markPrice) && t.markPrice > 0)
+  if (!marks.length) return null
+  const split = splitOutliers(marks.map((t) => ({ exchange: t.exchange, price: t.markPrice! })))
+  // no venue near the median (two groups far apart): no price to compare, the rule waits
+  if (!split.kept.length) return null
+  return {
+    price: median(split.kept.map((k) => k.price)),
+    exchanges: split.kept.map((k) => k.exchange),
+    outliers: split.outliers.map((o) => ({ exchange: o.exchange, reason: outlierReason(o, split.median!) })),
+    dataTs: Math.max(...marks.map((t) => t.ts)),
+  }
+}
+
 export function alertEngine(services: Services, signals: SignalSource): AlertEngine {
   const { db, market, config, logger } = services
   const latest = new Map<string, { data: Record<string, unknown>; slot: number }>()
@@ -39,14 +60,14 @@ export function alertEngine(services: Services, signals: SignalSource): AlertEng
   let release = () => {}
 
   /** the condition's value now, and the time of the data it was taken from (the newest ticker, the signal's slot, the clock) */
-  const valueOf = (coin: string, c: AlertCondition, now: number): { value: number | boolean; isTrue: boolean; dataTs: number } | null => {
+  const valueOf = (coin: string, c: AlertCondition, now: number): { value: number | boolean; isTrue: boolean; dataTs: number; detail?: Record<string, unknown> } | null => {
     switch (c.type) {
       case 'price_above':
       case 'price_below': {
-        const tickers = market.live.tickerList().filter((t) => t.coin === coin && t.marketType === 'perp' && t.markPrice !== null)
-        if (!tickers.length) return null
-        const p = median(tickers.map((t) => t.markPrice!))
-        return { value: p, isTrue: c.type === 'price_above' ? p > c.value : p < c.value, dataTs: Math.max(...tickers.map((t) => t.ts)) }
+        const a = alertPrice(market.live.tickerList().filter((t) => t.coin === coin && t.marketType === 'perp'))
+        if (!a) return null
+        const p = a.price
+        return { value: p, isTrue: c.type === 'price_above' ? p > c.value : p < c.value, dataTs: a.dataTs, detail: { exchanges: a.exchanges, outliers: a.outliers } }
       }
       case 'funding_z_above':
       case 'funding_z_below': {
@@ -88,7 +109,7 @@ export function alertEngine(services: Services, signals: SignalSource): AlertEng
       const v = valueOf(rule.coin, rule.condition, now)
       if (!v || v.isTrue === rule.last_true) continue
       const payload = (eventId: string) =>
-        JSON.stringify({ id: eventId, type: 'alert.fired', created: now, alert: { alert_id: rule.id, name: rule.name, coin: rule.coin, condition: rule.condition }, value: v.value })
+        JSON.stringify({ id: eventId, type: 'alert.fired', created: now, alert: { alert_id: rule.id, name: rule.name, coin: rule.coin, condition: rule.condition }, value: v.value, ...(v.detail ?? {}) })
       const fired = await recordEvaluation(db.sql, rule, v.isTrue, v.dataTs, payload, now)
       if (fired) logger.info({ alert: rule.id, event: fired }, 'alert fired')
     }

@@ -113,14 +113,57 @@ describe('composite', () => {
   })
 
   it('handles missing venues per bucket and empty input', () => {
-    expect(composite({})).toEqual({ exchanges: [], bars: [] })
-    expect(composite({ dydx: [] })).toEqual({ exchanges: [], bars: [] })
+    expect(composite({})).toEqual({ exchanges: [], bars: [], outliers: [] })
+    expect(composite({ dydx: [] })).toEqual({ exchanges: [], bars: [], outliers: [] })
     const c = composite({ binance: [bar(T0, 10, 10, 10, 10, 1)], dydx: [bar(T0 + HOUR_MS, 20, 20, 20, 20, 1)] })
     expect(c.exchanges).toEqual(['binance', 'dydx'])
     expect(c.bars.map((b) => [b.ts, b.close, b.exchanges])).toEqual([
       [T0, 10, ['binance']],
       [T0 + HOUR_MS, 20, ['dydx']],
     ])
+  })
+
+  it('leaves a venue whose close is more than 5 % from the median of the candle\'s closes out of that candle, and names it', () => {
+    const flat = (ts: number, p: number, v: number) => bar(ts, p, p, p, p, v)
+    const c = composite({
+      binance: [flat(T0, 100, 1), flat(T0 + HOUR_MS, 100, 1), flat(T0 + 2 * HOUR_MS, 100, 1), flat(T0 + 3 * HOUR_MS, 100, 1)],
+      bybit: [flat(T0, 101, 1), flat(T0 + HOUR_MS, 101, 1), flat(T0 + 3 * HOUR_MS, 200, 1)],
+      okx: [flat(T0, 102, 2), flat(T0 + 2 * HOUR_MS, 100, 1), flat(T0 + 3 * HOUR_MS, 105, 1)],
+      hyperliquid: [flat(T0, 120, 1), flat(T0 + HOUR_MS, 101.5, 1), flat(T0 + 2 * HOUR_MS, 90, 1)],
+    })
+    // T0: closes 100, 101, 102, 120; median (101 + 102) / 2 = 101.5, 5 % of it 5.075; |120 − 101.5| = 18.5 > 5.075:
+    // hyperliquid is out; close (100×1 + 101×1 + 102×2) / 4 = 101.25 (averaged in, it would be 525 / 5 = 105); volume 4
+    expect(c.bars[0]).toMatchObject({ close: 101.25, open: 101.25, volume: 4, trades: 3, exchanges: ['binance', 'bybit', 'okx'], median: 101.5 })
+    expect(c.bars[0]!.outliers).toEqual([{ exchange: 'hyperliquid', price: 120, deviation: 120 / 101.5 - 1 }])
+    // T0+1h: 100, 101, 101.5, median 101: nobody beyond 5.05
+    expect(c.bars[1]).toMatchObject({ close: (100 + 101 + 101.5) / 3, exchanges: ['binance', 'bybit', 'hyperliquid'], outliers: [] })
+    // T0+2h: 100, 100, 90, median 100: |90 − 100| = 10 > 5
+    expect(c.bars[2]).toMatchObject({ close: 100, volume: 2, exchanges: ['binance', 'okx'] })
+    expect(c.bars[2]!.outliers.map((o) => [o.exchange, o.deviation])).toEqual([['hyperliquid', expect.closeTo(-0.1, 12)]])
+    // T0+3h: 100, 200, 105, median 105: |200 − 105| = 95 > 5.25 out; |100 − 105| = 5 = 5.25? no, 5 < 5.25: kept
+    expect(c.bars[3]).toMatchObject({ close: 102.5, exchanges: ['binance', 'okx'] })
+    expect(c.bars[3]!.outliers.map((o) => o.exchange)).toEqual(['bybit'])
+    // every venue entered some candle; hyperliquid was set aside in 2 (its furthest: +18.2 % at T0), bybit in 1
+    expect(c.exchanges).toEqual(['binance', 'bybit', 'okx', 'hyperliquid'])
+    expect(c.outliers).toEqual([
+      { exchange: 'bybit', buckets: 1, firstTs: T0 + 3 * HOUR_MS, lastTs: T0 + 3 * HOUR_MS, worst: { exchange: 'bybit', price: 200, deviation: 200 / 105 - 1, median: 105, ts: T0 + 3 * HOUR_MS } },
+      { exchange: 'hyperliquid', buckets: 2, firstTs: T0, lastTs: T0 + 2 * HOUR_MS, worst: { exchange: 'hyperliquid', price: 120, deviation: 120 / 101.5 - 1, median: 101.5, ts: T0 } },
+    ])
+  })
+
+  it('sets nothing aside at exactly 5 % or with fewer than 3 venues', () => {
+    const flat = (p: number) => bar(T0, p, p, p, p, 1)
+    // median 100, 105 is exactly 5 % away: kept
+    expect(composite({ binance: [flat(100)], bybit: [flat(100)], okx: [flat(105)] }).bars[0]).toMatchObject({ close: 305 / 3, outliers: [] })
+    // two venues: no majority to say which one is off; both averaged
+    expect(composite({ binance: [flat(100)], okx: [flat(200)] }).bars[0]).toMatchObject({ close: 150, outliers: [], median: null })
+  })
+
+  it('a bucket whose venues all disagree (two pairs far apart: every close 33 % from the median 150) has no candle; all are named', () => {
+    const flat = (ts: number, p: number) => bar(ts, p, p, p, p, 1)
+    const c = composite({ binance: [flat(T0, 100), flat(T0 + HOUR_MS, 100)], bybit: [flat(T0, 100)], okx: [flat(T0, 200)], dydx: [flat(T0, 200), flat(T0 + HOUR_MS, 101)] })
+    expect(c.bars.map((b) => [b.ts, b.close, b.exchanges])).toEqual([[T0 + HOUR_MS, 100.5, ['binance', 'dydx']]])
+    expect(c.outliers.map((o) => [o.exchange, o.buckets, o.worst.median])).toEqual([['binance', 1, 150], ['bybit', 1, 150], ['okx', 1, 150], ['dydx', 1, 150]])
   })
 
   it('drops NaN bars rather than poisoning the bucket', () => {
@@ -138,6 +181,7 @@ describe('buildOhlc', () => {
     expect(p).toEqual({
       coin: 'BTC', exchange: 'okx', exchanges: ['okx'], interval: '1h', lookback: '1h', marketType: 'perp',
       candles: [{ ts: T0 - HOUR_MS, open: 2, high: 3, low: 1, close: 2, volume: 2, buyVolume: 1, sellVolume: 1, trades: 2 }],
+      outliers: [],
     })
   })
 
@@ -153,6 +197,15 @@ describe('buildOhlc', () => {
     expect(p.exchanges).toEqual(['binance', 'okx'])
     expect(p.candles[0]).toMatchObject({ ts: T0 - HOUR_MS, open: 2, volume: 4, trades: 4, exchanges: ['binance', 'okx'] })
     expect(p.candles[0]).not.toHaveProperty('quoteVolume')
+  })
+
+  it('a composite candle names the venues left out of it as outliers; one exchange has none', () => {
+    const at = (p: number) => [bar(T0 - 30 * MINUTE_MS, p, p, p, p, 1)]
+    const p = buildOhlc({ coin: 'BTC', marketType: 'perp', interval: '1h', lookback: '1h', end: T0, minutesByExchange: { binance: at(100), okx: at(101), dydx: at(150) } })
+    // median 101: dydx's 150 is 48.5 % off; the candle is (100 + 101) / 2
+    expect(p.candles).toEqual([{ ts: T0 - HOUR_MS, open: 100.5, high: 100.5, low: 100.5, close: 100.5, volume: 2, buyVolume: 1, sellVolume: 1, trades: 2, exchanges: ['binance', 'okx'], outliers: ['dydx'] }])
+    expect(p.exchanges).toEqual(['binance', 'okx'])
+    expect(p.outliers.map((o) => [o.exchange, o.buckets])).toEqual([['dydx', 1]])
   })
 
   it('refuses an interval longer than the lookback', () => {
@@ -274,8 +327,10 @@ describe('properties', () => {
       fc.property(arbSeriesByExchange, (byEx) => {
         const c = composite(byEx)
         const all = Object.values(byEx).flat()
+        const aside = (b: (typeof c.bars)[number]) => b.outliers.map((o) => o.exchange)
         for (const b of c.bars) {
-          const here = all.filter((x) => x.ts === b.ts)
+          // every venue with a bar here except those set aside as outliers
+          const here = Object.entries(byEx).flatMap(([e, bars]) => (aside(b).includes(e as ExchangeId) ? [] : bars!.filter((x) => x.ts === b.ts)))
           expect(b.volume).toBe(here.reduce((a, x) => a + x.volume, 0))
           expect(b.buyVolume).toBe(here.reduce((a, x) => a + x.buyVolume, 0))
           expect(b.sellVolume).toBe(here.reduce((a, x) => a + x.sellVolume, 0))
@@ -284,8 +339,17 @@ describe('properties', () => {
           expect(b.low).toBeLessThanOrEqual(Math.min(b.open, b.close) * (1 + 1e-12))
           expect(b.high).toBeGreaterThanOrEqual(Math.max(b.open, b.close) * (1 - 1e-12))
         }
-        expect(c.bars.reduce((a, b) => a + b.volume, 0)).toBe(all.reduce((a, x) => a + x.volume, 0))
-        expect(new Set(c.bars.map((b) => b.ts)).size).toBe(new Set(all.map((x) => x.ts)).size)
+        // and the volume set aside is the outliers' bars' volume; a bucket without a candle had every venue set aside
+        const setAside = c.bars.reduce((a, b) => a + aside(b).reduce((v, e) => v + byEx[e]!.find((x) => x.ts === b.ts)!.volume, 0), 0)
+        const shown = new Set(c.bars.map((b) => b.ts))
+        const dropped = all.filter((x) => !shown.has(x.ts))
+        for (const x of dropped) {
+          const venues = Object.entries(byEx).filter(([, bars]) => bars!.some((y) => y.ts === x.ts)).map(([e]) => e)
+          // an even count split in two: at least 4 venues, every one named as an outlier over that time
+          expect(venues.length).toBeGreaterThanOrEqual(4)
+          for (const e of venues) expect(c.outliers.find((o) => o.exchange === e && o.firstTs <= x.ts && o.lastTs >= x.ts), e).toBeDefined()
+        }
+        expect(c.bars.reduce((a, b) => a + b.volume, 0) + setAside + dropped.reduce((a, x) => a + x.volume, 0)).toBe(all.reduce((a, x) => a + x.volume, 0))
       }),
       { numRuns: 100 },
     )
@@ -300,7 +364,8 @@ describe('properties', () => {
         expect(c.bars).toHaveLength(series.length)
         c.bars.forEach((b, i) => {
           const s = series[i]!
-          const { open, high, low, close, exchanges, ...rest } = b
+          const { open, high, low, close, exchanges, outliers, median, ...rest } = b
+          expect([outliers, median]).toEqual([[], null])
           const { open: so, high: sh, low: sl, close: sc, ...srest } = s
           expect(rest).toEqual(srest)
           expect(exchanges).toEqual([ex])

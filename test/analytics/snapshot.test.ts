@@ -134,6 +134,8 @@ describe('arbitrage', () => {
       feesBps: expect.closeTo(10, 9),
       netBps: expect.closeTo(10, 9),
       holdingHours: null,
+      longPriceSource: 'mark',
+      shortPriceSource: 'mark',
     })
   })
 
@@ -146,6 +148,27 @@ describe('arbitrage', () => {
     )!
     expect(a.grossBps).toBeCloseTo(((100.19 - 100.01) / 100.01) * 1e4, 9)
     expect(a.netBps).toBeCloseTo(((100.19 - 100.01) / 100.01) * 1e4 - 10, 9)
+    expect([a.longPriceSource, a.shortPriceSource]).toEqual(['ask', 'bid'])
+  })
+
+  it('a venue without a book is priced by its tradable price, named: dYdX at its last trade, never its oracle', () => {
+    // dydx's last trade 100.3, no book: buy binance's ask 100.01, sell dydx at 100.3: (100.3 − 100.01) / 100.01 × 1e4
+    const a = bestPriceArbitrage('BTC', [quote('binance', { price: 100, bid: 99.99, ask: 100.01 }), quote('dydx', { price: 100.3, priceSource: 'last_trade' })], fee)!
+    expect(a).toMatchObject({ longExchange: 'binance', shortExchange: 'dydx', longPriceSource: 'ask', shortPriceSource: 'last_trade' })
+    expect(a.grossBps).toBeCloseTo(((100.3 - 100.01) / 100.01) * 1e4, 9)
+  })
+
+  it('a quote far off the other venues\' (a stale price) is no arbitrage: left out and named', () => {
+    // prices 100, 100.1, 100.2 and dydx 80: median (100 + 100.1) / 2 = 100.05, |80 − 100.05| = 20.05 > 5 % of it (5.0025):
+    // dydx is out; buying it at 80 would have shown (100.2 − 80) / 80 × 1e4 = 2 525 bps. The best left: binance 100 →
+    // okx 100.2, 20 bps gross, 10 bps of fees (5 + 5)
+    const venues = [quote('binance', { price: 100 }), quote('bybit', { price: 100.1 }), quote('okx', { price: 100.2 }), quote('dydx', { price: 80, priceSource: 'last_trade' })]
+    const a = bestPriceArbitrage('BTC', venues, fee)!
+    expect(a).toMatchObject({ longExchange: 'binance', shortExchange: 'okx' })
+    expect(a.grossBps).toBeCloseTo(20, 9)
+    const s = buildSnapshot([coin({ coin: 'BTC', venues })])
+    expect(s.topArbitrage.map((x) => [x.type, x.longExchange, x.shortExchange])).toEqual([['price', 'binance', 'okx']])
+    expect(s.quoteOutliers).toEqual([{ coin: 'BTC', exchange: 'dydx', reason: expect.stringContaining('from the venues\' median 100.05') }])
   })
 
   it('a spread below the fees is no opportunity', () => {
@@ -171,6 +194,8 @@ describe('arbitrage', () => {
       feesBps: expect.closeTo(19, 9),
       netBps: expect.closeTo(8, 9),
       holdingHours: 24,
+      longPriceSource: null,
+      shortPriceSource: null,
     })
   })
 

@@ -52,10 +52,10 @@ describe('computeSpread', () => {
     const s = computeSpread([
       { exchange: 'dydx', price: 10 },
       { exchange: 'bybit', price: 10 },
-      { exchange: 'okx', price: 12 },
-      { exchange: 'binance', price: 12 },
+      { exchange: 'okx', price: 10.2 },
+      { exchange: 'binance', price: 10.2 },
     ])
-    expect(s).toMatchObject({ cheapest: 'bybit', dearest: 'binance' })
+    expect(s).toMatchObject({ cheapest: 'bybit', dearest: 'binance', outliers: [] })
     expect(computeSpread([{ exchange: 'okx', price: 7 }, { exchange: 'dydx', price: 7 }])).toMatchObject({ spreadBps: 0, cheapest: 'okx', dearest: 'okx' })
   })
 
@@ -85,13 +85,13 @@ describe('computeSpread', () => {
 describe('spreadHistory', () => {
   it('one point per minute from each venue’s last price in it; minutes with one venue are skipped', () => {
     const rows: PriceRow[] = [
-      { exchange: 'binance', ts: T0 + 1_000, price: 98 },
-      { exchange: 'binance', ts: T0 + 50_000, price: 99 }, // last in minute T0 for binance
-      { exchange: 'okx', ts: T0 + 30_000, price: 101 },
-      { exchange: 'okx', ts: T0 + MINUTE_MS, price: 100.5 }, // minute T0+1m has okx only -> no point
-      { exchange: 'okx', ts: T0 + 2 * MINUTE_MS, price: 100.5 },
-      { exchange: 'dydx', ts: T0 + 2 * MINUTE_MS + 5, price: 99.5 },
-      { exchange: 'dydx', ts: T0 + 3 * MINUTE_MS, price: NaN },
+      { exchange: 'binance', ts: T0 + 1_000, price: 98, source: 'mark' },
+      { exchange: 'binance', ts: T0 + 50_000, price: 99, source: 'mark' }, // last in minute T0 for binance
+      { exchange: 'okx', ts: T0 + 30_000, price: 101, source: 'mark' },
+      { exchange: 'okx', ts: T0 + MINUTE_MS, price: 100.5, source: 'mark' }, // minute T0+1m has okx only -> no point
+      { exchange: 'okx', ts: T0 + 2 * MINUTE_MS, price: 100.5, source: 'mark' },
+      { exchange: 'dydx', ts: T0 + 2 * MINUTE_MS + 5, price: 99.5, source: 'mark' },
+      { exchange: 'dydx', ts: T0 + 3 * MINUTE_MS, price: NaN, source: 'mark' },
     ]
     // minute T0: 99 vs 101 -> 2 / 100 × 10 000 = 200; minute T0+2m: 99.5 vs 100.5 -> 1 / 100 × 10 000 = 100
     expect(spreadHistory(rows)).toEqual([
@@ -144,23 +144,24 @@ describe('buildSpread', () => {
     // 720 minutes of history before T0: binance 99 and okx 101 (200 bps) or 99.5 / 100.5 (100 bps), alternating
     for (let i = 1; i <= 720; i++) {
       const wide = i % 2 === 0
-      history.push({ exchange: 'binance', ts: T0 - i * MINUTE_MS, price: wide ? 99 : 99.5 })
-      history.push({ exchange: 'okx', ts: T0 - i * MINUTE_MS, price: wide ? 101 : 100.5 })
+      history.push({ exchange: 'binance', ts: T0 - i * MINUTE_MS, price: wide ? 99 : 99.5, source: 'mark' })
+      history.push({ exchange: 'okx', ts: T0 - i * MINUTE_MS, price: wide ? 101 : 100.5, source: 'mark' })
     }
-    const current: PriceRow[] = [{ exchange: 'binance', ts: T0, price: 99 }, { exchange: 'okx', ts: T0 + 1_000, price: 101 }]
+    const current: PriceRow[] = [{ exchange: 'binance', ts: T0, price: 99, source: 'mark' }, { exchange: 'okx', ts: T0 + 1_000, price: 101, source: 'mark' }]
     // bybit's last mark is 6 min old: older than SPREAD_MAX_PRICE_AGE_MS (2 min), so missing now
-    current.push({ exchange: 'bybit', ts: now - 6 * MINUTE_MS, price: 100 })
+    current.push({ exchange: 'bybit', ts: now - 6 * MINUTE_MS, price: 100, source: 'mark' })
     // a row after now is not "latest" at now
-    current.push({ exchange: 'dydx', ts: now + 1, price: 1 })
+    current.push({ exchange: 'dydx', ts: now + 1, price: 1, source: 'mark' })
     expect(SPREAD_MAX_PRICE_AGE_MS).toBe(2 * MINUTE_MS)
 
     const s = buildSpread({ coin: 'BTC', current, history, now })
+    const none = { outlier: false, outlierReason: null }
     expect(s.prices).toEqual([
-      { exchange: 'binance', price: 99, quote: 'USDT', ts: T0 },
-      { exchange: 'bybit', price: null, quote: 'USDT', ts: now - 6 * MINUTE_MS },
-      { exchange: 'okx', price: 101, quote: 'USDT', ts: T0 + 1_000 },
-      { exchange: 'hyperliquid', price: null, quote: 'USDC', ts: null },
-      { exchange: 'dydx', price: null, quote: 'USDC', ts: null },
+      { exchange: 'binance', price: 99, priceSource: 'mark', quote: 'USDT', ts: T0, ...none },
+      { exchange: 'bybit', price: null, priceSource: null, quote: 'USDT', ts: now - 6 * MINUTE_MS, ...none },
+      { exchange: 'okx', price: 101, priceSource: 'mark', quote: 'USDT', ts: T0 + 1_000, ...none },
+      { exchange: 'hyperliquid', price: null, priceSource: null, quote: 'USDC', ts: null, ...none },
+      { exchange: 'dydx', price: null, priceSource: null, quote: 'USDC', ts: null, ...none },
     ])
     // current: 99 vs 101 -> 200 bps, both USDT. History: 720 alternating 200/100 bps, so z = sqrt(719/720) as in the hand case above.
     expect(s).toMatchObject({ coin: 'BTC', ts: now, spreadBps: 200, cheapest: 'binance', dearest: 'okx', reason: null, quotes: ['USDT'], mixedQuotes: false })
@@ -169,12 +170,12 @@ describe('buildSpread', () => {
   })
 
   it('a spread across a USDT and a USDC venue says it mixes quotes', () => {
-    const s = buildSpread({ coin: 'BTC', current: [{ exchange: 'bybit', ts: T0, price: 100 }, { exchange: 'hyperliquid', ts: T0, price: 100.1 }], history: [], now: T0 })
+    const s = buildSpread({ coin: 'BTC', current: [{ exchange: 'bybit', ts: T0, price: 100, source: 'mark' }, { exchange: 'hyperliquid', ts: T0, price: 100.1, source: 'mark' }], history: [], now: T0 })
     expect(s).toMatchObject({ quotes: ['USDT', 'USDC'], mixedQuotes: true, cheapest: 'bybit', dearest: 'hyperliquid' })
   })
 
   it('one exchange or none: null spread and null z-score, each with a reason', () => {
-    const s = buildSpread({ coin: 'ETH', current: [{ exchange: 'okx', ts: T0, price: 3000 }], history: [], now: T0 })
+    const s = buildSpread({ coin: 'ETH', current: [{ exchange: 'okx', ts: T0, price: 3000, source: 'mark' }], history: [], now: T0 })
     expect(s).toMatchObject({ spreadBps: null, cheapest: null, dearest: null, reason: 'fewer than 2 exchanges with a price (1)', mixedQuotes: false })
     expect(s.zScore).toMatchObject({ value: null, reason: 'no current value' })
     const empty = buildSpread({ coin: 'ETH', current: [], history: [], now: T0 })
@@ -184,9 +185,60 @@ describe('buildSpread', () => {
 
   it('a flat history has no dispersion: null, not Infinity', () => {
     const history: PriceRow[] = []
-    for (let i = 1; i <= 800; i++) history.push({ exchange: 'binance', ts: T0 - i * MINUTE_MS, price: 99 }, { exchange: 'okx', ts: T0 - i * MINUTE_MS, price: 101 })
-    const s = buildSpread({ coin: 'BTC', current: [{ exchange: 'binance', ts: T0, price: 99 }, { exchange: 'okx', ts: T0, price: 101 }], history, now: T0 })
+    for (let i = 1; i <= 800; i++) history.push({ exchange: 'binance', ts: T0 - i * MINUTE_MS, price: 99, source: 'mark' }, { exchange: 'okx', ts: T0 - i * MINUTE_MS, price: 101, source: 'mark' })
+    const s = buildSpread({ coin: 'BTC', current: [{ exchange: 'binance', ts: T0, price: 99, source: 'mark' }, { exchange: 'okx', ts: T0, price: 101, source: 'mark' }], history, now: T0 })
     expect(s.spreadBps).toBe(200)
     expect(s.zScore).toEqual({ value: null, reason: 'history has no dispersion', points: 800 })
+  })
+})
+
+// issue 29 item 11: replaying the fixture recording, BTC prices of 46 816 / 51 444 / 84 660 / 98 818 / 89 919 made a
+// 943 bps "spread"; a venue price far off the others is set aside and named, never compared silently
+describe('outliers', () => {
+  it('a venue more than 5 % from the median of the venues\' prices is set aside and named; the spread is over the others', () => {
+    // median of 100, 100.1, 100.2, 100.3, 93 = 100.1; 93 / 100.1 − 1 = −7.09 %: out; the rest within 0.2 %
+    const s = computeSpread([
+      { exchange: 'binance', price: 100 }, { exchange: 'bybit', price: 100.1 }, { exchange: 'okx', price: 100.2 },
+      { exchange: 'hyperliquid', price: 100.3 }, { exchange: 'dydx', price: 93 },
+    ])
+    expect(s.outliers).toEqual([{ exchange: 'dydx', price: 93, deviation: 93 / 100.1 - 1 }])
+    expect(s.median).toBe(100.1)
+    expect(s.exchanges).toEqual(['binance', 'bybit', 'okx', 'hyperliquid'])
+    // 100 vs 100.3: 0.3 / 100.15 × 10 000
+    expect(s.spreadBps).toBeCloseTo((0.3 / 100.15) * 1e4, 9)
+    expect(s).toMatchObject({ cheapest: 'binance', dearest: 'hyperliquid' })
+  })
+
+  it('the replayed collage: no two venues agree, so every price but the median\'s is set aside and there is no spread', () => {
+    const prices = [
+      { exchange: 'binance' as const, price: 46_816 }, { exchange: 'bybit' as const, price: 51_444 }, { exchange: 'okx' as const, price: 84_660 },
+      { exchange: 'hyperliquid' as const, price: 98_818 }, { exchange: 'dydx' as const, price: 89_919 },
+    ]
+    const s = computeSpread(prices)
+    // median 84 660: 89 919 is +6.2 %, the others further; OKX alone is left
+    expect(s.outliers.map((o) => o.exchange)).toEqual(['binance', 'bybit', 'hyperliquid', 'dydx'])
+    expect(s.spreadBps).toBeNull()
+    expect(s.reason).toContain('binance, bybit, hyperliquid, dydx set aside as outliers')
+  })
+
+  it('two venues, or a 5 % gap exactly, set nothing aside', () => {
+    expect(computeSpread([{ exchange: 'okx', price: 100 }, { exchange: 'dydx', price: 120 }]).outliers).toEqual([])
+    // median of 100, 100, 105 is 100: 105 is exactly +5 %, not beyond it
+    expect(computeSpread([{ exchange: 'okx', price: 100 }, { exchange: 'bybit', price: 100 }, { exchange: 'dydx', price: 105 }]).outliers).toEqual([])
+  })
+
+  it('buildSpread flags the outlier\'s row with the reason and leaves it out of the quotes and of the history minutes', () => {
+    const rows = (ts: number): PriceRow[] => [
+      { exchange: 'bybit', ts, price: 100, source: 'mark' }, { exchange: 'okx', ts, price: 100.1, source: 'mark' },
+      { exchange: 'dydx', ts, price: 80, source: 'last_trade' },
+    ]
+    // the last trade is known to its minute: the current one of the minute before now counts as of that minute's end
+    const current = rows(T0).map((r) => (r.source === 'last_trade' ? { ...r, ts: T0 - MINUTE_MS } : r))
+    const s = buildSpread({ coin: 'BTC', current, history: [...rows(T0 - MINUTE_MS), ...rows(T0 - 2 * MINUTE_MS)], now: T0 })
+    const dydx = s.prices.find((p) => p.exchange === 'dydx')!
+    expect(dydx).toMatchObject({ price: 80, priceSource: 'last_trade', outlier: true, outlierReason: expect.stringContaining('-20.00 % from the venues\' median 100') })
+    expect(s).toMatchObject({ outliers: ['dydx'], quotes: ['USDT'], mixedQuotes: false })
+    expect(s.spreadBps).toBeCloseTo((0.1 / 100.05) * 1e4, 9)
+    expect(spreadHistory([...rows(T0 - MINUTE_MS)]).map((p) => p.spreadBps)).toEqual([s.spreadBps])
   })
 })

@@ -89,6 +89,22 @@ describe('buildTicker', () => {
     expect(s).toMatchObject({ fundingRate: null, fundingIntervalHours: 8 })
   })
 
+  // issue 29 item 11: replaying the fixture recording stamped Bybit and OKX rows 105–165 s after now, all `fresh`
+  it('a row stamped after now beyond the 5 s clock-skew tolerance is not fresh, and says it is ahead', () => {
+    const out = buildTicker([t('BTC', 'bybit', NOW + 105_000), t('BTC', 'okx', NOW + 5_000), t('BTC', 'binance', NOW + 5_001)], NOW)
+    const by = Object.fromEntries(out.map((r) => [r.exchange, r]))
+    expect(by.bybit).toMatchObject({ stale: true, status: 'stale', ageMs: 0, reason: expect.stringContaining('105 s after now') })
+    expect(by.okx).toMatchObject({ stale: false, status: 'fresh', reason: null })
+    expect(by.binance).toMatchObject({ stale: true, status: 'stale' })
+  })
+
+  // issue 29 item 4: dYdX publishes no mark apart from its oracle; its stored mark is that oracle
+  it('dYdX\'s mark is null with the reason, its oracle stays the index; the other venues keep their marks', () => {
+    const [okx, dydx] = buildTicker([t('BTC', 'okx', NOW), t('BTC', 'dydx', NOW, { markPrice: 97_000, indexPrice: 97_000 })], NOW)
+    expect(dydx).toMatchObject({ markPrice: null, indexPrice: 97_000, markNote: expect.stringContaining('no mark price apart from its oracle') })
+    expect(okx).toMatchObject({ markPrice: 100, markNote: null })
+  })
+
   it('empty input, custom threshold', () => {
     expect(buildTicker([], NOW)).toEqual([])
     expect(buildTicker([t('BTC', 'okx', NOW - 6_000)], NOW, 5_000)[0]!.stale).toBe(true)

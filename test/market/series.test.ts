@@ -28,6 +28,14 @@ function reference(bars: MinuteBar[], samples: MarketSample[], bucketMs: number)
   return { bars: [...b.values()], samples: [...s.values()] }
 }
 
+/** the documented outlier rule by hand: with 3 or more venues, a close further than 5 % from their median is out */
+function keptCloses<T extends { close: number }>(bars: T[]): T[] {
+  if (bars.length < 3) return bars
+  const xs = bars.map((b) => b.close).sort((a, b) => a - b)
+  const m = xs.length % 2 ? xs[xs.length >> 1]! : (xs[xs.length / 2 - 1]! + xs[xs.length / 2]!) / 2
+  return bars.filter((b) => Math.abs(b.close - m) <= 0.05 * m)
+}
+
 describe('CoinSeries', () => {
   it.each([
     ['hours', HOUR_MS, 30 * 24],
@@ -60,7 +68,7 @@ describe('CoinSeries', () => {
     const points = g.points('BTC', from, NOW)
     for (const p of points) {
       const cells = ref.bars.filter((b) => b.coin === 'BTC' && b.ts === p.ts)
-      const perps = cells.filter((b) => b.marketType === 'perp')
+      const perps = keptCloses(cells.filter((b) => b.marketType === 'perp'))
       const vol = perps.reduce((a, b) => a + b.volume, 0)
       expect(p.perpVolume).toBeCloseTo(vol, 9)
       if (perps.length && vol > 0) expect(p.close).toBeCloseTo(perps.reduce((a, b) => a + b.close * b.volume, 0) / vol, 9)
@@ -71,6 +79,27 @@ describe('CoinSeries', () => {
     // every bucket that has a bar is a point
     const barBuckets = new Set(ref.bars.filter((b) => b.coin === 'BTC' && b.ts >= floorTo(from, bucketMs) && b.ts < NOW).map((b) => b.ts))
     for (const ts of barBuckets) expect(points.some((p) => p.ts === ts)).toBe(true)
+  })
+
+  it('leaves a venue whose perp close is more than 5 % from the median of the bucket\'s closes out of its point, and names it', () => {
+    const series = new CoinSeries()
+    const t = floorTo(NOW, MINUTE_MS) - MINUTE_MS
+    const mk = (exchange: ExchangeId, close: number, volume: number, marketType: MarketType = 'perp'): MinuteBar => ({
+      exchange, coin: 'BTC', marketType, ts: t, open: close, high: close + 1, low: close - 1, close, volume, buyVolume: volume, sellVolume: 0, quoteVolume: close * volume, trades: 1, vap: new Map(),
+    })
+    series.apply({ minuteBars: [mk('binance', 100, 1), mk('bybit', 102, 1), mk('okx', 101, 2), mk('dydx', 130, 4), mk('binance', 100, 3, 'spot')] }, NOW)
+    const p = series.minutes.points('BTC', t, t + MINUTE_MS)[0]!
+    // closes 100, 101, 102, 130: median (101 + 102) / 2 = 101.5, 5 % of it 5.075; |130 − 101.5| = 28.5: dydx is out
+    // close = (100×1 + 102×1 + 101×2) / 4 = 101 (with dydx averaged in it would be (404 + 520) / 8 = 115.5)
+    expect(p.close).toBe(101)
+    expect([p.perpVolume, p.perpBuy, p.high, p.low, p.vwap]).toEqual([4, 4, 103, 99, (100 + 102 + 202) / 4])
+    expect(p.perpExchanges).toEqual(['binance', 'bybit', 'okx'])
+    expect(p.perpOutliers).toEqual([{ exchange: 'dydx', price: 130, deviation: 130 / 101.5 - 1 }])
+    expect(p.perpMedian).toBe(101.5)
+    // spot is not a perp close: untouched
+    expect(p.spotBuy).toBe(3)
+    // one venue's own point has no one to disagree with
+    expect(series.minutes.points('BTC', t, t + MINUTE_MS, 'dydx')[0]).toMatchObject({ close: 130, perpOutliers: [] })
   })
 
   it('keeps only as many buckets as it was sized for: an older write never replaces a newer bucket', () => {

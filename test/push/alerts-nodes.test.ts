@@ -94,7 +94,8 @@ describe('alerts on two API nodes, one ingest node (PostgreSQL + NATS)', () => {
     const key = account.api_key
 
     // the BTC perp tickers as node B streams them: the median mark after each one (the newest ticker per venue), once
-    // all five venues are quoted
+    // the four venues that publish a mark are quoted (dYdX's stream mark is null: it has none apart from its oracle);
+    // the simulated venues agree within bps, so none is set aside as an outlier
     const stream = await fetch(`${apiB.url}/v1/stream?channels=ticker&coin=${COIN}`, { headers: { authorization: `Bearer ${key}` } })
     expect(stream.status).toBe(200)
     const sse = sseReader(stream)
@@ -106,7 +107,7 @@ describe('alerts on two API nodes, one ingest node (PostgreSQL + NATS)', () => {
         if (d.market_type !== 'perp' || d.mark_price === null) continue
         if ((newest.get(d.exchange)?.ts ?? -Infinity) > d.ts) continue
         newest.set(d.exchange, { ts: d.ts, mark: d.mark_price })
-        if (newest.size === 5) out.push({ ts: Math.max(...[...newest.values()].map((x) => x.ts)), at: f.at, median: median([...newest.values()].map((x) => x.mark)) })
+        if (newest.size === 4) out.push({ ts: Math.max(...[...newest.values()].map((x) => x.ts)), at: f.at, median: median([...newest.values()].map((x) => x.mark)) })
       }
       return out
     }

@@ -10,6 +10,7 @@ import type { TickerEvent } from '../../src/market/events.js'
 import { Ingest } from '../../src/market/ingest.js'
 import { activeRules, recordEvaluation } from '../../src/accounts/alerts.js'
 import { refusedAddress, sendEvent } from '../../src/push/webhook.js'
+import { alertPrice } from '../../src/push/alerts.js'
 import { createApp } from '../../src/server.js'
 import { expectProblem, startTestService, type TestService } from '../helpers/service.js'
 import { until } from './sse-client.js'
@@ -103,8 +104,10 @@ describe('alert rules', () => {
     await until(async () => (await deliveriesOf(rule.alert_id)).filter((d) => d.status === 'delivered').length === 2, 5000, 'two deliveries')
     const mine = received.filter((r) => r.path === '/btc')
     expect(mine).toHaveLength(2)
-    const events = mine.map((r) => JSON.parse(r.body) as { id: string; value: number; alert: { alert_id: string } })
+    const events = mine.map((r) => JSON.parse(r.body) as { id: string; value: number; alert: { alert_id: string }; exchanges: string[]; outliers: unknown[] })
     expect(events.map((e) => e.value)).toEqual([61_000, 61_500])
+    // the median is of the venues that publish a mark (dYdX's is its oracle), none set aside
+    for (const e of events) expect([e.exchanges, e.outliers]).toEqual([['binance', 'bybit', 'okx', 'hyperliquid'], []])
     expect(new Set(events.map((e) => e.id)).size).toBe(2)
     for (const r of mine) {
       expect(r.eventId).toBe(JSON.parse(r.body).id)
@@ -178,6 +181,29 @@ describe('evaluations from nodes at different points of the data', () => {
     expect(await fire(true, 1150)).toBeNull() // B still behind: the old true does not fire
     expect(await fire(true, 1300)).not.toBeNull() // a new crossing fires
     expect(await deliveriesOf(id)).toHaveLength(2)
+  })
+})
+
+describe('the price a price rule compares', () => {
+  const tk = (exchange: (typeof EXCHANGE_IDS)[number], markPrice: number | null, ts = 1000) => ({ exchange, markPrice, ts })
+
+  it('the median of the venues\' marks, dYdX\'s oracle not among them, a mark more than 5 % from their median left out and named', () => {
+    // marks 100, 101, 102, 140 (dydx's oracle 150 is no mark): median 101.5, 140 is 38.5 away, beyond 5.075: out;
+    // the median of 100, 101, 102 is 101 (all five together, as before: 102)
+    const a = alertPrice([tk('binance', 100, 1000), tk('bybit', 101, 3000), tk('okx', 102, 2000), tk('hyperliquid', 140, 1500), tk('dydx', 150, 9000)])!
+    expect(a).toEqual({
+      price: 101, exchanges: ['binance', 'bybit', 'okx'], dataTs: 3000,
+      outliers: [{ exchange: 'hyperliquid', reason: expect.stringContaining('price 140 is 37.93 % from the venues\' median 101.5') }],
+    })
+  })
+
+  it('no mark, or venues in two groups far apart with none near their median: no price, the rule waits', () => {
+    expect(alertPrice([tk('dydx', 150)])).toBeNull()
+    expect(alertPrice([tk('binance', null)])).toBeNull()
+    // 100, 100, 200, 200: median 150, every mark 33 % from it
+    expect(alertPrice([tk('binance', 100), tk('bybit', 100), tk('okx', 200), tk('hyperliquid', 200)])).toBeNull()
+    // two venues: no majority, their median as it is
+    expect(alertPrice([tk('binance', 100), tk('okx', 200)])).toMatchObject({ price: 150, outliers: [] })
   })
 })
 

@@ -75,7 +75,8 @@ describe('GET /v1/stream', () => {
       const id = marketId(e.exchange, e.coin, e.marketType)
       if ((newest.get(id) ?? -Infinity) > e.ts) return
       newest.set(id, e.ts)
-      taken.push({ mark: e.markPrice, at: Date.now() })
+      // dYdX publishes no mark apart from its oracle: the stream says null, as /v1/markets/ticker does
+      taken.push({ mark: e.exchange === 'dydx' ? null : e.markPrice, at: Date.now() })
     }
     const sim = new MarketSimulator({ seed: 11, coins: ['XRP'] })
     const from = Date.now()
@@ -89,6 +90,19 @@ describe('GET /v1/stream', () => {
     s.cancel()
     expect(s.frames.map((f) => JSON.parse(f.data).mark_price)).toEqual(taken.map((x) => x.mark))
     for (const [i, f] of s.frames.entries()) expect(f.at - taken[i]!.at).toBeLessThan(1000)
+  })
+
+  it('a dYdX ticker says what /v1/markets/ticker says: no mark, with the note; its oracle as the index', async () => {
+    const { apiKey } = await t.signup()
+    const s = sseReader(await open(apiKey, 'channels=ticker&coin=LINK'))
+    const oracle = 17.25
+    ingest.emit({ type: 'ticker', exchange: 'dydx', coin: 'LINK', marketType: 'perp', ts: Date.now(), markPrice: oracle, indexPrice: oracle, lastPrice: null, fundingRate: 0.00001, fundingIntervalHours: 1, nextFundingTime: null })
+    ingest.emit({ type: 'ticker', exchange: 'okx', coin: 'LINK', marketType: 'perp', ts: Date.now(), markPrice: 17.3, indexPrice: 17.29, lastPrice: 17.31, fundingRate: 0.0001, fundingIntervalHours: 8, nextFundingTime: null })
+    await until(() => s.frames.length >= 2, 5000, 'the two LINK tickers')
+    s.cancel()
+    const [dydx, okx] = s.frames.map((f) => JSON.parse(f.data))
+    expect(dydx).toMatchObject({ exchange: 'dydx', mark_price: null, index_price: oracle, mark_note: expect.stringContaining('no mark price apart from its oracle') })
+    expect(okx).toMatchObject({ exchange: 'okx', mark_price: 17.3, index_price: 17.29, mark_note: null })
   })
 
   it('resumes after Last-Event-ID without losing or repeating an event', async () => {

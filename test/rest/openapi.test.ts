@@ -151,8 +151,11 @@ describe('/openapi.json', () => {
     expect(funding.funding_kind).toMatchObject(kind)
     expect(funding.exchanges.items.properties.funding_kind).toMatchObject(kind)
     const spread = data('/v1/structure/spread').items.properties
-    expect(Object.keys(spread.prices.items.properties)).toEqual(['exchange', 'price', 'quote', 'ts'])
+    expect(Object.keys(spread.prices.items.properties)).toEqual(['exchange', 'price', 'quote', 'ts', 'price_source', 'outlier', 'outlier_reason'])
     expect(spread.mixed_quotes).toMatchObject({ type: 'boolean' })
+    const leg = data('/v1/funding/arbitrage').properties.opportunities.items.properties.long.properties
+    expect(leg.funding_kind).toMatchObject({ type: 'string', enum: ['predicted', 'settled'] })
+    expect(Object.keys(leg)).toEqual(expect.arrayContaining(['quote', 'price_source', 'price_outlier']))
     const imbalance = data('/v1/flow/imbalance').items.properties
     expect(imbalance.exchanges.items.properties.bid_reach_pct).toMatchObject({ oneOf: [{ type: 'number' }, { type: 'null' }] })
     expect(Object.keys(imbalance.exchanges.items.properties.bands.oneOf[0].items.properties)).toEqual(['band_pct', 'bid_depth_usd', 'ask_depth_usd', 'ratio', 'source', 'granularity_pct', 'note'])

@@ -1,6 +1,6 @@
 // /v1/markets/ohlc and /v1/markets/ticker.
 import { type Candle, type OhlcPayload } from '../../analytics/ohlc.js'
-import { TICKER_STALE_MS, type TickerRow } from '../../analytics/ticker.js'
+import { TICKER_CLOCK_SKEW_MS, TICKER_STALE_MS, type TickerRow } from '../../analytics/ticker.js'
 import type { ExchangeNote } from '../../market/read/coverage.js'
 import { builder } from '../builder.js'
 import type { Coverage } from '../../analytics/coverage.js'
@@ -20,6 +20,7 @@ const CandleRef = builder.objectRef<Candle>('Candle').implement({
     sellVolume: t.exposeFloat('sellVolume', { description: 'taker-sell volume' }),
     trades: t.exposeInt('trades'),
     exchanges: t.stringList({ nullable: true, description: 'composite only: the exchanges whose prices entered this candle', resolve: (c) => c.exchanges ?? null }),
+    outliers: t.stringList({ nullable: true, description: 'composite only: the exchanges left out of this candle, their close more than 5 % from the median of the venues\' closes (coverage status outlier; docs/methodology.md#price-outliers)', resolve: (c) => c.outliers ?? null }),
   }),
 })
 
@@ -51,17 +52,18 @@ export const TickerRef = builder.objectRef<TickerRow>('Ticker').implement({
   fields: (t) => ({
     coin: t.exposeString('coin'),
     exchange: t.exposeString('exchange'),
-    markPrice: t.exposeFloat('markPrice', { nullable: true }),
-    indexPrice: t.exposeFloat('indexPrice', { nullable: true }),
+    markPrice: t.exposeFloat('markPrice', { nullable: true, description: 'the venue\'s mark price; null on dYdX, which publishes none apart from its oracle (markNote)' }),
+    indexPrice: t.exposeFloat('indexPrice', { nullable: true, description: 'the venue\'s index (dYdX and Hyperliquid: the oracle price)' }),
     fundingRate: t.exposeFloat('fundingRate', { nullable: true, description: 'per funding interval (fundingIntervalHours), not annualized' }),
     fundingKind: t.field({ type: FundingKindEnum, nullable: true, description: 'always predicted here: the rate the next settlement will use, as it stands now; null with fundingRate', resolve: (r) => r.fundingKind }),
     fundingIntervalHours: t.exposeFloat('fundingIntervalHours', { nullable: true }),
     nextFundingTime: t.field({ type: 'Timestamp', nullable: true, resolve: (r) => r.nextFundingTime }),
     ts: t.field({ type: 'Timestamp', nullable: true, description: 'when the venue reported these values (its own time where its payload has one); null without data', resolve: (r) => r.ts }),
     ageMs: t.exposeFloat('ageMs', { nullable: true }),
-    stale: t.exposeBoolean('stale', { description: `no fresh values: older than ${TICKER_STALE_MS / 1000} s, or none` }),
+    stale: t.exposeBoolean('stale', { description: `no fresh values: older than ${TICKER_STALE_MS / 1000} s, stamped more than ${TICKER_CLOCK_SKEW_MS / 1000} s after now, or none` }),
     status: t.field({ type: TickerStatusEnum, description: 'fresh, stale, or why a venue listing the coin has no values (no_data, down, degraded)', resolve: (r) => r.status }),
     reason: t.exposeString('reason', { nullable: true }),
+    markNote: t.exposeString('markNote', { nullable: true, description: 'why markPrice is null on a venue without a mark of its own (dYdX)' }),
   }),
 })
 

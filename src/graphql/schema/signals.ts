@@ -89,6 +89,8 @@ const ArbitrageRef = builder.objectRef<ArbitrageOpportunity>('Arbitrage').implem
     feesBps: t.exposeFloat('feesBps', { description: 'typical taker fees of both venues' }),
     netBps: t.exposeFloat('netBps'),
     holdingHours: t.exposeFloat('holdingHours', { nullable: true }),
+    longPriceSource: t.exposeString('longPriceSource', { nullable: true, description: 'price arbitrage: what the long leg was priced at, ask (the book\'s best), else mark, or last_trade on a venue without a mark of its own (dYdX); null for funding' }),
+    shortPriceSource: t.exposeString('shortPriceSource', { nullable: true, description: 'price arbitrage: bid (the book\'s best), else mark or last_trade; null for funding' }),
   }),
 })
 

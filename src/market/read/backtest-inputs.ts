@@ -8,7 +8,7 @@ import { FUNDING_STATS_WINDOW } from '../../analytics/funding.js'
 import { REGIME_HISTORY_HOURS, REGIME_WINDOW_HOURS } from '../../analytics/regime.js'
 import { HOUR_MS, MINUTE_MS } from '../../domain/time.js'
 import type { MarketState } from '../state.js'
-import { regimeHistory } from './signal-inputs.js'
+import { closeOutliersOf, regimeHistory, type CloseOutliers } from './signal-inputs.js'
 
 /** |z| of the OI-weighted 8 h funding against its previous week at or above which funding is extreme */
 const FUNDING_EXTREME_Z = 2
@@ -32,6 +32,8 @@ export interface BacktestInputs {
   history: Map<string, SignalHistory>
   /** the venues that traded each hour of the window (coverage) */
   venueHours: { exchange: string; ts: number }[]
+  /** the venues left out of the hourly closes read as outliers (coverage) */
+  closeOutliers: CloseOutliers
 }
 
 export function backtestInputs(market: MarketState, coin: string, from: number, to: number, now: number): BacktestInputs {
@@ -98,5 +100,5 @@ export function backtestInputs(market: MarketState, coin: string, from: number, 
     push('funding_extreme', { ts, active, direction: active ? (z! > 0 ? 'bearish' : 'bullish') : 'none' }, historyHours.funding)
   }
   const venueHours = points.filter((p) => p.ts >= from && p.ts < to).flatMap((p) => p.perpExchanges.map((exchange) => ({ exchange, ts: p.ts })))
-  return { closes, signals, history, venueHours }
+  return { closes, signals, history, venueHours, closeOutliers: closeOutliersOf(points) }
 }

@@ -10,6 +10,7 @@ import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../domain/time.js'
 import { EXCHANGE_IDS, type ExchangeId, type MarketType } from '../../domain/exchanges.js'
 import type { MarketState } from '../state.js'
 import type { MarketSample } from '../store/samples.js'
+import { publishesMark } from '../../domain/venue-prices.js'
 import { cacheOf, type VersionedCache } from './versioned-cache.js'
 
 const groupBy = <T extends { coin: string }>(coins: readonly string[], rows: readonly T[]): T[][] => {
@@ -129,16 +130,29 @@ export async function loadBars(
   return [...head, ...mid, ...tail]
 }
 
-/** mark prices of ticker rows or samples as spread price rows (ts: the venue's time for the mark, or the sample's minute) */
+/**
+ * mark prices of ticker rows or samples as spread price rows (ts: the venue's time for the mark, or the sample's
+ * minute); a venue without a mark of its own is left out: its stored mark is its oracle, which nobody trades at
+ */
 export const markRows = (rows: readonly { exchange: ExchangeId; ts: number; markPrice: number | null }[]): PriceRow[] =>
-  rows.map((r) => ({ exchange: r.exchange, ts: r.ts, price: r.markPrice }))
+  rows.filter((r) => publishesMark(r.exchange)).map((r) => ({ exchange: r.exchange, ts: r.ts, price: r.markPrice, source: 'mark' as const }))
+
+/** the last trade of each perp minute bar with trades as price rows (ts: the bar's minute, the trade fell in it) */
+export const lastTradeRows = (bars: readonly MinuteBar[]): PriceRow[] =>
+  bars.filter((b) => b.trades > 0 && b.close > 0).map((b) => ({ exchange: b.exchange, ts: b.ts, price: b.close, source: 'last_trade' as const }))
+
+/** the perp minute bars of [from, end) of the venues without a mark of their own: their tradable price is their last trade */
+export async function noMarkTradeBars(market: MarketState, coin: string, from: number, end: number): Promise<MinuteBar[]> {
+  const venues = EXCHANGE_IDS.filter((e) => !publishesMark(e))
+  return (await Promise.all(venues.map((exchange) => loadBars(market, { coin, marketType: 'perp', start: from, end, exchange, hourly: false })))).flat()
+}
 
 /**
- * The current mark per exchange for the spread: the live ticker where there is one (the venue's time for it), else the
- * newest of the exchange's stored samples given (another process ingests, or this one has no feed for it).
+ * The current tradable price per exchange for the spread: the mark of the live ticker where there is one (the venue's
+ * time for it), else of the newest stored sample given; a venue without a mark of its own: its last trades (bars given).
  */
-export function currentMarks(market: MarketState, coin: string, samples: readonly { exchange: ExchangeId; ts: number; markPrice: number | null }[]): PriceRow[] {
+export function currentPrices(market: MarketState, coin: string, samples: readonly { exchange: ExchangeId; ts: number; markPrice: number | null }[], tradeBars: readonly MinuteBar[]): PriceRow[] {
   const live = market.live.tickerList().filter((t) => t.marketType === 'perp' && t.coin === coin)
   const withLive = new Set(live.map((t) => t.exchange))
-  return [...markRows(live), ...markRows(samples.filter((s) => !withLive.has(s.exchange)))]
+  return [...markRows(live), ...markRows(samples.filter((s) => !withLive.has(s.exchange))), ...lastTradeRows(tradeBars)]
 }

@@ -11,6 +11,8 @@ import type { CoinPoint } from '../series.js'
 import type { SampleCell } from '../series-ring.js'
 import type { MarketState } from '../state.js'
 import { calibrateVenue, hourlyPairs } from '../../analytics/liquidation-calibration.js'
+import { outlierReason, outlierRunReason, outlierRuns, type OutlierRun } from '../../analytics/price-outliers.js'
+import type { CoverageGap } from '../../analytics/coverage.js'
 import { LIQUIDATION_FEEDS } from '../../domain/liquidations.js'
 import { hourRanges } from './coverage.js'
 import { liveSamples } from './market-data.js'
@@ -32,19 +34,23 @@ function memoized<T>(market: MarketState, key: string, stamp: number | string, c
   return cacheOf(caches, market, { maxEntries: 512 }).get(key, `${version}|${stamp}`, compute) as T
 }
 
-/**
- * The coin's divergence grid: hourly points (placed at each hour's last minute) then minutes for the tail. OI and
- * funding are chain-linked over the whole grid (each step measured over the venues present at both ends), so a
- * venue's feed gap is not a move; every minute names the venues behind each input.
- */
-function divergenceMinutes(market: MarketState, coin: string, now: number): DivergenceMinute[] {
+/** the coin's divergence grid points: hourly (placed at each hour's last minute) then minutes for the tail */
+function divergencePoints(market: MarketState, coin: string, now: number): { p: CoinPoint; ts: number }[] {
   const end = floorTo(now, MINUTE_MS)
   const tailStart = floorTo(end - DIVERGENCE_MINUTE_TAIL_MS, HOUR_MS)
   const from = end - divergenceLookbackMinutes('4h') * MINUTE_MS
-  const points: { p: CoinPoint; ts: number }[] = [
+  return [
     ...market.series.hours.points(coin, from, tailStart).map((p) => ({ p, ts: p.ts + HOUR_MS - MINUTE_MS })),
     ...market.series.minutes.points(coin, tailStart, end).map((p) => ({ p, ts: p.ts })),
   ]
+}
+
+/**
+ * The coin's divergence grid: hourly points then minutes for the tail. OI and funding are chain-linked over the whole
+ * grid (each step measured over the venues present at both ends), so a venue's feed gap is not a move; every minute
+ * names the venues behind each input.
+ */
+function divergenceMinutes(points: readonly { p: CoinPoint; ts: number }[]): DivergenceMinute[] {
   const linked = chainLink(points.map(({ p }) => p.venues))
   return points.map(({ p, ts }, i) => ({
     ts,
@@ -59,8 +65,26 @@ function divergenceMinutes(market: MarketState, coin: string, now: number): Dive
   }))
 }
 
-export function coinDivergence(market: MarketState, coin: string, now: number): CoinDivergence {
-  return memoized(market, `divergence:${coin}`, floorTo(now, MINUTE_MS), () => computeDivergence(coin, divergenceMinutes(market, coin, now)))
+/** the venues left out of a run of composite closes as outliers, and how many closes there were */
+export interface CloseOutliers {
+  runs: OutlierRun[]
+  closes: number
+}
+
+export const closeOutliersOf = (points: readonly CoinPoint[]): CloseOutliers => ({
+  runs: outlierRuns(points.map((p) => ({ ts: p.ts, outliers: p.perpOutliers, median: p.perpMedian }))),
+  closes: points.filter((p) => p.close !== null).length,
+})
+
+/** a coverage's gaps for the venues left out of the composite closes a figure read (status outlier) */
+export const closeOutlierGaps = (o: CloseOutliers): CoverageGap[] =>
+  o.runs.map((run) => ({ exchange: run.exchange, status: 'outlier', reason: outlierRunReason(run, o.closes, 'composite closes') }))
+
+export function coinDivergence(market: MarketState, coin: string, now: number): CoinDivergence & { closeOutliers: CloseOutliers } {
+  return memoized(market, `divergence:${coin}`, floorTo(now, MINUTE_MS), () => {
+    const points = divergencePoints(market, coin, now)
+    return { ...computeDivergence(coin, divergenceMinutes(points)), closeOutliers: closeOutliersOf(points.map(({ p }) => p)) }
+  })
 }
 
 /** the hourly inputs of the regime classifier in [from, to), oldest first (OI chain-linked over the same venues) */
@@ -73,11 +97,17 @@ function regimeHours(market: MarketState, coin: string, from: number, to: number
 }
 
 /** hours of history one classification reads, ending at the hour it is made */
-const REGIME_SPAN_MS = (REGIME_HISTORY_HOURS + REGIME_WINDOW_HOURS + 1) * HOUR_MS
+export const REGIME_SPAN_MS = (REGIME_HISTORY_HOURS + REGIME_WINDOW_HOURS + 1) * HOUR_MS
 
 export function coinRegime(market: MarketState, coin: string, now: number): RegimeResult {
   const to = floorTo(now, HOUR_MS)
   return memoized(market, `regime:${coin}`, to, () => classifyRegime(coin, regimeHours(market, coin, to - REGIME_SPAN_MS, to)), to)
+}
+
+/** the venues left out of the coin's hourly composite closes of the hours starting in [from, to) as outliers (a coverage's gaps) */
+export function hourCloseOutliers(market: MarketState, coin: string, from: number, to: number): CloseOutliers {
+  const [fromHour, toHour] = [Math.ceil(from / HOUR_MS), Math.ceil(to / HOUR_MS)]
+  return memoized(market, `close-outliers|${coin}|${fromHour}|${toHour}`, toHour, () => closeOutliersOf(market.series.hours.points(coin, fromHour * HOUR_MS, toHour * HOUR_MS)), toHour * HOUR_MS)
 }
 
 export interface RegimePoint extends RegimeResult {
@@ -231,28 +261,44 @@ export function oiHourRanges(market: MarketState, coin: string, from: number, to
   )
 }
 
+/** a venue left out of a composite close as an outlier: which close, and why */
+export interface CloseOutlier {
+  exchange: ExchangeId
+  /** the minute of the composite close it was left out of */
+  ts: number
+  reason: string
+}
+
 /** the latest composite perp close and its change from the close 24 h before that one (same minute of day) */
-export function priceChange24h(market: MarketState, coin: string, now: number): { price: number | null; changePct: number | null } {
-  const { price, changes } = priceChanges(market, coin, now, [24 * HOUR_MS])
-  return { price, changePct: changes[0]! }
+export function priceChange24h(market: MarketState, coin: string, now: number): { price: number | null; changePct: number | null; outliers: CloseOutlier[] } {
+  const { price, changes, outliers } = priceChanges(market, coin, now, [24 * HOUR_MS])
+  return { price, changePct: changes[0]!, outliers }
 }
 
 /**
  * The latest composite perp close (of the last 30 minutes) and, per horizon, its change from the latest close at or
  * before the same minute one horizon earlier (within 30 minutes of it): the overview's and the snapshot's changes.
+ * `outliers`: the venues left out of any of those closes (their close far off the other venues'), per close.
  */
-export function priceChanges(market: MarketState, coin: string, now: number, horizonsMs: readonly number[]): { price: number | null; ts: number | null; changes: (number | null)[] } {
+export function priceChanges(market: MarketState, coin: string, now: number, horizonsMs: readonly number[]): { price: number | null; ts: number | null; changes: (number | null)[]; outliers: CloseOutlier[] } {
   const to = floorTo(now, MINUTE_MS)
   const closeAt = (t: number) => market.series.minutes.points(coin, t - 30 * MINUTE_MS, t + MINUTE_MS).filter((p) => p.close !== null).at(-1)
   const latest = closeAt(to)
-  if (!latest) return { price: null, ts: null, changes: horizonsMs.map(() => null) }
+  if (!latest) return { price: null, ts: null, changes: horizonsMs.map(() => null), outliers: [] }
+  const outliers: CloseOutlier[] = []
+  const aside = (p: CoinPoint) => {
+    for (const o of p.perpOutliers) outliers.push({ exchange: o.exchange, ts: p.ts, reason: outlierReason(o, p.perpMedian!) })
+  }
+  aside(latest)
   return {
     price: latest.close,
     ts: latest.ts,
     changes: horizonsMs.map((h) => {
-      const ref = closeAt(latest.ts - h)?.close
-      return ref ? ((latest.close! - ref) / ref) * 100 : null
+      const ref = closeAt(latest.ts - h)
+      if (ref) aside(ref)
+      return ref?.close ? ((latest.close! - ref.close) / ref.close) * 100 : null
     }),
+    outliers,
   }
 }
 

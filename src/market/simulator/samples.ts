@@ -5,6 +5,7 @@ import type { OpenInterestEvent, TickerEvent } from '../events.js'
 import { vnoise } from './rng.js'
 import { predictedRate, type FundingAcc } from './funding.js'
 import type { SimMarket } from './markets.js'
+import { publishesMark } from '../../domain/venue-prices.js'
 
 export const roundTo = (x: number, inv: number) => Math.round(x * inv) / inv
 
@@ -29,7 +30,8 @@ export function ticker(mk: SimMarket, acc: FundingAcc, ts: number, mid: number, 
     coin: mk.coin,
     marketType: mk.marketType,
     ts,
-    markPrice: roundTo(mid, mk.tickInv),
+    // dYdX publishes no mark apart from its oracle (the index here), as its connector reads it
+    markPrice: roundTo(publishesMark(mk.exchange) ? mid : index, mk.tickInv),
     indexPrice: roundTo(index, mk.tickInv),
     lastPrice: last,
     fundingRate: predictedRate(mk, acc),

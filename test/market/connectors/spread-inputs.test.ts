@@ -60,15 +60,19 @@ describe('spread inputs: marks with their exchange times and quotes (premium_ind
     const dydx = await firstTicker(new DydxConnector({ coins: ['BTC'], sink: dySink, ccxtExchange: dy, now: () => now, streams: ONLY_TICKERS }), dySink)
 
     const s = buildSpread({ coin: 'BTC', current: markRows([binance, bybit, hyperliquid, dydx]), history: [], now })
+    const none = { outlier: false, outlierReason: null }
     expect(s.prices).toEqual([
       // Binance's mark is stamped with premiumIndex `time` (2021): far older than 2 min at now, so left out
-      { exchange: 'binance', price: null, quote: 'USDT', ts: bnRow.time },
-      { exchange: 'bybit', price: Number(bybitRow.markPrice), quote: 'USDT', ts: Number(bybitBody.time) },
-      { exchange: 'okx', price: null, quote: 'USDT', ts: null },
-      { exchange: 'hyperliquid', price: Number(hlCtx['markPx']), quote: 'USDC', ts: now },
-      { exchange: 'dydx', price: Number(markets['BTC-USD']!['oraclePrice']), quote: 'USDC', ts: now },
+      { exchange: 'binance', price: null, priceSource: null, quote: 'USDT', ts: bnRow.time, ...none },
+      { exchange: 'bybit', price: Number(bybitRow.markPrice), priceSource: 'mark', quote: 'USDT', ts: Number(bybitBody.time), ...none },
+      { exchange: 'okx', price: null, priceSource: null, quote: 'USDT', ts: null, ...none },
+      { exchange: 'hyperliquid', price: Number(hlCtx['markPx']), priceSource: 'mark', quote: 'USDC', ts: now, ...none },
+      // dYdX's ticker carries its oracle price as mark and index (it publishes no other): not a price anyone trades at,
+      // so never a mark row; its tradable price is its last trade (the trades, not fed here)
+      { exchange: 'dydx', price: null, priceSource: null, quote: 'USDC', ts: null, ...none },
     ])
-    const marks = [Number(bybitRow.markPrice), Number(hlCtx['markPx']), Number(markets['BTC-USD']!['oraclePrice'])]
+    expect(dydx).toMatchObject({ markPrice: Number(markets['BTC-USD']!['oraclePrice']), indexPrice: Number(markets['BTC-USD']!['oraclePrice']) })
+    const marks = [Number(bybitRow.markPrice), Number(hlCtx['markPx'])]
     const max = Math.max(...marks)
     const min = Math.min(...marks)
     expect(s.spreadBps).toBeCloseTo(((max - min) / ((max + min) / 2)) * 10_000, 9)

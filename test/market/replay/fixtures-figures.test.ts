@@ -1,6 +1,7 @@
 // The figures issue 14's findings changed, on the whole service replaying recordings/fixtures.jsonl: one-sided open
 // interest, depth bands only where a book reaches, the spread on marks with their quotes, funding kinds, and each
 // payload's coverage. Every expected value is derived here from the raw payloads the recording was built from.
+import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bookAfter, bybitBookFrames, bybitTrades, MINUTE } from './expected.js'
 import { FIXTURES_RECORDING, fixture, startReplayService, type ReplayService } from './helpers.js'
@@ -10,10 +11,13 @@ const EXCHANGES = ['binance', 'bybit', 'okx', 'hyperliquid', 'dydx']
 
 let s: ReplayService
 const at = new Map<string, any>()
+/** the replay's clock when the answers above were asked */
+let asOf = 0
 
 beforeAll(async () => {
   s = await startReplayService(FIXTURES_RECORDING, { start: START, env: { LOG_LEVEL: 'silent' } })
   await s.playToEnd()
+  asOf = s.now()
   for (const path of ['/v1/oi/changes?coin=BTC', '/v1/flow/imbalance?coin=BTC', '/v1/structure/spread?coin=BTC', '/v1/funding/weighted?coin=BTC', '/v1/markets/ticker?coin=BTC'])
     at.set(path.split('?')[0]!, (await s.get(path)).body.data)
   await s.moveTo(s.now() + MINUTE + 5_000)
@@ -64,31 +68,57 @@ describe('the findings on replayed real payloads', () => {
     expect(coin.coverage.partial).toBe(true)
   })
 
-  it('spread: each venue\'s mark with its quote; USDT and USDC mixed says so; the spread is over the fresh marks', () => {
+  // issue 29 items 4 and 11: dYdX is priced by its last trade (its only other price is its oracle); the collage's prices
+  // are years apart, so each venue more than 5 % from the venues' median is set aside and named, never compared
+  it('spread: each venue\'s tradable price with its quote and source; outliers (more than 5 % from the median) set aside and named', () => {
     const sp = at.get('/v1/structure/spread')[0]
     const raw: Record<string, number> = {
       binance: Number(fixture<any[]>('binance/premium_index_all.json').find((r) => r.symbol === 'BTCUSDT').markPrice),
       bybit: Number(bybitRow().markPrice),
       okx: Number(fixture('okx/mark_price.json').data[0].markPx),
       hyperliquid: Number(hlBtc().markPx),
-      dydx: Number(fixture('dydx/perpetual_markets.json').result.markets['BTC-USD'].oraclePrice),
     }
+    // dYdX's BTC trades of the recording: the liquidations fixture's v4_trades frame (docs/recordings.md)
+    const frame = JSON.parse(readFileSync(new URL('../../fixtures/venues/dydx_ws_trades_liquidated.json', import.meta.url), 'utf8'))
+    const dydxTrades: any[] = (Array.isArray(frame) ? frame : [frame]).flatMap((f: any) => f.contents.trades)
     const quote: Record<string, string> = { binance: 'USDT', bybit: 'USDT', okx: 'USDT', hyperliquid: 'USDC', dydx: 'USDC' }
     const fresh = (sp.prices as any[]).filter((p) => p.price !== null)
     expect(fresh.length).toBeGreaterThanOrEqual(2)
     for (const p of sp.prices) {
       expect(p.quote).toBe(quote[p.exchange])
-      if (p.price !== null) expect(p.price).toBe(raw[p.exchange])
+      if (p.price === null) continue
+      if (p.exchange === 'dydx') {
+        expect(p.price_source).toBe('last_trade')
+        expect(dydxTrades.map((t: any) => Number(t.price))).toContain(p.price)
+        expect(p.price).not.toBe(Number(fixture('dydx/perpetual_markets.json').result.markets['BTC-USD'].oraclePrice))
+      } else {
+        expect(p.price_source).toBe('mark')
+        expect(p.price).toBe(raw[p.exchange])
+      }
     }
-    const prices = fresh.map((p) => p.price as number)
-    const max = Math.max(...prices)
-    const min = Math.min(...prices)
-    expect(sp.spread_bps).toBeCloseTo(((max - min) / ((max + min) / 2)) * 10_000, 9)
-    const quotes = [...new Set(fresh.map((p) => quote[p.exchange]))]
-    expect(sp.mixed_quotes).toBe(quotes.length > 1)
+    // the documented rule by hand: the median of the fresh prices, a price further than 5 % of it is an outlier
+    const sorted = fresh.map((p) => p.price as number).sort((a, b) => a - b)
+    const median = sorted.length % 2 ? sorted[sorted.length >> 1]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2
+    const out = fresh.length >= 3 ? fresh.filter((p) => Math.abs(p.price - median) > 0.05 * median) : []
+    // the collage's venues disagree by far more than 5 %: at least one is set aside
+    expect(out.length).toBeGreaterThan(0)
+    expect(sp.outliers).toEqual(out.map((p) => p.exchange))
+    for (const p of sp.prices) expect(p.outlier).toBe(out.includes(p))
+    for (const p of out) {
+      expect(p.outlier_reason).toContain('outlier')
+      expect(sp.coverage.missing).toContainEqual({ exchange: p.exchange, status: 'outlier', reason: p.outlier_reason })
+    }
+    const kept = fresh.filter((p) => !out.includes(p))
+    if (kept.length >= 2) {
+      const max = Math.max(...kept.map((p) => p.price))
+      const min = Math.min(...kept.map((p) => p.price))
+      expect(sp.spread_bps).toBeCloseTo(((max - min) / ((max + min) / 2)) * 10_000, 9)
+    } else expect(sp.spread_bps).toBeNull()
+    const quotes = [...new Set(kept.map((p) => quote[p.exchange]))]
+    expect(sp.mixed_quotes).toBe(sp.spread_bps !== null && quotes.length > 1)
     // the venues set aside as stale are named in the coverage with that status
     for (const p of sp.prices.filter((x: any) => x.price === null)) expect(sp.coverage.missing).toContainEqual({ exchange: p.exchange, status: 'stale', reason: expect.any(String) })
-    expect(sp.coverage.exchanges).toEqual(fresh.map((p) => p.exchange))
+    expect(sp.coverage.exchanges).toEqual(kept.map((p) => p.exchange))
   })
 
   it('funding: every rate is the venue\'s predicted rate; Hyperliquid\'s hourly rate and dYdX\'s nextFundingRate as recorded', () => {
@@ -103,10 +133,16 @@ describe('the findings on replayed real payloads', () => {
     if (f.weighted_rate !== null) expect(f.funding_kind).toBe('predicted')
   })
 
-  it('ticker: a row for every venue, with the status of its values', () => {
+  it('ticker: a row for every venue, with the status of its values; a row stamped after now is not fresh; dYdX has no mark', () => {
     const rows = at.get('/v1/markets/ticker') as any[]
     expect(rows.map((r) => r.exchange)).toEqual(EXCHANGES)
     for (const r of rows) expect(['fresh', 'stale', 'no_data', 'down', 'degraded']).toContain(r.status)
+    // issue 29 item 11: the replay's asOf is the clock the rows are judged at; one stamped more than 5 s after it is stale
+    for (const r of rows.filter((x) => x.ts !== null && x.ts > asOf + 5_000)) expect(r).toMatchObject({ status: 'stale', stale: true, reason: expect.stringContaining('after now') })
+    for (const r of rows.filter((x) => x.status === 'fresh')) expect(r.ts).toBeLessThanOrEqual(asOf + 5_000)
+    // issue 29 item 4: dYdX's only price besides trades is its oracle: the index, never a mark
+    const dydxMarket = fixture('dydx/perpetual_markets.json').result.markets['BTC-USD']
+    expect(rows.find((r) => r.exchange === 'dydx')).toMatchObject({ mark_price: null, index_price: Number(dydxMarket.oraclePrice), mark_note: expect.stringContaining('no mark price apart from its oracle') })
     const hl = rows.find((r) => r.exchange === 'hyperliquid')
     expect(hl).toMatchObject({ mark_price: Number(hlBtc().markPx), index_price: Number(hlBtc().oraclePx), funding_rate: Number(hlBtc().funding), funding_kind: 'predicted' })
   })

@@ -173,10 +173,12 @@ describe('basis on a replayed recording', () => {
       // OKX's mark (mark-price, 2025-04-14) and index (index-tickers, 2025-05-11): two bodies a month apart in the collage
       okx: [[Number(one('okx/mark_price.json').data[0].markPx), Number(one('okx/index_price.json').data[0].idxPx)]],
       hyperliquid: [[Number(hl.markPx), Number(hl.oraclePx)]],
-      // dYdX publishes one oracle price: mark and index alike
-      dydx: [[Number(dydx.oraclePrice), Number(dydx.oraclePrice)]],
     }
+    // dYdX publishes one oracle price (oraclePrice) and no mark apart from it: no premium, named as not published
+    expect(dydx.oraclePrice).toBeDefined()
+    expect(dydx.markPrice).toBeUndefined()
     expect(d.exchanges.map((v: any) => v.exchange)).toEqual(Object.keys(pairs))
+    expect(d.coverage.missing).toContainEqual({ exchange: 'dydx', status: 'not_published', reason: expect.stringContaining('no mark price apart from its oracle') })
     for (const v of d.exchanges) {
       expect(v.points.length, v.exchange).toBeGreaterThan(0)
       for (const p of v.points) {

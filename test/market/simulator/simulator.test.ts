@@ -337,3 +337,13 @@ describe('event validation helper', () => {
     expect(() => validateEvent({ ...base, marketType: 'spot', type: 'open_interest', openInterest: 5 })).toThrow()
   })
 })
+
+describe('MarketSimulator: each venue\'s prices as the venue publishes them', () => {
+  it('dYdX has no mark apart from its oracle (mark = index, as its connector reads perpetualMarkets); the other venues\' marks are their own', () => {
+    const tickers = run(42, T, T + HOUR_MS).filter((e): e is Extract<MarketEvent, { type: 'ticker' }> => 'type' in e && e.type === 'ticker' && e.marketType === 'perp')
+    const dydx = tickers.filter((e) => e.exchange === 'dydx')
+    expect(dydx.length).toBeGreaterThan(0)
+    for (const e of dydx) expect(e.markPrice).toBe(e.indexPrice)
+    expect(tickers.filter((e) => e.exchange === 'binance').some((e) => e.markPrice !== e.indexPrice)).toBe(true)
+  })
+})

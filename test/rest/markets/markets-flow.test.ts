@@ -6,6 +6,7 @@
 // dydx is an exchange "without data for the coin". The clock is a variable so stale tests can move it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { TEST_NOW, seedMarket } from '../../helpers/market.js'
+import { Ingest } from '../../../src/market/ingest.js'
 import { startTestService, type TestService } from '../../helpers/service.js'
 import {
   CEX, DEFAULT_COINS, EXCHANGES, HOUR, MINUTE, callBad, callOk, expectClose, expectEpochMs, removeExchangeData, sortedKeys, withLiveTicker, type Json,
@@ -88,7 +89,7 @@ function expectCandleEquals(c: Json, expected: ReturnType<typeof fold>, what: st
 const OHLC_KEYS = ['as_of', 'candles', 'coin', 'coverage', 'end', 'exchange', 'exchanges', 'interval', 'lookback', 'market_type', 'missing', 'start']
 const COVERAGE_KEYS = ['exchanges', 'from', 'missing', 'note', 'partial', 'requested_from', 'requested_to', 'to']
 const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z')
-const CANDLE_KEYS = ['buy_volume', 'close', 'exchanges', 'high', 'low', 'open', 'sell_volume', 'trades', 'ts', 'volume']
+const CANDLE_KEYS = ['buy_volume', 'close', 'exchanges', 'high', 'low', 'open', 'outliers', 'sell_volume', 'trades', 'ts', 'volume']
 
 describe('GET /v1/markets/ohlc (2 credits)', () => {
   it('defaults: envelope, headers, exact keys and types, balance drops by 2', async () => {
@@ -115,6 +116,8 @@ describe('GET /v1/markets/ohlc (2 credits)', () => {
       expect(c.high).toBeGreaterThanOrEqual(Math.max(c.open, c.close))
       expectClose(c.buy_volume + c.sell_volume, c.volume, 1e-9, 'buy + sell = volume')
       expect(c.exchanges).toEqual([...EXCHANGES])
+      // the simulated venues agree within bps: nobody set aside
+      expect(c.outliers).toEqual([])
     }
     // coverage: 3 h of history in a 24 h window: every venue is in, but only from 09:00; the figure says it is partial.
     // The window's candles start at its first whole hour, 13:00 the day before (the 12:00 one holds earlier trades)
@@ -130,6 +133,33 @@ describe('GET /v1/markets/ohlc (2 credits)', () => {
     const inside = (await callOk(t, acct, '/v1/markets/ohlc?coin=BTC&lookback=1h&interval=1m', 2)).data
     const minute = TEST_NOW - (TEST_NOW % MINUTE)
     expect(inside.coverage).toMatchObject({ exchanges: [...EXCHANGES], missing: [], from: minute - HOUR + MINUTE, to: minute, partial: false, note: null })
+  })
+
+  it('composite: a venue whose close is more than 5 % from the median of the candle\'s closes is left out of that candle and named', async () => {
+    // LINK, fed in: one trade per venue at 10:05 (binance 10, bybit 10.1, okx 15 × 2) and at 11:05 (10, 10.2, 10.1)
+    const A = HISTORY_START + HOUR
+    const B = A + HOUR
+    const history = new Ingest({ db: t.services.db, market: t.services.market, trackLive: false, sampleEveryMs: MINUTE })
+    let n = 0
+    for (const [ts, px] of [[A, { binance: 10, bybit: 10.1, okx: 15 }], [B, { binance: 10, bybit: 10.2, okx: 10.1 }]] as const)
+      for (const [exchange, price] of Object.entries(px) as ['binance' | 'bybit' | 'okx', number][])
+        history.emit({ type: 'trade', exchange, coin: 'LINK', marketType: 'perp', ts: ts + 5 * MINUTE + 1000, id: `l${n++}`, price, size: ts === A && exchange === 'okx' ? 2 : 1, side: 'buy' })
+    await history.flush({ final: true })
+    const { data } = await callOk(t, acct, '/v1/markets/ohlc?coin=LINK&interval=1h&lookback=4h', 2)
+    // 10:00: median of 10, 10.1, 15 is 10.1; |15 − 10.1| = 4.9 > 5 % of 10.1 (0.505): okx is out, the candle is
+    // (10 + 10.1) / 2 = 10.05 on 2 coins (averaged in, it would be (10 + 10.1 + 30) / 4 = 12.525 on 4)
+    // 11:00: median 10.1, everyone within 0.505: (10 + 10.2 + 10.1) / 3
+    expect(data.candles.map((c: Json) => [c.ts, c.volume, c.exchanges, c.outliers])).toEqual([[A, 2, ['binance', 'bybit'], ['okx']], [B, 3, ['binance', 'bybit', 'okx'], []]])
+    expectClose(data.candles[0].close, 10.05, 1e-12, '10:00 close')
+    expectClose(data.candles[1].close, 30.3 / 3, 1e-12, '11:00 close')
+    expect(data.exchanges).toEqual(['binance', 'bybit', 'okx'])
+    // okx is in only part of the window: named with the outlier status and why
+    expect(data.coverage.missing).toContainEqual({
+      exchange: 'okx', status: 'outlier',
+      reason: `close more than 5 % from the median of the venues' closes in 1 of 2 candles (${iso(A)}), furthest 15 against 10.1 (48.51 %): left out of those candles as an outlier`,
+    })
+    expect(data.coverage.exchanges).toEqual(['binance', 'bybit', 'okx'])
+    expect(data.missing.map((m: Json) => m.exchange)).toEqual(['hyperliquid', 'dydx'])
   })
 
   it('one exchange: every 1h candle equals its hour of candle_1m rows folded by hand (coin and exchange case-insensitive)', async () => {
@@ -284,7 +314,7 @@ describe('GET /v1/markets/ohlc (2 credits)', () => {
   })
 })
 
-const TICKER_KEYS = ['age_ms', 'coin', 'exchange', 'funding_interval_hours', 'funding_kind', 'funding_rate', 'index_price', 'mark_price', 'next_funding_time', 'reason', 'stale', 'status', 'ts']
+const TICKER_KEYS = ['age_ms', 'coin', 'exchange', 'funding_interval_hours', 'funding_kind', 'funding_rate', 'index_price', 'mark_note', 'mark_price', 'next_funding_time', 'reason', 'stale', 'status', 'ts']
 
 describe('GET /v1/markets/ticker (1 credit)', () => {
   it('one coin: one row per exchange in canonical order, exact keys, values as the live feed reported them, not stale', async () => {
@@ -297,7 +327,10 @@ describe('GET /v1/markets/ticker (1 credit)', () => {
       expectEpochMs(r.ts, 'ts')
       expectEpochMs(r.next_funding_time, 'next_funding_time')
       expect(r.next_funding_time).toBeGreaterThan(r.ts)
-      for (const k of ['mark_price', 'index_price', 'funding_rate', 'funding_interval_hours', 'age_ms']) expect(typeof r[k], k).toBe('number')
+      // dYdX publishes no mark apart from its oracle (its index): null, with the note
+      for (const k of ['index_price', 'funding_rate', 'funding_interval_hours', 'age_ms']) expect(typeof r[k], k).toBe('number')
+      expect(typeof r.mark_price).toBe(r.exchange === 'dydx' ? 'object' : 'number')
+      expect(typeof r.mark_note).toBe(r.exchange === 'dydx' ? 'string' : 'object')
       // "values no older than about 5 seconds while the feed runs"
       expect(r.stale).toBe(false)
       expect([r.status, r.reason]).toEqual(['fresh', null])
@@ -309,7 +342,7 @@ describe('GET /v1/markets/ticker (1 credit)', () => {
       expect(r.funding_kind).toBe('predicted')
       const live = t.services.market.live.tickers.get(`${r.exchange}:BTC:perp`)!
       expect(r).toMatchObject({
-        mark_price: live.markPrice, index_price: live.indexPrice, funding_rate: live.fundingRate,
+        mark_price: r.exchange === 'dydx' ? null : live.markPrice, index_price: live.indexPrice, funding_rate: live.fundingRate,
         funding_interval_hours: live.fundingIntervalHours, next_funding_time: live.nextFundingTime, ts: live.ts,
       })
     }

@@ -56,7 +56,19 @@ const spreadBps = (prices: number[]) => {
 
 // ---------------------------------------------------------------------------------------------------------------
 const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z')
-const SPREAD_KEYS = ['cheapest', 'coin', 'coverage', 'dearest', 'history_points', 'missing', 'mixed_quotes', 'note', 'prices', 'quote_note', 'quotes', 'spread_bps', 'ts', 'z_score']
+const SPREAD_KEYS = ['cheapest', 'coin', 'coverage', 'dearest', 'history_points', 'missing', 'mixed_quotes', 'note', 'outliers', 'prices', 'quote_note', 'quotes', 'spread_bps', 'ts', 'z_score']
+
+/**
+ * dYdX publishes no mark apart from its oracle: its tradable price is its last trade, the close of each stored
+ * 1-minute candle with trades (the current one: the newest before now, current as of its minute's end)
+ */
+async function dydxCloses(coin: string, from: number, to: number): Promise<{ minute: number; close: number }[]> {
+  const rows = await t.services.db.sql.query<{ ts: string | number; close: number }>(
+    `SELECT ts, close FROM candle_1m WHERE exchange = 'dydx' AND coin = $1 AND market_type = 'perp' AND trades > 0 AND ts >= $2 AND ts < $3 ORDER BY ts`,
+    [coin, from, to],
+  )
+  return rows.map((r) => ({ minute: Number(r.ts), close: Number(r.close) }))
+}
 const QUOTE: Record<string, string> = { binance: 'USDT', bybit: 'USDT', okx: 'USDT', hyperliquid: 'USDC', dydx: 'USDC' }
 
 describe('GET /v1/structure/spread (3 credits)', () => {
@@ -71,15 +83,23 @@ describe('GET /v1/structure/spread (3 credits)', () => {
     expect(s.missing).toEqual([])
     expect(s.note).toBeNull()
     expect(s.prices.map((p: Json) => p.exchange)).toEqual([...EXCHANGES])
+    const lastTrade = (await dydxCloses('BTC', TEST_NOW - 5 * MINUTE, TEST_NOW)).at(-1)!
     for (const p of s.prices) {
-      expect(sortedKeys(p)).toEqual(['exchange', 'price', 'quote', 'ts'])
+      expect(sortedKeys(p)).toEqual(['exchange', 'outlier', 'outlier_reason', 'price', 'price_source', 'quote', 'ts'])
       expectEpochMs(p.ts, 'price ts')
+      expect(p).toMatchObject({ outlier: false, outlier_reason: null })
+      expect(p.quote).toBe(QUOTE[p.exchange])
+      if (p.exchange === 'dydx') {
+        // its last trade, not its oracle (the ticker's stored mark)
+        expect(p).toMatchObject({ price: lastTrade.close, ts: lastTrade.minute + MINUTE, price_source: 'last_trade' })
+        expect(p.price).not.toBe(live('dydx', 'BTC').ticker.markPrice)
+        continue
+      }
       // the current price is the live mark with the venue's time for it
       const tk = live(p.exchange, 'BTC').ticker
-      expect(p.price).toBe(tk.markPrice)
-      expect(p.ts).toBe(tk.ts)
-      expect(p.quote).toBe(QUOTE[p.exchange])
+      expect(p).toMatchObject({ price: tk.markPrice, ts: tk.ts, price_source: 'mark' })
     }
+    expect(s.outliers).toEqual([])
     // USDT and USDC venues compared: the payload says so
     expect(s.quotes).toEqual(['USDT', 'USDC'])
     expect(s.mixed_quotes).toBe(true)
@@ -98,15 +118,17 @@ describe('GET /v1/structure/spread (3 credits)', () => {
   it('z-score against the 24 h of 1-minute mark spreads before the current minute, recomputed from market_sample', async () => {
     const s = (await callOk<Json[]>(t, acct, '/v1/structure/spread?coin=BTC', 3)).data[0]!
     const rows = await t.services.db.sql.query<{ ts: string | number; mark_price: number | null }>(
-      `SELECT ts, mark_price FROM market_sample WHERE coin = 'BTC' AND market_type = 'perp' AND ts >= $1 AND ts < $2 ORDER BY ts`,
+      `SELECT exchange, ts, mark_price FROM market_sample WHERE coin = 'BTC' AND market_type = 'perp' AND ts >= $1 AND ts < $2 ORDER BY ts`,
       [CURRENT_MINUTE - 24 * HOUR, CURRENT_MINUTE],
     )
     const byMinute = new Map<number, number[]>()
+    // dYdX's stored mark is its oracle: its price is its last trade of the minute
     for (const r of rows) {
-      if (r.mark_price === null) continue
+      if (r.mark_price === null || (r as any).exchange === 'dydx') continue
       const m = Math.floor(Number(r.ts) / MINUTE) * MINUTE
       byMinute.set(m, [...(byMinute.get(m) ?? []), r.mark_price])
     }
+    for (const c of await dydxCloses('BTC', CURRENT_MINUTE - 24 * HOUR, CURRENT_MINUTE)) byMinute.get(c.minute)?.push(c.close)
     const history = [...byMinute.values()].filter((marks) => marks.length >= 2).map(spreadBps)
     expect(history.length).toBe(1440) // 26 h seeded: the whole 24 h window, one point per minute
     expect(s.history_points).toBe(history.length)
@@ -145,15 +167,16 @@ describe('GET /v1/structure/spread (3 credits)', () => {
     expect(s.missing).toEqual([{ exchange: 'dydx', reason: expect.any(String) }])
     expectClose(s.spread_bps, spreadBps(s.prices.map((p: Json) => p.price)), 1e-12, 'spread over 4 venues')
     expect(s.coverage.exchanges).toEqual(['binance', 'bybit', 'okx', 'hyperliquid'])
-    expect(s.coverage.missing.at(-1)).toEqual({ exchange: 'dydx', status: 'no_data', reason: 'no XRP perp mark' })
+    expect(s.coverage.missing.at(-1)).toEqual({ exchange: 'dydx', status: 'no_data', reason: 'no XRP perp price' })
   })
 
   it('stale feeds: 6 min later every price is set aside (null, its ts kept), missing says stale, no spread', async () => {
     const s = (await at(TEST_NOW + 6 * MINUTE, () => callOk<Json[]>(t, acct, '/v1/structure/spread?coin=BTC', 3))).data[0]!
     expect(s.prices.map((p: Json) => p.exchange)).toEqual([...EXCHANGES])
+    const lastTrade = (await dydxCloses('BTC', TEST_NOW - 5 * MINUTE, TEST_NOW)).at(-1)!
     for (const p of s.prices) {
       expect(p.price).toBeNull()
-      expect(p.ts).toBe(TEST_NOW)
+      expect(p.ts).toBe(p.exchange === 'dydx' ? lastTrade.minute + MINUTE : TEST_NOW)
     }
     expect(s.spread_bps).toBeNull()
     expect(s.cheapest).toBeNull()

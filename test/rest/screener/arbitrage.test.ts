@@ -19,6 +19,17 @@ beforeAll(async () => {
 afterAll(() => t.close())
 
 const tickerOf = (e: string, coin: string) => t.services.market.live.tickers.get(`${e}:${coin}:perp`)!
+const QUOTE: Record<string, string> = { binance: 'USDT', bybit: 'USDT', okx: 'USDT', hyperliquid: 'USDC', dydx: 'USDC' }
+
+/** dYdX publishes no mark apart from its oracle: its tradable price is its last trade, the newest stored 1-minute close with trades of the last 5 minutes */
+async function dydxLastTrade(coin: string): Promise<number> {
+  const rows = await t.services.db.sql.query<{ close: number }>(
+    `SELECT close FROM candle_1m WHERE exchange = 'dydx' AND coin = $1 AND market_type = 'perp' AND trades > 0 AND ts >= $2 AND ts <= $3 ORDER BY ts DESC LIMIT 1`,
+    [coin, TEST_NOW - 5 * 60_000, TEST_NOW],
+  )
+  return Number(rows[0]!.close)
+}
+const priceOf = async (e: string, coin: string) => (e === 'dydx' ? dydxLastTrade(coin) : tickerOf(e, coin).markPrice!)
 
 describe('GET /v1/funding/arbitrage', () => {
   it('every pair of venues per coin, legs and figures equal to the live rates and the fee table by hand', async () => {
@@ -44,9 +55,18 @@ describe('GET /v1/funding/arbitrage', () => {
       const fees = 2 * (FEES[l]! + FEES[s]!)
       expectClose(o.fees_round_trip, fees, 1e-12, 'fees_round_trip')
       expectClose(o.net_apr, diff * 1095 - (fees * 8760) / 72, 1e-12, 'net_apr')
-      const [pl, ps] = [tickerOf(l, 'BTC').markPrice!, tickerOf(s, 'BTC').markPrice!]
+      const [pl, ps] = [await priceOf(l, 'BTC'), await priceOf(s, 'BTC')]
+      expect([o.long.price, o.short.price]).toEqual([pl, ps])
       expectClose(o.price_spread_bps, ((ps - pl) / ((ps + pl) / 2)) * 1e4, 1e-9, 'price_spread_bps')
+      // each leg says its quote, which price it is and which rate; a USDT/USDC pair says it mixes them
+      for (const leg of [o.long, o.short])
+        expect(leg).toMatchObject({ quote: QUOTE[leg.exchange], price_source: leg.exchange === 'dydx' ? 'last_trade' : 'mark', funding_kind: 'predicted', price_outlier: false })
+      expect(o.mixed_quotes).toBe(QUOTE[l] !== QUOTE[s])
+      expect(o.quotes).toEqual([...new Set([QUOTE[l], QUOTE[s]])])
+      expect(o.price_spread_note).toBeNull()
     }
+    // dYdX's leg is never its oracle (its stored mark)
+    expect(await dydxLastTrade('BTC')).not.toBe(tickerOf('dydx', 'BTC').markPrice)
     // ranked by net APR
     const nets = data.opportunities.map((o: Json) => o.net_apr)
     expect(nets).toEqual([...nets].sort((a, b) => b - a))
@@ -66,6 +86,22 @@ describe('GET /v1/funding/arbitrage', () => {
       expect(data.opportunities).toHaveLength(6) // C(4, 2)
       expect(data.opportunities.some((o: Json) => o.long.exchange === 'okx' || o.short.exchange === 'okx')).toBe(false)
       expect(data.missing).toEqual([{ coin: 'BTC', exchange: 'okx', reason: expect.stringMatching(/older than 5 minutes/) }])
+    })
+  })
+
+  it('a venue price more than 5 % from the median of the coin\'s venues is an outlier: named on its legs, no price spread with it', async () => {
+    const bad = tickerOf('binance', 'BTC').markPrice! * 1.2
+    await withLiveTicker(t, 'binance:BTC:perp', { markPrice: bad }, async () => {
+      const { data } = await callOk(t, acct, '/v1/funding/arbitrage?coin=BTC', 5)
+      const withBinance = data.opportunities.filter((o: Json) => o.long.exchange === 'binance' || o.short.exchange === 'binance')
+      expect(withBinance).toHaveLength(4)
+      for (const o of withBinance) {
+        const leg = o.long.exchange === 'binance' ? o.long : o.short
+        expect(leg).toMatchObject({ price: bad, price_outlier: true })
+        expect(o.price_spread_bps).toBeNull()
+        expect(o.price_spread_note).toMatch(/binance price .* from the venues' median .* outlier/)
+      }
+      for (const o of data.opportunities.filter((x: Json) => !withBinance.includes(x))) expect(o.price_spread_bps).not.toBeNull()
     })
   })
 

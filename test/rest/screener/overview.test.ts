@@ -3,6 +3,7 @@
 // volume, OI and funding from the live values by hand; every sort column in both orders; bad parameters refused.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { TEST_NOW, seedMarket } from '../../helpers/market.js'
+import { Ingest } from '../../../src/market/ingest.js'
 import { startTestService, type TestService } from '../../helpers/service.js'
 import { DEFAULT_COINS, HOUR, MINUTE, callBad, callOk, expectClose, sortedKeys, type Json } from '../markets/helpers.js'
 
@@ -19,7 +20,7 @@ beforeAll(async () => {
 afterAll(() => t.close())
 
 const COLUMNS = ['coin', 'price', 'change_1h_pct', 'change_4h_pct', 'change_24h_pct', 'volume_24h_usd', 'oi_usd', 'oi_change_24h_pct', 'funding_8h', 'liquidations_24h_usd']
-const ROW_KEYS = [...COLUMNS, 'exchanges', 'note', 'price_ts'].sort()
+const ROW_KEYS = [...COLUMNS, 'exchanges', 'funding_kind', 'note', 'price_outliers', 'price_ts'].sort()
 
 /** the composite perp close of one minute from the stored candles: Σ close × volume / Σ volume (plain mean when nothing traded) */
 async function storedClose(coin: string, ts: number): Promise<number | null> {
@@ -101,6 +102,9 @@ describe('GET /v1/markets/overview', () => {
     }
     expectClose(btc.oi_usd, oiUsd, 1e-9, 'oi_usd')
     expectClose(btc.funding_8h, wr / w, 1e-9, 'funding_8h')
+    // it weights the tickers' rates, which are the venues' predicted rates (issue 29 item 8)
+    expect(btc.funding_kind).toBe('predicted')
+    for (const c of data.coins) expect(c.funding_kind).toBe(c.funding_8h === null ? null : 'predicted')
     expect(typeof btc.oi_change_24h_pct).toBe('number')
   })
 
@@ -129,5 +133,45 @@ describe('GET /v1/markets/overview', () => {
     expect(p.allowed).toEqual(COLUMNS)
     expect((await callBad(t, acct, '/v1/markets/overview?order=up', 'order')).allowed).toEqual(['asc', 'desc'])
     await callBad(t, acct, '/v1/markets/overview?coin=BTC', 'coin')
+  })
+})
+
+describe('a venue price far off the others is left out of the composite price and of a change\'s reference, and named', () => {
+  const LAST = NOW_MINUTE - MINUTE // the last closed minute
+  const REF = LAST - HOUR
+  beforeAll(async () => {
+    // DOGE over the 2 h before now: four venues trade one price each minute (size 10, okx 20 in the last minute)
+    const history = new Ingest({ db: t.services.db, market: t.services.market, trackLive: false, sampleEveryMs: MINUTE })
+    let n = 0
+    const at: Record<string, number> = { binance: 0.098, bybit: 0.098, okx: 0.098, hyperliquid: 0.098 }
+    for (let ts = NOW_MINUTE - 2 * HOUR; ts < NOW_MINUTE; ts += MINUTE) {
+      const px = ts === LAST ? { binance: 0.1, bybit: 0.101, okx: 0.102, hyperliquid: 0.15 } : ts === REF ? { ...at, bybit: 0.2 } : at
+      for (const [exchange, price] of Object.entries(px) as [keyof typeof at & ('binance' | 'bybit' | 'okx' | 'hyperliquid'), number][])
+        history.emit({ type: 'trade', exchange, coin: 'DOGE', marketType: 'perp', ts: ts + 1000, id: `d${n++}`, price, size: ts === LAST && exchange === 'okx' ? 20 : 10, side: 'buy' })
+    }
+    await history.flush({ final: true })
+  }, 60_000)
+
+  it('DOGE: the last minute without hyperliquid\'s 0.15, the 1 h reference without bybit\'s 0.2; both named in the row and the coverage', async () => {
+    const { data } = await callOk(t, acct, '/v1/markets/overview', 3)
+    const doge = data.coins.find((c: Json) => c.coin === 'DOGE')
+    // last minute: closes 0.100, 0.101, 0.102, 0.150; median (0.101 + 0.102) / 2 = 0.1015, 5 % of it 0.005075;
+    // 0.150 is 0.0485 away: out. Price = (0.100×10 + 0.101×10 + 0.102×20) / 40 = 4.05 / 40 = 0.10125
+    // (averaged in: (4.05 + 1.5) / 50 = 0.111)
+    expect(doge.price_ts).toBe(LAST)
+    expectClose(doge.price, 0.10125, 1e-12, 'price')
+    // 1 h before: 0.098 thrice and bybit 0.2; median 0.098: bybit out, the reference is 0.098 (averaged in: 0.1235)
+    expectClose(doge.change_1h_pct, ((0.10125 - 0.098) / 0.098) * 100, 1e-9, 'change_1h_pct')
+    expect([doge.change_4h_pct, doge.change_24h_pct]).toEqual([null, null])
+    expect(doge.price_outliers).toEqual(['bybit', 'hyperliquid'])
+    expect(doge.note).toContain('bybit, hyperliquid left out of the price')
+    // volume is what every venue traded (no price is averaged): 0.098 × 10 × 4 × 119 minutes, less bybit's 0.098 → 0.2
+    // in the reference minute, plus the last minute's 0.1 + 0.101 + 0.204 + 1.5
+    expectClose(doge.volume_24h_usd, 0.98 * 4 * 118 + 0.98 * 3 + 2 + 1 + 1.01 + 2.04 + 1.5, 1e-9, 'volume_24h_usd')
+    const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z')
+    const missing = data.coverage.missing as Json[]
+    expect(missing).toContainEqual({ exchange: 'hyperliquid', status: 'outlier', reason: expect.stringContaining(`DOGE close of ${iso(LAST)}: price 0.15 is 47.78 % from the venues' median 0.1015`) })
+    expect(missing).toContainEqual({ exchange: 'bybit', status: 'outlier', reason: expect.stringContaining(`DOGE close of ${iso(REF)}: price 0.2 is 104.08 % from the venues' median 0.098`) })
+    expect(data.coverage.partial).toBe(true)
   })
 })

@@ -41,12 +41,16 @@ const CASCADE_KEYS = [
 ]
 const PHASE_KEYS = ['by_exchange', 'from_price', 'liquidated_usd', 'phase', 'stalled', 'to_price']
 
-/** current price as the ticker endpoint shows it: mean of the fresh marks of the selected exchanges */
+/**
+ * current price as the ticker endpoint shows it: mean of the fresh marks of the selected exchanges, dYdX's being its
+ * oracle (the ticker's index_price: dYdX publishes no mark apart from it and liquidates at it)
+ */
 async function currentPrice(exchange?: string): Promise<number> {
   const { data } = await callOk<Json[]>(t, acct, `/v1/markets/ticker?coin=BTC${exchange ? `&exchange=${exchange}` : ''}`, 1)
-  const fresh = data.filter((r) => TEST_NOW - r.ts <= 60_000 && r.mark_price > 0)
+  const marks = data.map((r): Json => ({ ...r, mark: r.exchange === 'dydx' ? r.index_price : r.mark_price }))
+  const fresh = marks.filter((r) => TEST_NOW - r.ts <= 60_000 && r.mark! > 0)
   expect(fresh.length).toBeGreaterThan(0)
-  return mean(fresh.map((r) => r.mark_price as number))
+  return mean(fresh.map((r) => r.mark!))
 }
 
 /** contiguous HVN runs of the 24 h, 50-bin volume profile of the same exchanges: the zones a cascade can stall in */
@@ -191,6 +195,21 @@ describe('GET /v1/signals/liquidation-cascade (5 credits)', () => {
       // and asking for that venue alone has no current price: 503, nothing charged
       const p = await callFail(t, acct, `/v1/signals/liquidation-cascade?coin=BTC&trigger_price=${Math.round(others * 0.98)}&exchange=dydx`, 503, 'unavailable')
       expect(p.detail).toMatch(/dydx/)
+    })
+  })
+
+  it('a mark more than 5 % from the median of the venues\' marks is left out of the start and named in the coverage', async () => {
+    const { data: tickers } = await callOk<Json[]>(t, acct, '/v1/markets/ticker?coin=BTC', 1)
+    const mark = (e: string) => tickers.find((r) => r.exchange === e)![e === 'dydx' ? 'index_price' : 'mark_price'] as number
+    const others = mean(['binance', 'bybit', 'hyperliquid', 'dydx'].map(mark))
+    // okx's mark 20 % above its own: the median of the five is one of the other four (all within bps of each other),
+    // okx is ~20 % from it, beyond 5 %
+    await withLiveTicker(t, 'okx:BTC:perp', { markPrice: mark('okx') * 1.2 }, async () => {
+      const { data } = await callOk(t, acct, `/v1/signals/liquidation-cascade?coin=BTC&trigger_price=${Math.round(others * 0.98)}`, 5)
+      expectClose(data.start_price, others, 1e-12, 'start without the okx outlier')
+      expect(data.coverage.missing).toContainEqual({ exchange: 'okx', status: 'outlier', reason: expect.stringMatching(/^mark left out of the start price: price [\d.]+ is 2\d\.\d\d % from the venues' median/) })
+      // its positions and book are still in the cascade: only its mark is out
+      expect(data.exchanges).toContain('okx')
     })
   })
 

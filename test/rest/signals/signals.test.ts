@@ -349,7 +349,7 @@ describe('GET /v1/signals/divergence (5 credits)', () => {
 const REGIMES = ['trending_up', 'trending_down', 'ranging', 'high_volatility', 'squeeze']
 const SNAPSHOT_KEYS = ['as_of', 'coins', 'computed_at', 'coverage', 'divergences', 'regime_distribution', 'top_arbitrage']
 const COIN_KEYS = ['active_divergences', 'coin', 'components', 'funding_z', 'oi_change_24h_pct', 'price', 'price_change_24h_pct', 'rank', 'regime', 'regime_exchanges', 'score', 'spread_z']
-const ARB_KEYS = ['coin', 'fees_bps', 'gross_bps', 'holding_hours', 'long_exchange', 'net_bps', 'short_exchange', 'type']
+const ARB_KEYS = ['coin', 'fees_bps', 'gross_bps', 'holding_hours', 'long_exchange', 'long_price_source', 'net_bps', 'short_exchange', 'short_price_source', 'type']
 /** docs/methodology.md#snapshot: weights, units, cap 4, normalized by 4 × Σ weights = 17 */
 const WEIGHTS = { funding: 1, spread: 0.5, oi: 1, divergence: 1, momentum: 0.75 }
 const UNITS = { funding: 1, spread: 1, oi: 5, divergence: 1, momentum: 5 }
@@ -470,17 +470,25 @@ describe('GET /v1/signals/snapshot (10 credits)', () => {
     for (let i = 1; i < snap.divergences.length; i++) expect(Math.abs(snap.divergences[i - 1].z_score)).toBeGreaterThanOrEqual(Math.abs(snap.divergences[i].z_score))
   })
 
-  it('top_arbitrage: recomputed from the live books and tickers — best positive price and funding edge per coin, net = gross − fees, sorted by net', () => {
+  it('top_arbitrage: recomputed from the live books and tickers — best positive price and funding edge per coin, net = gross − fees, sorted by net', async () => {
     const arbs = snap.top_arbitrage as Json[]
     const expected: Json[] = []
     for (const coin of DEFAULT_COINS) {
+      // dYdX's tradable price is its last trade (it has no mark apart from its oracle): the close of its latest stored
+      // minute with trades, current as of that minute's end, within 60 s of now
+      const trades = await t.services.db.sql.query<{ ts: number; close: number }>(
+        `SELECT ts, close FROM candle_1m WHERE coin = $1 AND exchange = 'dydx' AND market_type = 'perp' AND trades > 0 AND ts + 60000 <= $2 AND ts + 60000 >= $2 - 60000 ORDER BY ts DESC LIMIT 1`,
+        [coin, TEST_NOW],
+      )
       const venues = EXCHANGES.flatMap((e) => {
         const tk = t.services.market.live.tickers.get(`${e}:${coin}:perp`)
         if (!tk || TEST_NOW - tk.ts > 60_000) return []
         const book = t.services.market.live.books.get(`${e}:${coin}:perp`)
         const fresh = book && TEST_NOW - book.ts <= 60_000
-        const bid = fresh && book.bids.length ? Math.max(...book.bids.map((l) => l.price)) : tk.markPrice!
-        const ask = fresh && book.asks.length ? Math.min(...book.asks.map((l) => l.price)) : tk.markPrice!
+        const price = e === 'dydx' ? (trades[0] ? Number(trades[0].close) : null) : tk.markPrice!
+        const source = e === 'dydx' ? 'last_trade' : 'mark'
+        const bid = fresh && book.bids.length ? { p: Math.max(...book.bids.map((l) => l.price)), src: 'bid' } : price === null ? null : { p: price, src: source }
+        const ask = fresh && book.asks.length ? { p: Math.min(...book.asks.map((l) => l.price)), src: 'ask' } : price === null ? null : { p: price, src: source }
         return [{ e, bid, ask, rate8h: (tk.fundingRate! * 8) / tk.fundingIntervalHours! }]
       })
       let price: Json | null = null
@@ -488,13 +496,16 @@ describe('GET /v1/signals/snapshot (10 credits)', () => {
       for (const a of venues)
         for (const b of venues) {
           if (a.e === b.e) continue
-          const pg = ((b.bid - a.ask) / a.ask) * 1e4
-          const pf = (FEE.get(a.e)! + FEE.get(b.e)!) * 1e4
-          if (pg - pf > 0 && (!price || pg - pf > price.net_bps)) price = { type: 'price', coin, long_exchange: a.e, short_exchange: b.e, gross_bps: pg, fees_bps: pf, net_bps: pg - pf, holding_hours: null }
+          if (a.ask && b.bid) {
+            const pg = ((b.bid.p - a.ask.p) / a.ask.p) * 1e4
+            const pf = (FEE.get(a.e)! + FEE.get(b.e)!) * 1e4
+            if (pg - pf > 0 && (!price || pg - pf > price.net_bps))
+              price = { type: 'price', coin, long_exchange: a.e, short_exchange: b.e, gross_bps: pg, fees_bps: pf, net_bps: pg - pf, holding_hours: null, long_price_source: a.ask.src, short_price_source: b.bid.src }
+          }
           if (b.rate8h > a.rate8h) {
             const fg = (b.rate8h - a.rate8h) * 1e4 * 3
             const ff = 2 * (FEE.get(a.e)! + FEE.get(b.e)!) * 1e4
-            if (fg - ff > 0 && (!funding || fg - ff > funding.net_bps)) funding = { type: 'funding', coin, long_exchange: a.e, short_exchange: b.e, gross_bps: fg, fees_bps: ff, net_bps: fg - ff, holding_hours: 24 }
+            if (fg - ff > 0 && (!funding || fg - ff > funding.net_bps)) funding = { type: 'funding', coin, long_exchange: a.e, short_exchange: b.e, gross_bps: fg, fees_bps: ff, net_bps: fg - ff, holding_hours: 24, long_price_source: null, short_price_source: null }
           }
         }
       if (price) expected.push(price)
@@ -512,6 +523,7 @@ describe('GET /v1/signals/snapshot (10 credits)', () => {
       expect(a.holding_hours).toBe(a.type === 'price' ? null : 24)
       const e = expected[i]!
       expect({ type: a.type, coin: a.coin, long: a.long_exchange, short: a.short_exchange }).toEqual({ type: e.type, coin: e.coin, long: e.long_exchange, short: e.short_exchange })
+      expect([a.long_price_source, a.short_price_source]).toEqual([e.long_price_source, e.short_price_source])
       expectClose(a.gross_bps, e.gross_bps, 1e-9, `${a.coin} ${a.type} gross`)
       expectClose(a.fees_bps, e.fees_bps, 1e-9, `${a.coin} ${a.type} fees`)
     })
