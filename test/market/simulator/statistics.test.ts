@@ -149,6 +149,8 @@ describe('simulated market statistics (7 days)', () => {
     let agree = 0
     let n = 0
     for (const f of funding) {
+      // dYdX publishes no mark apart from its oracle (mark = index): its premium is not observable
+      if (f.exchange === 'dydx') continue
       const t = tickers.get(marketKeyString(f))!
       const ps: number[] = []
       for (let m = f.ts - f.intervalHours * HOUR_MS; m < f.ts; m += MINUTE_MS) {
