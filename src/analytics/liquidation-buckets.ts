@@ -1,5 +1,6 @@
 // Estimated positions of one side merged into price buckets, with a heap so a period's range sweeps only the
 // buckets it crosses. Used by the liquidation map (liquidation-map.ts).
+import { Heap } from 'heap-js'
 
 export interface Bucket {
   key: number
@@ -15,17 +16,16 @@ export interface Bucket {
 // Buckets of one side with a binary heap over their keys, so sweeping pops only what a period's range crossed.
 export class BucketSet {
   buckets = new Map<number, Bucket>()
-  private heap: Bucket[] = []
-  private readonly highFirst: boolean
-  constructor(highFirst: boolean) {
-    this.highFirst = highFirst
+  private readonly heap: Heap<Bucket>
+  constructor(private readonly highFirst: boolean) {
+    this.heap = new Heap<Bucket>(highFirst ? (a, b) => b.key - a.key : (a, b) => a.key - b.key)
   }
   /** add units at liquidation price liq to the bucket `key`; returns the bucket, for remove() */
   add(key: number, liq: number, units: number): Bucket {
     let b = this.buckets.get(key)
     if (!b) {
       this.buckets.set(key, (b = { key, units: 0, weighted: 0, parts: 0, dead: false }))
-      this.push(b)
+      this.heap.push(b)
     }
     b.units += units
     b.weighted += units * liq
@@ -50,14 +50,14 @@ export class BucketSet {
   sweep(reached: number): { units: number; weighted: number } {
     let units = 0
     let weighted = 0
-    for (let top = this.heap[0]; top; top = this.heap[0]) {
+    for (let top = this.heap.peek(); top; top = this.heap.peek()) {
       if (top.dead) {
-        this.pop()
+        this.heap.pop()
         continue
       }
       const price = top.weighted / top.units
       if (this.highFirst ? price < reached : price > reached) break
-      this.pop()
+      this.heap.pop()
       top.dead = true
       this.buckets.delete(top.key)
       units += top.units
@@ -74,37 +74,6 @@ export class BucketSet {
   clear(): void {
     for (const b of this.buckets.values()) b.dead = true
     this.buckets.clear()
-    this.heap = []
-  }
-  private before(a: Bucket, b: Bucket): boolean {
-    return this.highFirst ? a.key > b.key : a.key < b.key
-  }
-  private push(e: Bucket): void {
-    const a = this.heap
-    a.push(e)
-    let i = a.length - 1
-    while (i > 0) {
-      const p = (i - 1) >> 1
-      if (!this.before(a[i]!, a[p]!)) break
-      ;[a[i], a[p]] = [a[p]!, a[i]!]
-      i = p
-    }
-  }
-  private pop(): void {
-    const a = this.heap
-    const last = a.pop()
-    if (a.length === 0 || !last) return
-    a[0] = last
-    let i = 0
-    for (;;) {
-      const l = 2 * i + 1
-      const r = l + 1
-      let m = i
-      if (l < a.length && this.before(a[l]!, a[m]!)) m = l
-      if (r < a.length && this.before(a[r]!, a[m]!)) m = r
-      if (m === i) break
-      ;[a[i], a[m]] = [a[m]!, a[i]!]
-      i = m
-    }
+    this.heap.clear()
   }
 }

@@ -3,6 +3,7 @@
 // src/analytics/leverage-tiers.ts on the venue's tiers); a fall in open interest closes the same fraction of every
 // batch; the market's mid crossing a class's liquidation price liquidates it. A book at hour h holds the batches of
 // the `horizon` hours before h only, so a book built from any earlier start agrees with one walked forward.
+import { Heap } from 'heap-js'
 
 /** what one hour of one market does to its positions */
 export interface HourFacts {
@@ -43,51 +44,32 @@ interface Batch {
 
 /** a binary heap of batches, the batch whose next liquidation price a move reaches first on top */
 class BatchHeap {
-  items: Batch[] = []
-  constructor(private readonly long: boolean) {}
+  private heap: Heap<Batch>
+  constructor(private readonly long: boolean) {
+    this.heap = this.empty()
+  }
 
-  private above(a: Batch, b: Batch): boolean {
-    return this.long ? a.key > b.key : a.key < b.key
+  private empty(): Heap<Batch> {
+    return new Heap<Batch>(this.long ? (a, b) => b.key - a.key : (a, b) => a.key - b.key)
+  }
+
+  get top(): Batch | undefined {
+    return this.heap.peek()
   }
 
   push(b: Batch): void {
-    const h = this.items
-    h.push(b)
-    let i = h.length - 1
-    while (i > 0) {
-      const p = (i - 1) >> 1
-      if (!this.above(h[i]!, h[p]!)) break
-      ;[h[i], h[p]] = [h[p]!, h[i]!]
-      i = p
-    }
+    this.heap.push(b)
   }
 
   pop(): Batch {
-    const h = this.items
-    const top = h[0]!
-    const last = h.pop()!
-    if (h.length) {
-      h[0] = last
-      let i = 0
-      for (;;) {
-        const l = 2 * i + 1
-        const r = l + 1
-        let m = i
-        if (l < h.length && this.above(h[l]!, h[m]!)) m = l
-        if (r < h.length && this.above(h[r]!, h[m]!)) m = r
-        if (m === i) break
-        ;[h[i], h[m]] = [h[m]!, h[i]!]
-        i = m
-      }
-    }
-    return top
+    return this.heap.pop()!
   }
 
   /** drop the batches opened before `hour` */
   compact(hour: number): void {
-    const keep = this.items.filter((b) => b.hour >= hour)
-    this.items = []
-    for (const b of keep) this.push(b)
+    const keep = this.heap.toArray().filter((b) => b.hour >= hour)
+    this.heap = this.empty()
+    this.heap.init(keep)
   }
 }
 
@@ -180,7 +162,7 @@ export class PositionBook {
     const n = side.factors.length
     const picked = this.picked
     picked.length = 0
-    while (heap.items.length && sign * heap.items[0]!.key >= target) {
+    while (heap.top && sign * heap.top.key >= target) {
       const b = heap.pop()
       if (b.hour < minHour) continue
       while (b.next < n && sign * b.price * side.factors[b.next]! >= target) {
