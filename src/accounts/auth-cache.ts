@@ -1,7 +1,8 @@
 // Key → principal lookups remembered for a short while, for the metered analytics path only. It is safe
 // there because the charge statement itself re-checks that the key is not revoked (a revoked key is refused
 // on its next analytics call on any node), and a cached balance is only used to refuse early when it is
-// re-read first. Free endpoints (keys, account) always read the store.
+// re-read first. Calls that charge nothing (HEAD) ask with `fresh`, which reads the store as a charge would.
+// Free endpoints (keys, account) always read the store.
 import type { Sql } from '../store/database.js'
 import { bearerToken, hashKey, isWellFormedKey } from './api-keys.js'
 import { authenticate, type Principal } from './authenticate.js'
@@ -16,14 +17,19 @@ export class AuthCache {
     private readonly maxEntries = 100_000,
   ) {}
 
-  async authenticate(authorization: string | undefined): Promise<Principal> {
+  /** `fresh`: read the store whatever the cache holds (a call with no charge to re-check the key), and remember the answer */
+  async authenticate(authorization: string | undefined, opts: { fresh?: boolean } = {}): Promise<Principal> {
     const token = bearerToken(authorization)
     if (!token || !isWellFormedKey(token)) return authenticate(this.sql, authorization, this.clock())
     const hash = hashKey(token)
     const now = this.clock()
     const hit = this.entries.get(hash)
-    if (hit && now - hit.at < this.ttlMs) return { ...hit.principal }
-    const principal = await authenticate(this.sql, authorization, now)
+    if (hit && now - hit.at < this.ttlMs && !opts.fresh) return { ...hit.principal }
+    const principal = await authenticate(this.sql, authorization, now).catch((e: unknown) => {
+      // refused now: a cached copy must not answer for the key on later calls either
+      this.entries.delete(hash)
+      throw e
+    })
     if (this.entries.size >= this.maxEntries) this.entries.clear()
     this.entries.set(hash, { principal: { ...principal }, at: now })
     return principal

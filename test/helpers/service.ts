@@ -39,6 +39,10 @@ export interface TestServiceOptions {
   remoteAddress?: string
   /** the service's logger (default: silent) */
   logger?: Logger
+  /** another node on the same store: this store (the test closes it), instead of a store of its own */
+  db?: Services['db']
+  /** run on the services before the app is made (e.g. give it a shared limit store, as startRole does) */
+  prepare?: (services: Services) => void | Promise<void>
 }
 
 let counter = 0
@@ -47,7 +51,8 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
   const config = loadConfig({ DATABASE_URL: 'pglite:memory', RATE_LIMIT_RPS: '0', AUTH_FAILURE_LIMIT: '0', SIGNUP_LIMIT: '0', LOG_LEVEL: 'silent', ...opts.env })
   // the in-memory embedded store starts from the migrated template; PostgreSQL URLs are opened as configured
   const memory = config.store.kind === 'pglite' && config.store.dir === null
-  const services = await createServices(config, { logger: opts.logger ?? pino({ level: 'silent' }), clock: opts.clock, db: memory ? await openTestStore() : undefined })
+  const services = await createServices(config, { logger: opts.logger ?? pino({ level: 'silent' }), clock: opts.clock, db: opts.db ?? (memory ? await openTestStore() : undefined) })
+  await opts.prepare?.(services)
   const app = createApp(services)
   let url: string | undefined
   let server: Server | undefined
@@ -103,7 +108,8 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
       }
       // as a stopping node does: nothing on a timer reads the store once it is closed
       await stopApp(app)
-      await services.db.close()
+      await services.limits?.close()
+      if (!opts.db) await services.db.close()
     },
   }
   return t
