@@ -34,7 +34,7 @@ export async function startRole(services: Services, opts: { onProgress?: (p: Bac
     hub.forward = (e) => bus.publishPush(e, eventKey(e))
     if (config.ROLE !== 'ingest') void bus.followPush((e) => hub.append(e)).catch((err: unknown) => logger.error({ err }, 'push channels could not follow the bus'))
   }
-  if (config.REDIS_URL && config.ROLE !== 'ingest') services.limits = (await import('./rest/rate-limit-store.js')).redisLimitStores(config.REDIS_URL, logger, config.BUS_PREFIX)
+  if (config.REDIS_URL && config.ROLE !== 'ingest') services.limits = (await import('./rest/rate-limit-store.js')).redisLimitStores(config.REDIS_URL, logger, config.BUS_PREFIX, services.clock)
   const metrics = createMetrics(config.ROLE)
   let runtime: MarketRuntime | null = null
   let follower: Follower | null = null

@@ -65,6 +65,10 @@ export function registerNodeMetrics(metrics: Metrics, services: Services, writin
     followedCounter(metrics, 'bus_received_total', 'Bus messages received (API nodes)', () => bus.stats.received)
   }
   const limits = services.limits
-  if (limits) new Gauge({ name: 'limit_store_connected', help: '1 while the shared rate-limit store (Redis) answers', registers: [registry], collect() { this.set(limits.connected() ? 1 : 0) } })
+  if (limits) {
+    new Gauge({ name: 'limit_store_connected', help: '1 while the shared rate-limit store (Redis) is used; 0 while it is down and this node counts on its own', registers: [registry], collect() { this.set(limits.connected() ? 1 : 0) } })
+    followedCounter(metrics, 'limit_store_outages_total', 'Redis outages noticed (the circuit opened)', () => limits.state().outages)
+    followedCounter(metrics, 'limit_store_local_calls_total', 'Rate-limit counter calls answered by this node alone because Redis was down', () => limits.state().localCalls)
+  }
   return (e) => metrics.marketEvents.inc({ exchange: e.exchange, type: e.type })
 }

@@ -54,20 +54,23 @@ export function opsRouter(services: Services, metrics: Metrics, gateFor: (valid:
   })
 
   // readiness for a load balancer or supervisor: ready when the store answers and, with a bus configured, the bus
-  // is connected; backfill progress, venues, leases and the shared limit store are reported, not required
+  // is connected; backfill progress, venues, leases and the shared limit store are reported, not required (without
+  // Redis the node serves on its own counters: `degraded` says so)
   router.get('/readyz', async (_req, res) => {
     const { market, config, bus, limits } = services
     const now = services.clock()
     const store = await services.db.ping(HEALTH_TIMEOUT_MS)
     const busUp = bus ? bus.connected : null
     const ready = store && busUp !== false
+    const limitStore = limits?.state() ?? null
     const venues = Object.fromEntries([...market.enabled].map((e) => [e, market.status(e, now)]))
     res.status(ready ? 200 : 503).json({
       status: ready ? 'ready' : 'not_ready',
       role: config.ROLE,
       store: { kind: services.db.kind, reachable: store },
       bus: bus ? { connected: busUp, prefix: bus.prefix } : null,
-      limit_store: limits ? { connected: limits.connected() } : null,
+      limit_store: limitStore && { connected: limitStore.connected, down_since: limitStore.downSince, counters: limitStore.connected ? 'shared' : 'this node' },
+      degraded: limitStore && !limitStore.connected ? ['limit_store'] : [],
       backfill_percent: Math.round(market.backfillPercent() * 10) / 10,
       venues,
       venues_up: Object.values(venues).filter((s) => s === 'operational').length,

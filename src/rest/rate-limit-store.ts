@@ -1,33 +1,132 @@
 // Rate-limit counters shared by every API node (REDIS_URL): express-rate-limit's stores backed by Redis
-// (rate-limit-redis over ioredis). A counter call that Redis does not answer within STORE_WAIT_MS fails, and the
-// limiters let the request through (fail open: a Redis outage must not take the API down; each node then limits
-// nothing until Redis is back, which /readyz and the log report).
+// (rate-limit-redis over ioredis), behind a circuit. A Redis outage is noticed once — the connection closing, or
+// one command left unanswered for COMMAND_TIMEOUT_MS (a Redis that hangs) — and from then on no request waits for
+// Redis: each node counts on its own (express-rate-limit's MemoryStore, the limits then hold per node) until Redis
+// answers a probe again. /readyz and the metrics say which counters a node uses.
 import { Redis } from 'ioredis'
-import type { ClientRateLimitInfo, IncrementResponse, Options, Store } from 'express-rate-limit'
+import { MemoryStore, type ClientRateLimitInfo, type IncrementResponse, type Options, type Store } from 'express-rate-limit'
 import { RedisStore, type RedisReply } from 'rate-limit-redis'
 import type { Logger } from 'pino'
 
-const STORE_WAIT_MS = 500
+/** the most a request waits for Redis, paid only by the requests in flight when a Redis that hangs stops answering */
+export const COMMAND_TIMEOUT_MS = 200
+/** while the circuit is open, Redis is asked (PING) this often whether it answers again */
+export const PROBE_EVERY_MS = 1000
+
+export interface LimitStoreState {
+  /** the shared counters are in use (false: Redis is down and this node counts on its own) */
+  connected: boolean
+  /** Unix ms the outage was noticed, null while connected */
+  downSince: number | null
+  /** outages noticed since the start */
+  outages: number
+  /** counter calls answered by this node's own counters because Redis was down */
+  localCalls: number
+}
 
 export interface LimitStores {
   /** a store whose keys start with `prefix` (one per limiter) */
   store(prefix: string): Store
   connected(): boolean
+  state(): LimitStoreState
   close(): Promise<void>
 }
 
-function within<T>(p: Promise<T>, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`redis: ${what} took over ${STORE_WAIT_MS} ms`)), STORE_WAIT_MS)))]).finally(() => clearTimeout(timer))
+const down = new Error('redis: the circuit is open (Redis is down)')
+
+/** whether Redis is used: closed on a probe answered, opened by a lost connection or a command that timed out */
+class RedisCircuit {
+  up = false
+  downSince: number | null
+  outages = 0
+  localCalls = 0
+  private probing: NodeJS.Timeout | null = null
+  private stopped = false
+  private stuck = 0
+
+  constructor(
+    private readonly client: Redis,
+    private readonly logger: Logger,
+    private readonly clock: () => number,
+  ) {
+    this.downSince = clock()
+    client.on('ready', () => void this.probe())
+    client.on('close', () => this.open('the connection closed'))
+    client.on('error', (err) => this.open('the connection failed', err))
+    this.keepProbing()
+  }
+
+  open(why: string, err?: unknown): void {
+    if (!this.up || this.stopped) return
+    this.up = false
+    this.downSince = this.clock()
+    this.outages++
+    this.logger.warn({ err, why }, 'redis unreachable: rate limits are counted per node until it answers')
+    this.keepProbing()
+  }
+
+  private keepProbing(): void {
+    if (this.probing || this.stopped) return
+    this.probing = setInterval(() => void this.probe(), PROBE_EVERY_MS)
+    this.probing.unref()
+  }
+
+  private async probe(): Promise<void> {
+    if (this.up || this.stopped) return
+    const status = this.client.status
+    // a connection that opened but never got ready (a handshake left unanswered) is made again after a few probes
+    this.stuck = status === 'connect' ? this.stuck + 1 : 0
+    if (this.stuck >= 3) {
+      this.stuck = 0
+      return this.client.disconnect(true)
+    }
+    if (status !== 'ready') return
+    try {
+      await this.client.ping()
+    } catch {
+      // open but answering nothing (a Redis or a network that hangs): made again, the next probe tries the new one
+      if (this.client.status === 'ready' && !this.up) this.client.disconnect(true)
+      return
+    }
+    if (this.up || this.stopped) return
+    const first = this.outages === 0
+    this.up = true
+    this.downSince = null
+    if (this.probing) clearInterval(this.probing)
+    this.probing = null
+    if (!first) this.logger.info('redis is back: shared rate limits enforced again')
+  }
+
+  /** a call to Redis while the circuit is closed; a timeout or a lost connection opens it */
+  async run<T>(call: () => Promise<T>): Promise<T> {
+    if (!this.up) throw down
+    try {
+      return await call()
+    } catch (err) {
+      // a reply Redis gave (a script error) says nothing about the connection
+      if (!(err instanceof Error && /^(ERR|NOSCRIPT|WRONGTYPE)/.test(err.message))) this.open(err instanceof Error ? err.message : 'a command failed', err)
+      throw err
+    }
+  }
+
+  stop(): void {
+    this.stopped = true
+    if (this.probing) clearInterval(this.probing)
+    this.probing = null
+  }
 }
 
-/** a RedisStore that bounds every call and loads its scripts again after an outage */
-class BoundedRedisStore implements Store {
+/** a RedisStore used while the circuit is closed, this node's own MemoryStore while it is open */
+class CircuitStore implements Store {
   private inner: RedisStore
+  private readonly local = new MemoryStore()
   private options: Options | undefined
   private initialised: Promise<void> | null = null
 
-  constructor(private readonly make: () => RedisStore) {
+  constructor(
+    private readonly make: () => RedisStore,
+    private readonly circuit: RedisCircuit,
+  ) {
     this.inner = make()
   }
 
@@ -37,54 +136,85 @@ class BoundedRedisStore implements Store {
 
   init(options: Options): void {
     this.options = options
-    this.initialised = this.inner.init(options)
+    this.local.init(options)
+    if (this.circuit.up) this.load()
+  }
+
+  private load(): void {
+    this.initialised = this.circuit.run(() => this.inner.init(this.options!))
     this.initialised.catch(() => (this.initialised = null))
   }
 
-  private async ready(): Promise<RedisStore> {
-    if (!this.initialised && this.options) {
+  /** Redis's store (its scripts loaded again after an outage), or null: use the local counters */
+  private async shared(): Promise<RedisStore | null> {
+    if (!this.circuit.up || !this.options) return null
+    if (!this.initialised) {
       this.inner = this.make()
-      this.init(this.options)
+      this.load()
     }
-    await within(this.initialised!, 'loading the limiter scripts')
-    return this.inner
+    try {
+      await this.initialised
+      return this.inner
+    } catch {
+      return null
+    }
+  }
+
+  /** on Redis when it is up; on this node's counters when it is down or fails now */
+  private async either<T>(onRedis: (s: RedisStore) => Promise<T>, onLocal: () => Promise<T> | T): Promise<T> {
+    const s = await this.shared()
+    if (s) {
+      try {
+        return await this.circuit.run(() => onRedis(s))
+      } catch {
+        // counted here instead (the circuit is open now unless Redis answered with an error)
+      }
+    }
+    this.circuit.localCalls++
+    return onLocal()
   }
 
   async get(key: string): Promise<ClientRateLimitInfo | undefined> {
-    const info = await within((await this.ready()).get(key), 'get')
     // a key Redis does not hold comes back as a nil count (ioredis: null → NaN): no hits yet
+    const info = await this.either((s) => s.get(key), () => this.local.get(key))
     return info && Number.isFinite(info.totalHits) ? info : undefined
   }
 
-  async increment(key: string): Promise<IncrementResponse> {
-    return within((await this.ready()).increment(key), 'increment')
+  increment(key: string): Promise<IncrementResponse> {
+    return this.either((s) => s.increment(key), () => this.local.increment(key))
   }
 
-  async decrement(key: string): Promise<void> {
-    await within((await this.ready()).decrement(key), 'decrement')
+  decrement(key: string): Promise<void> {
+    return this.either((s) => s.decrement(key), () => this.local.decrement(key))
   }
 
-  async resetKey(key: string): Promise<void> {
-    await within((await this.ready()).resetKey(key), 'reset')
+  resetKey(key: string): Promise<void> {
+    return this.either((s) => s.resetKey(key), () => this.local.resetKey(key))
+  }
+
+  shutdown(): void {
+    this.local.shutdown()
   }
 }
 
-export function redisLimitStores(url: string, logger: Logger, namespace: string): LimitStores {
-  const client = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1, connectTimeout: 2000, retryStrategy: (n) => Math.min(n * 200, 2000) })
-  let warned = false
-  client.on('error', (err) => {
-    if (!warned) logger.warn({ err }, 'redis unreachable: rate limits are not enforced until it answers')
-    warned = true
-  })
-  client.on('ready', () => {
-    if (warned) logger.info('redis is back: shared rate limits enforced again')
-    warned = false
-  })
+export function redisLimitStores(url: string, logger: Logger, namespace: string, clock: () => number = Date.now): LimitStores {
+  // no offline queue: a command while the connection is down fails at once instead of waiting for it to come back
+  const client = new Redis(url, { lazyConnect: false, enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: COMMAND_TIMEOUT_MS, connectTimeout: 2000, retryStrategy: (n) => Math.min(n * 200, 2000) })
+  const circuit = new RedisCircuit(client, logger, clock)
   const send = (command: string, ...args: string[]) => client.call(command, ...args) as Promise<RedisReply>
+  const stores: CircuitStore[] = []
+  const state = (): LimitStoreState => ({ connected: circuit.up, downSince: circuit.downSince, outages: circuit.outages, localCalls: circuit.localCalls })
   return {
-    store: (prefix) => new BoundedRedisStore(() => new RedisStore({ sendCommand: send, prefix: `${namespace}:${prefix}` })),
-    connected: () => client.status === 'ready',
+    store: (prefix) => {
+      const s = new CircuitStore(() => new RedisStore({ sendCommand: send, prefix: `${namespace}:${prefix}` }), circuit)
+      stores.push(s)
+      return s
+    },
+    connected: () => circuit.up,
+    state,
     async close() {
+      circuit.stop()
+      for (const s of stores) s.shutdown()
       await client.quit().catch(() => client.disconnect())
     },
   }

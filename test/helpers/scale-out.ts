@@ -32,15 +32,15 @@ function answers(url: string, probe: string | null, expect: RegExp): Promise<boo
   })
 }
 
-/** every engine the test needs (Redis unless told not to), or null with the reason it skips (throws in CI, where they are required) */
-export async function scaleOutEngines(opts: { redis?: boolean } = {}): Promise<string | null> {
+/** every engine the test needs (each unless told not to), or null with the reason it skips (throws in CI, where they are required) */
+export async function scaleOutEngines(opts: { redis?: boolean; postgres?: boolean; nats?: boolean } = {}): Promise<string | null> {
   const missing: [string, string][] = []
-  if (!(await postgresAvailable())) missing.push(['REQUIRE_POSTGRES', `PostgreSQL at ${PG_TEST_URL}`])
+  if (opts.postgres !== false && !(await postgresAvailable())) missing.push(['REQUIRE_POSTGRES', `PostgreSQL at ${PG_TEST_URL}`])
   // the server's INFO line says whether JetStream is on
-  if (!(await answers(NATS_TEST_URL, null, /"jetstream":true/))) missing.push(['REQUIRE_NATS', `NATS with JetStream at ${NATS_TEST_URL}`])
+  if (opts.nats !== false && !(await answers(NATS_TEST_URL, null, /"jetstream":true/))) missing.push(['REQUIRE_NATS', `NATS with JetStream at ${NATS_TEST_URL}`])
   if (opts.redis !== false && !(await answers(REDIS_TEST_URL, 'PING\r\n', /\+PONG/))) missing.push(['REQUIRE_REDIS', `Redis at ${REDIS_TEST_URL}`])
   if (!missing.length) return null
-  const message = `the scale-out test needs ${missing.map(([, m]) => m).join(', ')}: not reachable, skipping (start them as .ci/run does)`
+  const message = `the test needs ${missing.map(([, m]) => m).join(', ')}: not reachable, skipping (start them as .ci/run does)`
   if (missing.some(([flag]) => process.env[flag] === '1')) throw new Error(`${missing.map(([f]) => `${f}=1`).join(' ')} but ${message}`)
   console.warn(message)
   return message
