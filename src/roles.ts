@@ -27,7 +27,7 @@ export async function startRole(services: Services, opts: { onProgress?: (p: Bac
   // the bus and Redis clients are loaded only when configured: a single process on the embedded store starts without them
   if (config.NATS_URL) {
     const { NatsBus } = await import('./market/bus/nats-bus.js')
-    const bus = new NatsBus(config.NATS_URL, config.BUS_PREFIX, logger.child({ component: 'bus' }), node)
+    const bus = new NatsBus(config.NATS_URL, config.BUS_PREFIX, logger.child({ component: 'bus' }), node, services.clock)
     services.bus = bus
     // push events go through the bus's stream, whose sequence numbers are their ids on every node
     const hub = services.market.stream
@@ -38,7 +38,7 @@ export async function startRole(services: Services, opts: { onProgress?: (p: Bac
   const metrics = createMetrics(config.ROLE)
   let runtime: MarketRuntime | null = null
   let follower: Follower | null = null
-  const onEvent = registerNodeMetrics(metrics, services, () => runtime?.leases?.writing() ?? null)
+  const onEvent = registerNodeMetrics(metrics, services, () => runtime?.leases?.writing() ?? null, () => follower)
   if (config.ROLE === 'api') follower = followBus(services.bus!, services.market, services.db, logger.child({ component: 'follower' }))
   else runtime = await startMarketRuntime(services, { onProgress: opts.onProgress, onEvent })
   const leases = runtime?.leases

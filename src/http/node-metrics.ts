@@ -22,7 +22,7 @@ function followedCounter(metrics: Metrics, name: string, help: string, total: ()
 }
 
 /** register the role's metrics; returns the event counter to hand to the market runtime (ingest roles) */
-export function registerNodeMetrics(metrics: Metrics, services: Services, writing: () => readonly string[] | null): (e: MarketEvent) => void {
+export function registerNodeMetrics(metrics: Metrics, services: Services, writing: () => readonly string[] | null, follower: () => { gaps(): number } | null = () => null): (e: MarketEvent) => void {
   const { market, clock } = services
   const { registry } = metrics
   new Gauge({
@@ -63,6 +63,19 @@ export function registerNodeMetrics(metrics: Metrics, services: Services, writin
     followedCounter(metrics, 'bus_published_total', 'Messages published to the bus', () => bus.stats.published)
     followedCounter(metrics, 'bus_publish_failures_total', 'Bus publishes that failed or were not acknowledged', () => bus.stats.publishFailures)
     followedCounter(metrics, 'bus_received_total', 'Bus messages received (API nodes)', () => bus.stats.received)
+    followedCounter(metrics, 'bus_streams_recreated_total', 'Times the streams were found lost by NATS (a restart) and made again, and the consumers with them', () => bus.stats.streamsRecreated)
+    followedCounter(metrics, 'bus_data_gaps_total', 'API nodes: data messages of a writer that never arrived, each answered by reloading from the store', () => follower()?.gaps() ?? 0)
+    if (services.config.ROLE === 'api')
+      new Gauge({
+        name: 'bus_lag_seconds',
+        help: 'API nodes: how far the newest event seen over the bus trails the newest the store holds, per venue (over 15 s: /readyz answers 503)',
+        labelNames: ['exchange'] as const,
+        registers: [registry],
+        collect() {
+          this.reset()
+          for (const [e, ms] of Object.entries(market.behindStore())) this.set({ exchange: e }, ms! / 1000)
+        },
+      })
   }
   const limits = services.limits
   if (limits) {

@@ -4,6 +4,7 @@ import net from 'node:net'
 import type { Request, RequestHandler, Response } from 'express'
 import express from 'express'
 import { bearerToken } from '../accounts/api-keys.js'
+import { TICKER_STALE_MS } from '../analytics/ticker.js'
 import { ApiError } from '../errors.js'
 import { sendProblem } from '../rest/envelope.js'
 import type { Services } from '../services.js'
@@ -11,6 +12,8 @@ import type { Metrics } from './metrics.js'
 
 /** /healthz answers within this, whatever the store does */
 const HEALTH_TIMEOUT_MS = 800
+/** an API node whose bus trails the store by more than this is not ready: the age at which a ticker counts as stale */
+export const BUS_STALE_MS = TICKER_STALE_MS
 
 const LOOPBACK = new net.BlockList()
 LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4')
@@ -54,21 +57,24 @@ export function opsRouter(services: Services, metrics: Metrics, gateFor: (valid:
   })
 
   // readiness for a load balancer or supervisor: ready when the store answers and, with a bus configured, the bus
-  // is connected; backfill progress, venues, leases and the shared limit store are reported, not required (without
-  // Redis the node serves on its own counters: `degraded` says so)
+  // is connected and (API nodes) what it brought is not staler than the store by more than BUS_STALE_MS; backfill
+  // progress, venues, leases and the shared limit store are reported, not required (without Redis the node serves
+  // on its own counters: `degraded` says so)
   router.get('/readyz', async (_req, res) => {
     const { market, config, bus, limits } = services
     const now = services.clock()
     const store = await services.db.ping(HEALTH_TIMEOUT_MS)
     const busUp = bus ? bus.connected : null
-    const ready = store && busUp !== false
+    const lag = bus && config.ROLE === 'api' ? market.behindStore() : {}
+    const behind = Object.entries(lag).filter(([, ms]) => ms! > BUS_STALE_MS).map(([e]) => e)
+    const ready = store && busUp !== false && behind.length === 0
     const limitStore = limits?.state() ?? null
     const venues = Object.fromEntries([...market.enabled].map((e) => [e, market.status(e, now)]))
     res.status(ready ? 200 : 503).json({
       status: ready ? 'ready' : 'not_ready',
       role: config.ROLE,
       store: { kind: services.db.kind, reachable: store },
-      bus: bus ? { connected: busUp, prefix: bus.prefix } : null,
+      bus: bus ? { connected: busUp, prefix: bus.prefix, ...(config.ROLE === 'api' ? { lag_ms: lag, stale_after_ms: BUS_STALE_MS, behind } : {}) } : null,
       limit_store: limitStore && { connected: limitStore.connected, down_since: limitStore.downSince, counters: limitStore.connected ? 'shared' : 'this node' },
       degraded: limitStore && !limitStore.connected ? ['limit_store'] : [],
       backfill_percent: Math.round(market.backfillPercent() * 10) / 10,

@@ -112,6 +112,20 @@ export class MarketState {
     return this.lastEvent.get(exchange) ?? null
   }
 
+  /**
+   * Per venue the store knows, how far the newest event this process has seen trails the newest one the store holds
+   * (persisted by the venue's writer every data tick), ms. On an API node, whose events come over the bus, this is
+   * how far the bus lags behind; a venue that went quiet for everyone trails by nothing.
+   */
+  behindStore(): Partial<Record<ExchangeId, number>> {
+    const out: Partial<Record<ExchangeId, number>> = {}
+    for (const row of this.exchangeRows) {
+      if (!row.lastEventAt) continue
+      out[row.id as ExchangeId] = Math.max(0, row.lastEventAt.getTime() - (this.lastEvent.get(row.id as ExchangeId) ?? 0))
+    }
+    return out
+  }
+
   /** feed freshness, or 'degraded' while degrade() holds for a feed that is not down */
   status(exchange: ExchangeId, now: number): FeedStatus {
     const fresh = feedStatus(this.lastEventAt(exchange), now)

@@ -20,6 +20,8 @@ export interface Follower {
   statuses(): StatusMessage[]
   /** store writes applied from the bus */
   applied(): number
+  /** reloads from the store after a gap in a writer's numbering (a data message lost) */
+  gaps(): number
   stop(): void
 }
 
@@ -27,7 +29,13 @@ export function followBus(bus: NatsBus, market: MarketState, db: Database, logge
   const statuses = new Map<string, StatusMessage>()
   let queue: DataMessage[] | null = null
   let resyncing: Promise<void> = Promise.resolve()
+  let resyncQueued = false
   let applied = 0
+  let gaps = 0
+  /** per writer node: the newest data message number this node has (applied, or covered by a reload) */
+  const seen = new Map<string, number>()
+  /** per writer node: the number a status said was sent, checked at the node's next status */
+  const owed = new Map<string, number>()
   // the push channels come over the bus (numbered by its stream), not from the live state this node mirrors
   market.live.listener = null
 
@@ -38,7 +46,14 @@ export function followBus(bus: NatsBus, market: MarketState, db: Database, logge
   }
 
   const resync = () => {
+    // a reload already waiting to start will read everything this one would
+    if (resyncQueued) return
+    resyncQueued = true
     resyncing = resyncing.then(async () => {
+      resyncQueued = false
+      // every write a status reported before this reload starts is in what it reads
+      for (const s of statuses.values()) if (s.dataSeq !== undefined) seen.set(s.node, Math.max(seen.get(s.node) ?? 0, s.dataSeq))
+      owed.clear()
       // messages arriving while the series reload wait, then apply over the fresh copy (applying is idempotent)
       queue = []
       try {
@@ -56,6 +71,23 @@ export function followBus(bus: NatsBus, market: MarketState, db: Database, logge
     })
   }
 
+  /** a writer's data messages are numbered: one skipped was lost (NATS down, or its stream gone), so reload */
+  const gap = (why: string, node: string) => {
+    gaps++
+    logger.warn({ node }, `bus follower: ${why}; reloading from the store`)
+    resync()
+  }
+
+  const onData = (m: DataMessage) => {
+    if (m.seq !== undefined) {
+      const had = seen.get(m.node)
+      if (had !== undefined && m.seq > had + 1) gap(`data messages ${had + 1}-${m.seq - 1} of a writer never arrived`, m.node)
+      seen.set(m.node, Math.max(had ?? 0, m.seq))
+    }
+    if (queue) queue.push(m)
+    else apply(m)
+  }
+
   const onStatus = (s: StatusMessage) => {
     statuses.set(s.node, s)
     const all = [...statuses.values()]
@@ -65,6 +97,13 @@ export function followBus(bus: NatsBus, market: MarketState, db: Database, logge
     // the backfill this deployment runs: reported by the node running it (the newest report wins)
     const b = all.filter((st) => st.backfill).sort((x, y) => y.ts - x.ts)[0]?.backfill
     if (b) market.backfill = b
+    // the node's last data message may be its last for a while: a status interval later it must have arrived
+    if (s.dataSeq === undefined || s.dataSeq === 0) return
+    const had = seen.get(s.node) ?? 0
+    if (had >= s.dataSeq) return void owed.delete(s.node)
+    const due = owed.get(s.node)
+    if (due !== undefined && had < due) gap(`data message ${due} of a writer never arrived`, s.node)
+    else owed.set(s.node, s.dataSeq)
   }
 
   const onLive = (e: LiveEvent) => {
@@ -78,16 +117,17 @@ export function followBus(bus: NatsBus, market: MarketState, db: Database, logge
   }
 
   void bus
-    .follow({ live: onLive, status: onStatus, data: (m) => (queue ? queue.push(m) : apply(m)), resync })
+    .follow({ live: onLive, status: onStatus, data: onData, resync })
     .catch((err: unknown) => logger.error({ err }, 'bus follower could not start'))
 
-  // coins imported elsewhere become valid parameters; the exchange rows (last events) follow the store; with the
-  // bus down, the series follow the store too
+  // coins imported elsewhere become valid parameters; the exchange rows (the newest events the writers stored) follow
+  // the store every tick, for /readyz to see how far this node's bus lags behind; with the bus down, the series
+  // follow the store too
   let ticks = 0
   const timer = setInterval(() => {
     ticks++
     if (ticks % 15 === 0) market.refreshCoins().catch(() => {})
-    if (ticks % 5 === 0) market.refreshExchanges().catch(() => {})
+    market.refreshExchanges().catch(() => {})
     if (!bus.connected && (ticks * DATA_TICK_MS) % RELOAD_WHILE_DOWN_MS === 0) resync()
   }, DATA_TICK_MS)
   timer.unref()
@@ -95,6 +135,7 @@ export function followBus(bus: NatsBus, market: MarketState, db: Database, logge
   return {
     statuses: () => [...statuses.values()],
     applied: () => applied,
+    gaps: () => gaps,
     stop: () => clearInterval(timer),
   }
 }

@@ -16,6 +16,8 @@ export type SeriesBar = Omit<MinuteBar, 'vap'>
 /** one store write: the rows the hot series mirror, and the kinds of stored data it changed */
 export interface DataMessage {
   node: string
+  /** the writer's number for this message, 1, 2, 3…: a follower that sees one skipped missed a write (absent from an older node) */
+  seq?: number
   kinds: DataKind[]
   /** per kind, the earliest time the write touched (absent, e.g. from an older node: all of it may have moved) */
   from?: Partial<Record<DataKind, number>>
@@ -35,6 +37,8 @@ export interface StatusMessage {
   /** the node's newest event per venue */
   lastEvent: Partial<Record<ExchangeId, number>>
   backfill: BackfillStatus | null
+  /** the number of the node's newest data message, sent or not (absent from an older node) */
+  dataSeq?: number
 }
 
 /** rows per data message: a message stays far below NATS's default 1 MB payload limit */

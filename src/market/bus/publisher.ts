@@ -14,13 +14,15 @@ export interface Publisher {
 }
 
 export function busPublisher(bus: NatsBus, market: MarketState, writes: (e: ExchangeId) => boolean, writing: () => ExchangeId[]): Publisher {
+  // numbered whether or not NATS takes them: a follower that misses one reloads from the store
+  let seq = 0
   return {
     live(e) {
       if (writes(e.exchange)) bus.publishLive(e)
     },
     written(w) {
       const floor = market.clock() - market.series.minuteRetentionMs
-      for (const m of dataMessages(bus.node, w.kinds, w, floor)) void bus.publishData(m)
+      for (const m of dataMessages(bus.node, w.kinds, w, floor)) void bus.publishData({ ...m, seq: ++seq })
     },
     status() {
       const lastEvent: Partial<Record<ExchangeId, number>> = {}
@@ -28,7 +30,7 @@ export function busPublisher(bus: NatsBus, market: MarketState, writes: (e: Exch
         const ts = market.lastEventAt(e)
         if (ts !== null) lastEvent[e] = ts
       }
-      bus.publishStatus({ node: bus.node, ts: market.clock(), enabled: [...market.enabled], writing: writing(), lastEvent, backfill: market.backfill })
+      bus.publishStatus({ node: bus.node, ts: market.clock(), enabled: [...market.enabled], writing: writing(), lastEvent, backfill: market.backfill, dataSeq: seq })
     },
   }
 }

@@ -1,0 +1,86 @@
+// A NATS server of the test's own (never the shared one, which other tests use at the same time): JetStream on, on a
+// free loopback port, stopped and started again on the same port to play an outage. The deployment's streams are
+// memory streams, so a restarted server has none of them, as in production.
+import { spawn, type ChildProcess } from 'node:child_process'
+import fs from 'node:fs'
+import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+
+const BINARY = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server'
+
+export interface OwnNats {
+  url: string
+  port: number
+  /** stop the server (SIGTERM; SIGKILL after 5 s) */
+  stop(): Promise<void>
+  /** start it again on the same port, with an empty store directory */
+  start(): Promise<void>
+  close(): Promise<void>
+}
+
+/** null with the reason when there is no nats-server binary to run */
+export const ownNatsMissing = (): string | null => (fs.existsSync(BINARY) ? null : `no nats-server binary at ${BINARY}`)
+
+async function freePort(): Promise<number> {
+  const server = net.createServer()
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  const { port } = server.address() as net.AddressInfo
+  await new Promise<void>((r) => server.close(() => r()))
+  return port
+}
+
+/** the server's INFO line says JetStream is on */
+function answers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port })
+    let got = ''
+    const done = (ok: boolean) => {
+      socket.destroy()
+      resolve(ok)
+    }
+    socket.setTimeout(1000, () => done(false))
+    socket.on('error', () => done(false))
+    socket.on('data', (d) => {
+      got += d.toString()
+      if (got.includes('"jetstream":true')) done(true)
+    })
+  })
+}
+
+export async function startOwnNats(): Promise<OwnNats> {
+  const port = await freePort()
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'own-nats-'))
+  let proc: ChildProcess | null = null
+  let runs = 0
+  const start = async () => {
+    const dir = path.join(root, `run${++runs}`)
+    proc = spawn(BINARY, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir], { stdio: 'ignore' })
+    const end = Date.now() + 10_000
+    while (!(await answers(port))) {
+      if (Date.now() > end) throw new Error(`nats-server on port ${port} did not start`)
+      await new Promise((r) => setTimeout(r, 50))
+    }
+  }
+  const stop = async () => {
+    const p = proc
+    proc = null
+    if (!p || p.exitCode !== null) return
+    const exited = new Promise((r) => p.once('exit', r))
+    p.kill('SIGTERM')
+    const timer = setTimeout(() => p.kill('SIGKILL'), 5000)
+    await exited
+    clearTimeout(timer)
+  }
+  await start()
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    port,
+    stop,
+    start,
+    async close() {
+      await stop()
+      fs.rmSync(root, { recursive: true, force: true })
+    },
+  }
+}
