@@ -43,6 +43,7 @@ class RedisCircuit {
   private probing: NodeJS.Timeout | null = null
   private stopped = false
   private stuck = 0
+  private saidAtStart = false
 
   constructor(
     private readonly client: Redis,
@@ -57,7 +58,13 @@ class RedisCircuit {
   }
 
   open(why: string, err?: unknown): void {
-    if (!this.up || this.stopped) return
+    if (this.stopped) return
+    if (!this.up) {
+      // never reached yet (down at start): said once
+      if (this.outages === 0 && !this.saidAtStart) this.logger.warn({ err, why }, 'redis unreachable: rate limits are counted per node until it answers')
+      this.saidAtStart = true
+      return
+    }
     this.up = false
     this.downSince = this.clock()
     this.outages++
@@ -94,7 +101,7 @@ class RedisCircuit {
     this.downSince = null
     if (this.probing) clearInterval(this.probing)
     this.probing = null
-    if (!first) this.logger.info('redis is back: shared rate limits enforced again')
+    if (!first || this.saidAtStart) this.logger.info('redis is back: shared rate limits enforced again')
   }
 
   /** a call to Redis while the circuit is closed; a timeout or a lost connection opens it */

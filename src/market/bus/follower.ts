@@ -1,7 +1,7 @@
 // An API node follows the ingest nodes: live tickers, open interest and books from the bus into its LiveMarket;
 // every store write's rows into its hot series and its data version into the read memo (so the caches drop);
-// venues and backfill progress from the ingest nodes' status. When the bus was cut off (or is down) the series
-// are reloaded from the store, which stays the truth.
+// venues and backfill progress from the ingest nodes' status. When the bus was cut off (or is down), or a writer's
+// numbered data message never arrived, the series are reloaded from the store, which stays the truth.
 import type { Logger } from 'pino'
 import type { ExchangeId } from '../../domain/exchanges.js'
 import type { Database } from '../../store/database.js'
