@@ -1,17 +1,21 @@
 // Rate-limit counters shared by every API node (REDIS_URL): express-rate-limit's stores backed by Redis
-// (rate-limit-redis over ioredis). A counter call that Redis does not answer within STORE_WAIT_MS fails, and the
-// limiters let the request through (fail open: a Redis outage must not take the API down; each node then limits
-// nothing until Redis is back, which /readyz and the log report).
+// (rate-limit-redis over ioredis), and the open streams per key and account (src/graphql/stream-slots.ts). A call
+// that Redis does not answer within STORE_WAIT_MS fails, and the limiters let the request through (fail open: a
+// Redis outage must not take the API down; each node then limits nothing until Redis is back, which /readyz and the
+// log report; the stream caps fall back to each node's own count).
 import { Redis } from 'ioredis'
 import type { ClientRateLimitInfo, IncrementResponse, Options, Store } from 'express-rate-limit'
 import { RedisStore, type RedisReply } from 'rate-limit-redis'
 import type { Logger } from 'pino'
+import type { SharedStreamSlots, StreamSlot } from '../graphql/stream-slots.js'
 
 const STORE_WAIT_MS = 500
 
 export interface LimitStores {
   /** a store whose keys start with `prefix` (one per limiter) */
   store(prefix: string): Store
+  /** the open streams per key and account */
+  streams: SharedStreamSlots
   connected(): boolean
   close(): Promise<void>
 }
@@ -83,9 +87,55 @@ export function redisLimitStores(url: string, logger: Logger, namespace: string)
   const send = (command: string, ...args: string[]) => client.call(command, ...args) as Promise<RedisReply>
   return {
     store: (prefix) => new BoundedRedisStore(() => new RedisStore({ sendCommand: send, prefix: `${namespace}:${prefix}` })),
+    streams: redisStreamSlots(client, namespace),
     connected: () => client.status === 'ready',
     async close() {
       await client.quit().catch(() => client.disconnect())
+    },
+  }
+}
+
+// Both sets of a stream are pruned of lapsed leases, counted and added to in one script, so nodes racing for the
+// last slot cannot both take it. KEYS: the key's set, the account's set; ARGV: now, lease end, member, caps, lease.
+const TAKE_SLOT = `
+local now = tonumber(ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+local k = redis.call('ZCARD', KEYS[1])
+if k >= tonumber(ARGV[4]) then return {1, k} end
+local a = redis.call('ZCARD', KEYS[2])
+if a >= tonumber(ARGV[5]) then return {2, a} end
+for i = 1, 2 do
+  redis.call('ZADD', KEYS[i], ARGV[2], ARGV[3])
+  redis.call('PEXPIRE', KEYS[i], ARGV[6])
+end
+return {0, 0}`
+
+function redisStreamSlots(client: Redis, namespace: string): SharedStreamSlots {
+  // one hash slot per account ({…}), so the script's two keys live together on a Redis Cluster too
+  const sets = (s: StreamSlot) => [`${namespace}:streams:{${s.accountId}}:key:${s.keyId}`, `${namespace}:streams:{${s.accountId}}:account`] as const
+  return {
+    async take(slot, perKey, perAccount, leaseMs) {
+      const now = Date.now()
+      const [code, open] = (await within(client.eval(TAKE_SLOT, 2, ...sets(slot), now, now + leaseMs, slot.member, perKey, perAccount, leaseMs) as Promise<[number, number]>, 'take a stream slot'))
+      return code === 0 ? null : { scope: code === 1 ? 'key' : 'account', open }
+    },
+    async renew(slots, leaseMs) {
+      if (!slots.length) return
+      const until = Date.now() + leaseMs
+      const batch = client.pipeline()
+      // re-added if missing (Redis restarted, or the take timed out before it got there): the sets say what is open
+      for (const s of slots)
+        for (const set of sets(s)) {
+          batch.zadd(set, until, s.member)
+          batch.pexpire(set, leaseMs)
+        }
+      await within(batch.exec(), 'renew stream slots')
+    },
+    async give(slot) {
+      const batch = client.pipeline()
+      for (const set of sets(slot)) batch.zrem(set, slot.member)
+      await within(batch.exec(), 'give a stream slot back')
     },
   }
 }
