@@ -117,7 +117,7 @@ function redisStreamSlots(client: Redis, namespace: string): SharedStreamSlots {
   return {
     async take(slot, perKey, perAccount, leaseMs) {
       const now = Date.now()
-      const [code, open] = (await within(client.eval(TAKE_SLOT, 2, ...sets(slot), now, now + leaseMs, slot.member, perKey, perAccount, leaseMs) as Promise<[number, number]>, 'take a stream slot'))
+      const [code, open] = await within(client.eval(TAKE_SLOT, 2, ...sets(slot), now, now + leaseMs, slot.member, perKey, perAccount, leaseMs) as Promise<[number, number]>, 'take a stream slot')
       return code === 0 ? null : { scope: code === 1 ? 'key' : 'account', open }
     },
     async renew(slots, leaseMs) {

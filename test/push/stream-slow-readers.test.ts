@@ -92,14 +92,11 @@ describe('GET /v1/stream with readers that never read', { timeout: 180_000 }, ()
     for (let i = 0; i < 5; i++) {
       await new Promise((r) => setTimeout(r, 100))
       const m = memory()
-      if (process.env.DEBUG_MEM) console.log('base', m)
       base = { rss: Math.min(base.rss, m.rss), held: Math.min(base.held, m.held) }
     }
     const children: ChildProcess[] = []
-    let peak = { rss: 0, held: 0 }
     const check = (opened: number, when: string) => {
       const now = memory()
-      peak = { rss: Math.max(peak.rss, now.rss), held: Math.max(peak.held, now.held) }
       const bound = opened * (BUFFER_BYTES + CONNECTION_BYTES) + SLACK_BYTES
       const mb = (n: number) => `${(n / 2 ** 20).toFixed(1)} MB`
       const what = `${when}, ${opened} readers: rss +${mb(now.rss - base.rss)}, heap+buffers +${mb(now.held - base.held)}, bound ${mb(bound)}`
