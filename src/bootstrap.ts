@@ -6,6 +6,7 @@ import { signup } from './accounts/accounts.js'
 import { AuthCache } from './accounts/auth-cache.js'
 import { ChargeBatcher } from './accounts/charge-batcher.js'
 import type { Config } from './config.js'
+import { StreamSlots } from './graphql/stream-slots.js'
 import { MarketState } from './market/state.js'
 import type { Services } from './services.js'
 import { openDatabase, type Database } from './store/database.js'
@@ -17,7 +18,12 @@ export async function createServices(config: Config, opts: { logger?: Logger; cl
   const market = new MarketState(db, clock)
   await market.load()
   logger.info({ from: market.seriesFrom }, market.seriesFrom === 'snapshot' ? 'hot series restored from the snapshot left at the last shutdown' : 'hot series loaded from the store')
-  return { config, db, logger, market, clock, charges: new ChargeBatcher(db.sql), auth: new AuthCache(db.sql, clock) }
+  const services: Services = {
+    config, db, logger, market, clock, charges: new ChargeBatcher(db.sql), auth: new AuthCache(db.sql, clock),
+    // REDIS_URL's client is made later (startRole): looked up at each stream
+    streams: new StreamSlots(config, () => services.limits?.streams ?? null, logger),
+  }
+  return services
 }
 
 const DEMO_EMAIL = 'demo@example.com'

@@ -112,6 +112,14 @@ const EnvSchema = z.object({
   STREAM_MINUTE_MS: intFrom(60_000, 100),
   /** GET /v1/stream: a comment line this often keeps proxies from closing an idle stream, ms */
   STREAM_HEARTBEAT_MS: intFrom(15_000, 100),
+  /** streams (GET /v1/stream and the GraphQL subscription) open at once per API key, and per account (docs/operations.md#caps-and-bounds) */
+  STREAM_MAX_PER_KEY: intFrom(10, 1),
+  STREAM_MAX_PER_ACCOUNT: intFrom(20, 1),
+  /** a stream's unsent bytes past which its reader is dropped as too slow (a final `slow_reader` event) */
+  STREAM_BUFFER_BYTES: intFrom(1024 * 1024, 64 * 1024),
+  /** the most a reconnect (Last-Event-ID) replays: the newest events up to this many, and up to this many bytes of frames */
+  STREAM_REPLAY_EVENTS: intFrom(1000, 1),
+  STREAM_REPLAY_BYTES: intFrom(256 * 1024, 1024),
   /** alerts: deliveries to 127.0.0.1/::1 are allowed (local receivers, tests); private and link-local never */
   ALERT_ALLOW_LOOPBACK: z.enum(['0', '1']).default('0').transform((v) => v === '1'),
   /** push: the computed channels (imbalance, divergence, regime) and the funding z-score alert rules read are recomputed this often, ms */
@@ -152,6 +160,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   } else if (e.DATABASE_URL) store = { kind: 'postgres', url: e.DATABASE_URL, timeoutMs: e.STORE_TIMEOUT_MS }
   else store = { kind: 'pglite', dir: path.resolve(e.DATA_DIR, 'pglite') }
   checkRole(e, store)
+  // a replay is written at once: it must leave room under the buffer cap, or every reconnect would be dropped as slow
+  if (e.STREAM_REPLAY_BYTES > e.STREAM_BUFFER_BYTES / 2)
+    throw new ConfigError(`invalid configuration:\n  STREAM_REPLAY_BYTES (${e.STREAM_REPLAY_BYTES}) must be at most half of STREAM_BUFFER_BYTES (${e.STREAM_BUFFER_BYTES})`)
   return { ...e, store }
 }
 

@@ -7,6 +7,7 @@ import type { AuthCache } from './accounts/auth-cache.js'
 import type { ChargeBatcher } from './accounts/charge-batcher.js'
 import type { NatsBus } from './market/bus/nats-bus.js'
 import type { LimitStores } from './rest/rate-limit-store.js'
+import type { StreamSlots } from './graphql/stream-slots.js'
 
 export interface Services {
   config: Config
@@ -23,6 +24,8 @@ export interface Services {
   bus?: NatsBus | null
   /** REDIS_URL: rate-limit and auth-failure counters shared by every API node */
   limits?: LimitStores | null
+  /** open push streams per key and account (shared through `limits` when there is Redis) */
+  streams: StreamSlots
   /** ingest on PostgreSQL: the venues whose writer lease this node holds (null: no leases, e.g. an API node) */
   writing?: (() => readonly string[]) | null
 }

@@ -35,6 +35,10 @@ describe('configuration', () => {
     [{ CORS_ORIGINS: 'https://app.example.com/path' }, /CORS_ORIGINS/],
     [{ METRICS_TOKEN: 'short' }, /METRICS_TOKEN/],
     [{ STORE_TIMEOUT_MS: '10' }, /STORE_TIMEOUT_MS/],
+    [{ STREAM_MAX_PER_KEY: '0' }, /STREAM_MAX_PER_KEY/],
+    [{ STREAM_BUFFER_BYTES: '1000' }, /STREAM_BUFFER_BYTES/],
+    // a replay is written at once: it must fit in half the buffer, or a reconnect would be dropped as slow
+    [{ STREAM_BUFFER_BYTES: '131072', STREAM_REPLAY_BYTES: '131072' }, /STREAM_REPLAY_BYTES \(131072\) must be at most half of STREAM_BUFFER_BYTES \(131072\)/],
   ])('refuses %j with a message naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError)
     expect(() => loadConfig(env)).toThrow(message)

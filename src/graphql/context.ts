@@ -1,5 +1,6 @@
 // The per-request context, built in exactly one place for REST and GraphQL alike.
 import { initContextCache } from '@pothos/core'
+import type { ServerResponse } from 'node:http'
 import type { Principal } from '../accounts/authenticate.js'
 import { authenticate } from '../accounts/authenticate.js'
 import type { Services } from '../services.js'
@@ -19,6 +20,8 @@ export interface RequestContext {
   readonly parsedParams?: ReadonlyMap<string, unknown>
   /** REST only: long lists whose JSON is written once per source array (./list-fragments.ts) */
   readonly fragments?: ListFragments
+  /** GraphQL over HTTP: the response, whose unsent bytes a subscription watches (./stream-bounds.ts) */
+  res?: ServerResponse
 }
 
 export function createContext(

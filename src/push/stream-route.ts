@@ -1,9 +1,11 @@
 // GET /v1/stream: Server-Sent Events over the push channels (docs/streaming.md). 1 credit per channel per minute
 // connected, charged through the credit batcher (atomic, never below zero) when each minute starts; a minute the
 // account cannot pay for is not streamed: a final `end` event says why, then the stream closes. Each event's id
-// is its sequence number: a client reconnecting with Last-Event-ID gets every retained event after it first.
+// is its sequence number: a client reconnecting with Last-Event-ID gets the retained events after it first, within
+// the replay bound. Bounded per stream (src/graphql/stream-bounds.ts) and in number per key and account.
 import type { Request, RequestHandler, Response } from 'express'
 import { invalidParameter, toApiError, unavailable } from '../errors.js'
+import { boundedReplay, closeWithinGrace, slowReader, sseFrame } from '../graphql/stream-bounds.js'
 import { chargeStreamMinute, STREAM_PATH } from '../graphql/stream-meter.js'
 import { STREAM_CHANNELS, type StreamChannel, type StreamEvent } from '../market/stream/hub.js'
 import { sendProblem } from '../rest/envelope.js'
@@ -42,9 +44,6 @@ function parseStreamRequest(query: Record<string, unknown>, lastEventHeader: str
   return { channels: channels as StreamChannel[], coins, lastEventId }
 }
 
-/** an event on the wire */
-const sseFrame = (e: StreamEvent) => `id: ${e.id}\nevent: ${e.channel}\ndata: ${JSON.stringify(e.data)}\n\n`
-
 export function streamRoute(services: Services): RequestHandler {
   const { config, market } = services
   return (req, res, next) => {
@@ -58,16 +57,21 @@ export function streamRoute(services: Services): RequestHandler {
     let principal
     let ask: StreamRequest
     let remaining: number
+    let giveSlot = () => {}
     try {
       principal = await services.auth.authenticate(req.headers.authorization)
       ask = parseStreamRequest(req.query as Record<string, unknown>, req.header('last-event-id'), market.coins())
       if (market.stream.closing) throw unavailable(`${market.stream.closing.detail} Nothing was charged.`)
+      giveSlot = await services.streams.take(principal)
       const first = await chargeStreamMinute(services, principal, ask.channels.length, requestId)
       if (!first.ok) throw first.error
       remaining = first.remaining
     } catch (e) {
+      giveSlot()
       const err = toApiError(e)
       if (err.status >= 500) services.logger.error({ err: e, requestId }, 'stream refused')
+      // a cap reached: the same credit headers as the per-key limiter's 429
+      if (err.code === 'rate_limited' && principal) res.set({ 'X-Credits-Charged': '0', 'X-Credits-Remaining': String(principal.credits) })
       return sendProblem(res, err, requestId)
     }
     const cost = ask.channels.length
@@ -86,53 +90,87 @@ export function streamRoute(services: Services): RequestHandler {
     let closed = false
     let lastSent = ask.lastEventId ?? 0
     const wanted = (e: StreamEvent) => ask.channels.includes(e.channel) && (!ask.coins || ask.coins.includes(e.coin))
-    const send = (e: StreamEvent) => {
-      if (closed || e.id <= lastSent || !wanted(e)) return
-      lastSent = e.id
-      res.write(sseFrame(e))
-    }
-    // live events wait while the missed ones are written, then follow (ids dedupe the overlap)
-    let backlog: StreamEvent[] | null = []
-    const unsubscribe = market.stream.subscribe((e) => (backlog ? backlog.push(e) : send(e)))
-    res.write(`retry: 3000\n: ${ask.channels.join(',')} ${ask.coins?.join(',') ?? 'all coins'}; ${cost} credit(s) per minute\n\n`)
-    if (ask.lastEventId !== null) for (const e of market.stream.since(ask.channels, ask.lastEventId)) send(e)
-    else lastSent = market.stream.lastId()
-    for (const e of backlog) send(e)
-    backlog = null
-    const kinds = COMPUTED.filter((k) => (ask.channels as string[]).includes(k))
-    const release = kinds.length ? market.stream.want(kinds, ask.coins) : () => {}
-
-    const heartbeat = setInterval(() => !closed && res.write(`: heartbeat ${services.clock()}\n\n`), config.STREAM_HEARTBEAT_MS)
-    const finish = (reason: string, detail: Record<string, unknown> = {}) => {
-      if (closed) return
-      res.write(`event: end\ndata: ${JSON.stringify({ reason, ...detail })}\n\n`)
-      stop()
-      res.end()
-    }
-    const minute = setInterval(() => {
-      // a connection gone without its close event reaching us is not charged again
-      if (res.destroyed || req.socket.destroyed) return stop()
-      void chargeStreamMinute(services, principal, cost, requestId).then(
-        (r) => {
-          if (closed) return
-          if (r.ok) res.write(`: charged ${cost} credit(s); ${r.remaining} remaining\n\n`)
-          else finish(r.error.code, { detail: r.error.message, credits_remaining: r.remaining })
-        },
-        (err: unknown) => {
-          services.logger.error({ err, requestId }, 'stream: charging a minute failed')
-          finish('unavailable', { detail: 'The credit store could not be reached; nothing was charged for this minute.' })
-        },
-      )
-    }, config.STREAM_MINUTE_MS)
+    let unsubscribe = () => {}
+    let release = () => {}
     let unclose = () => {}
+    const timers: NodeJS.Timeout[] = []
+    // while the socket pushes back, frames wait here (the live ones are strings shared by every stream, see
+    // sseFrame) and leave as one write on 'drain'; a reader leaving more than STREAM_BUFFER_BYTES unsent is dropped
+    // (what waits here is let go: it resumes from the last id it did get)
+    let waiting: string[] = []
+    let waitingBytes = 0
     const stop = () => {
+      if (closed) return
       closed = true
+      giveSlot()
       unclose()
-      clearInterval(heartbeat)
-      clearInterval(minute)
+      for (const t of timers) clearInterval(t)
       unsubscribe()
       release()
     }
+    const finish = (reason: string, detail: Record<string, unknown> = {}) => {
+      if (closed) return
+      // past the buffer bound too: a client that reads again learns why, and the grace bounds how long it may wait
+      res.write(`${waiting.join('')}event: end\ndata: ${JSON.stringify({ reason, ...detail })}\n\n`)
+      stop()
+      res.end()
+      closeWithinGrace(res)
+    }
+    const write = (chunk: string) => {
+      if (closed) return
+      if (res.writableLength + waitingBytes + chunk.length > config.STREAM_BUFFER_BYTES) {
+        waiting = []
+        return finish('slow_reader', slowReader(config))
+      }
+      if (!waiting.length && !res.writableNeedDrain) return void res.write(chunk)
+      waiting.push(chunk)
+      waitingBytes += chunk.length
+    }
+    res.on('drain', () => {
+      if (closed || !waiting.length) return
+      const out = waiting.join('')
+      waiting = []
+      waitingBytes = 0
+      res.write(out)
+    })
+    const send = (e: StreamEvent, frame?: string) => {
+      if (closed || e.id <= lastSent || !wanted(e)) return
+      lastSent = e.id
+      write(frame ?? sseFrame(e))
+    }
+    // live events wait while the missed ones are written, then follow (ids dedupe the overlap)
+    let backlog: StreamEvent[] | null = []
+    unsubscribe = market.stream.subscribe((e) => (backlog ? backlog.push(e) : send(e)))
+    write(`retry: 3000\n: ${ask.channels.join(',')} ${ask.coins?.join(',') ?? 'all coins'}; ${cost} credit(s) per minute\n\n`)
+    if (ask.lastEventId !== null) {
+      const replay = boundedReplay(market.stream, ask.channels, ask.coins, ask.lastEventId, config)
+      if (replay.truncated) write(`event: replay_truncated\ndata: ${JSON.stringify(replay.truncated)}\n\n`)
+      for (const { e, frame } of replay.events) send(e, frame)
+    } else lastSent = market.stream.lastId()
+    for (const e of backlog) send(e)
+    backlog = null
+    if (closed) return
+    const kinds = COMPUTED.filter((k) => (ask.channels as string[]).includes(k))
+    if (kinds.length) release = market.stream.want(kinds, ask.coins)
+
+    timers.push(setInterval(() => write(`: heartbeat ${services.clock()}\n\n`), config.STREAM_HEARTBEAT_MS))
+    timers.push(
+      setInterval(() => {
+        // a connection gone without its close event reaching us is not charged again
+        if (res.destroyed || req.socket.destroyed) return stop()
+        void chargeStreamMinute(services, principal, cost, requestId).then(
+          (r) => {
+            if (closed) return
+            if (r.ok) write(`: charged ${cost} credit(s); ${r.remaining} remaining\n\n`)
+            else finish(r.error.code, { detail: r.error.message, credits_remaining: r.remaining })
+          },
+          (err: unknown) => {
+            services.logger.error({ err, requestId }, 'stream: charging a minute failed')
+            finish('unavailable', { detail: 'The credit store could not be reached; nothing was charged for this minute.' })
+          },
+        )
+      }, config.STREAM_MINUTE_MS),
+    )
     // graceful shutdown: a last event, then the clients resume on another node with Last-Event-ID
     unclose = market.stream.onClose((why) => finish(why.reason, { detail: why.detail }))
     res.on('close', stop)

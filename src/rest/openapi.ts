@@ -212,14 +212,14 @@ function streamDoc() {
     operationId: 'stream',
     summary: 'Server-Sent Events: live push channels (1 credit per channel per minute connected)',
     description:
-      'An event stream (text/event-stream). Each event has `id` (resume with the Last-Event-ID header within 15 minutes), `event` (the channel) and `data` (JSON, REST field names). Comment lines are heartbeats. 1 credit per channel is taken as each minute starts; a minute the account cannot pay ends the stream with an `end` event. See docs/streaming.md.',
+      'An event stream (text/event-stream). Each event has `id` (resume with the Last-Event-ID header: the newest retained events after it, at most 1,000 and 256 KiB of frames, after a `replay_truncated` event when older ones are left out), `event` (the channel) and `data` (JSON, REST field names). Comment lines are heartbeats. 1 credit per channel is taken as each minute starts; a minute the account cannot pay ends the stream with an `end` event, and so does a reader leaving more than 1 MiB unread (`slow_reader`). At most 10 streams per API key and 20 per account. See docs/streaming.md.',
     security: [{ bearerAuth: [] }],
     'x-credits': 0,
     'x-credits-per-minute-per-channel': 1,
     parameters: [
       { name: 'channels', in: 'query', required: false, description: 'comma-separated; default ticker', schema: { type: 'string', examples: ['ticker,liquidations'] }, example: 'ticker,liquidations', 'x-allowed': [...STREAM_CHANNELS] },
       { name: 'coin', in: 'query', required: false, description: 'comma-separated base-asset symbols; omitted = every coin', schema: { type: 'string' }, example: 'BTC,ETH' },
-      { name: 'Last-Event-ID', in: 'header', required: false, description: 'the id of the last event received: the retained events after it come first', schema: { type: 'string' }, example: '1842' },
+      { name: 'Last-Event-ID', in: 'header', required: false, description: 'the id of the last event received: the newest retained events after it come first (at most 1,000, and 256 KiB of frames)', schema: { type: 'string' }, example: '1842' },
       { name: 'last_event_id', in: 'query', required: false, description: 'the same, for clients that cannot set headers', schema: { type: 'string' }, example: '1842' },
     ],
     responses: {
@@ -227,6 +227,7 @@ function streamDoc() {
       '400': { description: 'invalid_parameter (channels, coin, Last-Event-ID)', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } },
       '401': { description: 'unauthorized', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } },
       '402': { description: 'insufficient_credits: the first minute cannot be paid', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } },
+      '429': { description: 'rate_limited: the key (10) or its account (20) has as many streams open as it may (scope, limit, open), with Retry-After; or the address is over its failed-authentication budget', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } },
     },
   }
 }

@@ -1,5 +1,6 @@
 // Rate-limit counters shared by every API node (REDIS_URL): express-rate-limit's stores backed by Redis
-// (rate-limit-redis over ioredis), behind a circuit. A Redis outage is noticed once — the connection closing, or
+// (rate-limit-redis over ioredis), and the open streams per key and account (src/graphql/stream-slots.ts), behind a
+// circuit. A Redis outage is noticed once — the connection closing, or
 // one command left unanswered for COMMAND_TIMEOUT_MS (a Redis that hangs) — and from then on no request waits for
 // Redis: each node counts on its own (express-rate-limit's MemoryStore, the limits then hold per node) until Redis
 // answers a probe again. /readyz and the metrics say which counters a node uses.
@@ -7,6 +8,7 @@ import { Redis } from 'ioredis'
 import { MemoryStore, type ClientRateLimitInfo, type IncrementResponse, type Options, type Store } from 'express-rate-limit'
 import { RedisStore, type RedisReply } from 'rate-limit-redis'
 import type { Logger } from 'pino'
+import type { SharedStreamSlots, StreamSlot } from '../graphql/stream-slots.js'
 
 /** the most a request waits for Redis, paid only by the requests in flight when a Redis that hangs stops answering */
 export const COMMAND_TIMEOUT_MS = 200
@@ -27,6 +29,8 @@ export interface LimitStoreState {
 export interface LimitStores {
   /** a store whose keys start with `prefix` (one per limiter) */
   store(prefix: string): Store
+  /** the open streams per key and account */
+  streams: SharedStreamSlots
   connected(): boolean
   state(): LimitStoreState
   close(): Promise<void>
@@ -217,12 +221,59 @@ export function redisLimitStores(url: string, logger: Logger, namespace: string,
       stores.push(s)
       return s
     },
+    streams: redisStreamSlots(client, namespace),
     connected: () => circuit.up,
     state,
     async close() {
       circuit.stop()
       for (const s of stores) s.shutdown()
       await client.quit().catch(() => client.disconnect())
+    },
+  }
+}
+
+// Both sets of a stream are pruned of lapsed leases, counted and added to in one script, so nodes racing for the
+// last slot cannot both take it. KEYS: the key's set, the account's set; ARGV: now, lease end, member, caps, lease.
+const TAKE_SLOT = `
+local now = tonumber(ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+local k = redis.call('ZCARD', KEYS[1])
+if k >= tonumber(ARGV[4]) then return {1, k} end
+local a = redis.call('ZCARD', KEYS[2])
+if a >= tonumber(ARGV[5]) then return {2, a} end
+for i = 1, 2 do
+  redis.call('ZADD', KEYS[i], ARGV[2], ARGV[3])
+  redis.call('PEXPIRE', KEYS[i], ARGV[6])
+end
+return {0, 0}`
+
+function redisStreamSlots(client: Redis, namespace: string): SharedStreamSlots {
+  // every command is bounded by the client's commandTimeout and fails at once while the connection is down (no offline queue)
+  // one hash slot per account ({…}), so the script's two keys live together on a Redis Cluster too
+  const sets = (s: StreamSlot) => [`${namespace}:streams:{${s.accountId}}:key:${s.keyId}`, `${namespace}:streams:{${s.accountId}}:account`] as const
+  return {
+    async take(slot, perKey, perAccount, leaseMs) {
+      const now = Date.now()
+      const [code, open] = (await client.eval(TAKE_SLOT, 2, ...sets(slot), now, now + leaseMs, slot.member, perKey, perAccount, leaseMs)) as [number, number]
+      return code === 0 ? null : { scope: code === 1 ? 'key' : 'account', open }
+    },
+    async renew(slots, leaseMs) {
+      if (!slots.length) return
+      const until = Date.now() + leaseMs
+      const batch = client.pipeline()
+      // re-added if missing (Redis restarted, or the take timed out before it got there): the sets say what is open
+      for (const s of slots)
+        for (const set of sets(s)) {
+          batch.zadd(set, until, s.member)
+          batch.pexpire(set, leaseMs)
+        }
+      await batch.exec()
+    },
+    async give(slot) {
+      const batch = client.pipeline()
+      for (const set of sets(slot)) batch.zrem(set, slot.member)
+      await batch.exec()
     },
   }
 }

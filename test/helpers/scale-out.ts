@@ -32,6 +32,15 @@ function answers(url: string, probe: string | null, expect: RegExp): Promise<boo
   })
 }
 
+/** whether Redis answers at REDIS_TEST_URL; a test that needs only Redis skips, saying so, when it does not (REQUIRE_REDIS=1: throws) */
+export async function redisReachable(): Promise<boolean> {
+  if (await answers(REDIS_TEST_URL, 'PING\r\n', /\+PONG/)) return true
+  const message = `Redis at ${REDIS_TEST_URL} is not reachable: skipping (start it as .ci/run does)`
+  if (process.env.REQUIRE_REDIS === '1') throw new Error(`REQUIRE_REDIS=1 but ${message}`)
+  console.warn(message)
+  return false
+}
+
 /** every engine the test needs (each unless told not to), or null with the reason it skips (throws in CI, where they are required) */
 export async function scaleOutEngines(opts: { redis?: boolean; postgres?: boolean; nats?: boolean } = {}): Promise<string | null> {
   const missing: [string, string][] = []

@@ -71,6 +71,26 @@ describe('subscription stream', () => {
     expect(rows).toHaveLength(0)
   })
 
+  it('a lastEventId older than the replay bound replays the newest 1,000 events, after a replay_truncated event', async () => {
+    const { apiKey } = await t.signup()
+    const hub = t.services.market.stream
+    const from = hub.lastId()
+    const ids: number[] = []
+    for (let i = 0; i < 1200; i++) {
+      ingest.emit(ticker('XRP'))
+      ids.push(hub.lastId())
+    }
+    // ticker frames are about 250 bytes: 1,000 of them fit in the byte bound (256 KiB), so the count bound is met
+    const s = sseReader(await subscribe(apiKey, `subscription { stream(channels: [TICKER], coins: ["XRP"], lastEventId: "${from}") { id channel data } }`))
+    await until(() => payloads(s.frames).at(-1)?.id === String(ids.at(-1)), 5000, 'the replay up to the newest event')
+    s.cancel()
+    const [notice, ...replayed] = payloads(s.frames)
+    expect(notice).toMatchObject({ id: null, channel: 'replay_truncated', data: { reason: 'replay_limit', requested_after: from, first_id: ids[200], max_events: 1000, max_bytes: 256 * 1024 } })
+    expect(replayed.map((p) => Number(p.id))).toEqual(ids.slice(200))
+    const bytes = replayed.reduce((a, p) => a + `id: ${p.id}\nevent: ticker\ndata: ${JSON.stringify(p.data)}\n\n`.length, 0)
+    expect(bytes).toBeLessThanOrEqual(256 * 1024)
+  })
+
   // last: it ends every stream of this service
   it('a graceful shutdown ends an open subscription with a last end event, then completes it', async () => {
     const { apiKey } = await t.signup()

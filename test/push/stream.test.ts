@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Ingest } from '../../src/market/ingest.js'
 import type { MarketEvent, TickerEvent } from '../../src/market/events.js'
 import { marketId } from '../../src/market/live.js'
+import { liveDraft } from '../../src/market/stream/drafts.js'
 import { MarketSimulator } from '../../src/market/simulator/index.js'
 import { expectProblem, startTestService, type TestService } from '../helpers/service.js'
 import { sseReader, until } from './sse-client.js'
@@ -149,5 +150,54 @@ describe('GET /v1/stream', () => {
     expect(Number(a!.credits)).toBe(1)
     // a stream the account cannot pay the first minute of is refused
     await expectProblem(await open(apiKey, 'channels=ticker,liquidations'), 402, 'insufficient_credits')
+  })
+
+  it('a reconnect from an id older than the replay bound gets the newest 1,000 events, after an event saying what was left out', async () => {
+    const { apiKey } = await t.signup()
+    const hub = t.services.market.stream
+    const from = hub.lastId()
+    // 1,500 liquidations of one coin: small events (about 250 bytes a frame), so the count bound is the one met
+    const ids: number[] = []
+    for (let i = 0; i < 1500; i++) {
+      hub.publish(liveDraft({ type: 'liquidation', exchange: 'okx', coin: 'DOGE', marketType: 'perp', ts: Date.now(), id: `l${i}`, side: i % 2 ? 'long' : 'short', price: 0.1 + i / 1e5, size: 1000 + i, usd: 100 + i }))
+      ids.push(hub.lastId())
+    }
+    const s = sseReader(await open(apiKey, 'channels=liquidations&coin=DOGE', { 'last-event-id': String(from) }))
+    await until(() => s.frames.length >= 1001, 5000, 'the notice and the replay')
+    s.cancel()
+    const [notice, ...replayed] = s.frames
+    expect(notice!.event).toBe('replay_truncated')
+    expect(notice!.id).toBeNull()
+    expect(JSON.parse(notice!.data)).toMatchObject({ reason: 'replay_limit', requested_after: from, first_id: ids[500], max_events: 1000, max_bytes: 256 * 1024 })
+    expect(replayed.map((f) => Number(f.id))).toEqual(ids.slice(500))
+    expect(replayed.map((f) => JSON.parse(f.data).id)).toEqual(Array.from({ length: 1000 }, (_, i) => `l${i + 500}`))
+  })
+
+  it('the replay is also bounded by 256 KiB of frames: the newest events that fit', async () => {
+    const { apiKey } = await t.signup()
+    const hub = t.services.market.stream
+    const from = hub.lastId()
+    // 60 regime events of 10 kB each: about 600 kB of frames, more than the byte bound lets through
+    const sent: { id: number; n: number; frame: string }[] = []
+    for (let i = 0; i < 60; i++) {
+      const data = { coin: 'ADA', n: i, pad: 'x'.repeat(10_000) }
+      hub.publish({ channel: 'regime', coin: 'ADA', ts: Date.now(), data })
+      const id = hub.lastId()
+      // the frame as the stream's wire format (docs/streaming.md) writes it
+      sent.push({ id, n: i, frame: `id: ${id}\nevent: regime\ndata: ${JSON.stringify(data)}\n\n` })
+    }
+    // what fits: the longest run of newest frames adding up to at most 256 KiB
+    let fit = 0
+    for (let bytes = 0; fit < sent.length && bytes + sent[sent.length - 1 - fit]!.frame.length <= 256 * 1024; fit++) bytes += sent[sent.length - 1 - fit]!.frame.length
+    expect(fit).toBeGreaterThan(0)
+    expect(fit).toBeLessThan(60)
+    const expected = sent.slice(-fit)
+    const s = sseReader(await open(apiKey, 'channels=regime&coin=ADA', { 'last-event-id': String(from) }))
+    await until(() => s.frames.length >= fit + 1, 5000, 'the notice and the replay')
+    s.cancel()
+    const [notice, ...replayed] = s.frames
+    expect(JSON.parse(notice!.data)).toMatchObject({ reason: 'replay_limit', requested_after: from, first_id: expected[0]!.id })
+    expect(replayed.map((f) => Number(f.id))).toEqual(expected.map((x) => x.id))
+    expect(replayed.map((f) => JSON.parse(f.data).n)).toEqual(expected.map((x) => x.n))
   })
 })

@@ -123,3 +123,65 @@ describe('429 answers carry Retry-After, the RateLimit headers and X-Credits-Rem
     }
   })
 })
+
+describe('wrong keys on the GraphQL subscription (Accept: text/event-stream) count like REST 401s (issue 31, item 6)', () => {
+  let t: TestService
+  beforeAll(async () => {
+    // a real port: the subscription is answered as an event stream
+    t = await startTestService({ listen: true, env: { AUTH_FAILURE_LIMIT: '30' } })
+  })
+  afterAll(() => t?.close())
+
+  const subscribe = (key: string) =>
+    fetch(`${t.url}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream', 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'subscription { stream(channels: [TICKER]) { id channel data } }' }),
+    })
+
+  it('100 wrong keys: the first 30 are answered 401, then 429 like REST, and a valid key is still served', async () => {
+    // signed up first: a signup carries no key, so the address's spent budget would refuse it
+    const a = await t.signup()
+    const statuses: number[] = []
+    for (let i = 0; i < 100; i++) {
+      const r = await subscribe(bad(200 + i))
+      statuses.push(r.status)
+      const body = await r.text()
+      // never an accepted stream: the refusal is the request's status, with the code in the body
+      if (r.status === 401) expect(body).toContain('"code":"unauthorized"')
+      else expect(assertProblemShape(429, r.headers, body, 'subscription past the failure budget').code).toBe('rate_limited')
+    }
+    expect(statuses.slice(0, 30)).toEqual(Array(30).fill(401))
+    expect(statuses.slice(30)).toEqual(Array(70).fill(429))
+    // the same budget as REST's: a wrong key there is refused too
+    const rest = await fetch(`${t.url}/v1/markets/ticker`, { headers: { authorization: `Bearer ${bad(999)}` } })
+    expect(rest.status).toBe(429)
+    await rest.arrayBuffer()
+    // a valid key is served: its subscription is accepted (200, an event stream)
+    const ok = await subscribe(a.apiKey)
+    expect(ok.status).toBe(200)
+    expect(ok.headers.get('content-type')).toMatch(/^text\/event-stream/)
+    await ok.body!.cancel()
+  })
+
+  it('REST 401s and subscription 401s add up in one budget', async () => {
+    // a service of its own: the previous test spent this address's budget on the other one
+    const u = await startTestService({ listen: true, env: { AUTH_FAILURE_LIMIT: '30' } })
+    try {
+      const answers: number[] = []
+      for (let i = 0; i < 31; i++) {
+        const r = i % 2 ? await fetch(`${u.url}/v1/markets/ticker`, { headers: { authorization: `Bearer ${bad(500 + i)}` } }) : await fetch(`${u.url}/graphql`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${bad(500 + i)}`, accept: 'text/event-stream', 'content-type': 'application/json' },
+          body: JSON.stringify({ query: 'subscription { stream(channels: [TICKER]) { id } }' }),
+        })
+        answers.push(r.status)
+        await r.arrayBuffer()
+      }
+      expect(answers.slice(0, 30)).toEqual(Array(30).fill(401))
+      expect(answers[30]).toBe(429)
+    } finally {
+      await u.close()
+    }
+  })
+})

@@ -1,8 +1,9 @@
 // The push side of the market: every event a stream client or an alert rule can follow, one channel each, with a
 // sequence number as its id. One process: the hub numbers events itself and keeps an in-memory ring per channel
 // (RETENTION_MS, at most RING_MAX events per channel), so a client reconnecting with Last-Event-ID gets what it
-// missed. With NATS (src/market/bus) the producing node publishes to JetStream and every API node appends what it
-// receives under the JetStream sequence number (append()), so an id means the same on every node.
+// missed (the newest of it: each stream bounds its replay). With NATS (src/market/bus) the producing node publishes
+// to JetStream and every API node appends what it receives under the JetStream sequence number (append()), so an id
+// means the same on every node.
 export const STREAM_CHANNELS = ['ticker', 'imbalance', 'divergence', 'liquidations', 'regime'] as const
 export type StreamChannel = (typeof STREAM_CHANNELS)[number]
 
@@ -80,6 +81,32 @@ export class StreamHub {
     const out: StreamEvent[] = []
     for (const c of channels) for (const { e } of this.rings.get(c)!) if (e.id > afterId) out.push(e)
     return out.sort((a, b) => a.id - b.id)
+  }
+
+  /**
+   * The newest `max` retained events of these channels and coins (null: all) after id, oldest first; `more` says
+   * older ones after id were left out. Walks each ring from its newest end, so a reconnect costs what it is sent.
+   */
+  recent(channels: readonly StreamChannel[], coins: readonly string[] | null, afterId: number, max: number): { events: StreamEvent[]; more: boolean } {
+    const out: StreamEvent[] = []
+    let more = false
+    for (const c of channels) {
+      const ring = this.rings.get(c)!
+      let taken = 0
+      for (let i = ring.length - 1; i >= 0 && ring[i]!.e.id > afterId; i--) {
+        const e = ring[i]!.e
+        if (coins && !coins.includes(e.coin)) continue
+        if (taken === max) {
+          more = true
+          break
+        }
+        out.push(e)
+        taken++
+      }
+    }
+    out.sort((a, b) => a.id - b.id)
+    if (out.length > max) more = true
+    return { events: out.slice(-max), more }
   }
 
   private readonly demand = new Set<{ kinds: readonly string[]; coins: readonly string[] | null }>()
