@@ -35,6 +35,8 @@ export async function startRole(services: Services, opts: { onProgress?: (p: Bac
     if (config.ROLE !== 'ingest') void bus.followPush((e) => hub.append(e)).catch((err: unknown) => logger.error({ err }, 'push channels could not follow the bus'))
   }
   if (config.REDIS_URL && config.ROLE !== 'ingest') services.limits = (await import('./rest/rate-limit-store.js')).redisLimitStores(config.REDIS_URL, logger, config.BUS_PREFIX, services.clock)
+  // a node with Redis configured starts on the shared counters (stream caps included) when Redis answers within its connect timeout
+  await services.limits?.ready?.(2_000)
   const metrics = createMetrics(config.ROLE)
   let runtime: MarketRuntime | null = null
   let follower: Follower | null = null

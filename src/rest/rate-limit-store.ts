@@ -32,6 +32,8 @@ export interface LimitStores {
   /** the open streams per key and account */
   streams: SharedStreamSlots
   connected(): boolean
+  /** resolves once the shared counters answer, or after `ms` (a node starts counting on its own then) */
+  ready?(ms: number): Promise<void>
   state(): LimitStoreState
   close(): Promise<void>
 }
@@ -223,6 +225,9 @@ export function redisLimitStores(url: string, logger: Logger, namespace: string,
     },
     streams: redisStreamSlots(client, namespace),
     connected: () => circuit.up,
+    ready: async (ms) => {
+      for (const until = Date.now() + ms; !circuit.up && Date.now() < until; ) await new Promise((r) => setTimeout(r, 20))
+    },
     state,
     async close() {
       circuit.stop()
