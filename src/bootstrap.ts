@@ -8,6 +8,7 @@ import { ChargeBatcher } from './accounts/charge-batcher.js'
 import type { Config } from './config.js'
 import { MarketState } from './market/state.js'
 import type { Services } from './services.js'
+import { cursorMac, cursorSecret } from './store/cursor-secret.js'
 import { openDatabase, type Database } from './store/database.js'
 
 export async function createServices(config: Config, opts: { logger?: Logger; clock?: () => number; db?: Database } = {}): Promise<Services> {
@@ -17,7 +18,8 @@ export async function createServices(config: Config, opts: { logger?: Logger; cl
   const market = new MarketState(db, clock)
   await market.load()
   logger.info({ from: market.seriesFrom }, market.seriesFrom === 'snapshot' ? 'hot series restored from the snapshot left at the last shutdown' : 'hot series loaded from the store')
-  return { config, db, logger, market, clock, charges: new ChargeBatcher(db.sql), auth: new AuthCache(db.sql, clock) }
+  const cursors = cursorMac(await cursorSecret(config.CURSOR_SECRET, db.sql))
+  return { config, db, logger, market, clock, cursorMac: cursors, charges: new ChargeBatcher(db.sql), auth: new AuthCache(db.sql, clock) }
 }
 
 const DEMO_EMAIL = 'demo@example.com'

@@ -7,6 +7,7 @@ import type { AuthCache } from './accounts/auth-cache.js'
 import type { ChargeBatcher } from './accounts/charge-batcher.js'
 import type { NatsBus } from './market/bus/nats-bus.js'
 import type { LimitStores } from './rest/rate-limit-store.js'
+import type { CursorMac } from './domain/cursor.js'
 
 export interface Services {
   config: Config
@@ -17,6 +18,8 @@ export interface Services {
   charges: ChargeBatcher
   /** short-lived key lookups for the metered analytics path */
   auth: AuthCache
+  /** seals and opens paging cursors (src/store/cursor-secret.ts) */
+  cursorMac: CursorMac
   /** Unix ms; injectable so tests can pin time */
   clock: () => number
   /** NATS_URL: the bus between ingest and API nodes (docs/operations.md, "Deployment") */
