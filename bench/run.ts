@@ -10,6 +10,7 @@ import autocannon from 'autocannon'
 import { DEFAULT_COINS } from '../src/market/coins.js'
 import { benchAggregator } from './aggregate-fold.js'
 import { benchCredits } from './credits-pg.js'
+import { benchEventLoop } from './event-loop.js'
 import { benchScaleOut } from './scale-out.js'
 import { benchStart } from './start-time.js'
 import { benchViews } from './views.js'
@@ -18,8 +19,8 @@ import { build, NODE_FLAGS } from '../scripts/build.mjs'
 import type { Row } from './report.js'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
-/** run only some steps: BENCH_ONLY=fold,backfill,start,cheap,shim,views,heavy,memory,postgres,credits,scale (default: all) */
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'fold,backfill,start,cheap,shim,views,heavy,memory,postgres,credits,scale').split(','))
+/** run only some steps: BENCH_ONLY=fold,backfill,start,cheap,shim,views,heavy,memory,loop,postgres,credits,scale (default: all) */
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'fold,backfill,start,cheap,shim,views,heavy,memory,loop,postgres,credits,scale').split(','))
 const ROOT = path.resolve(import.meta.dirname, '..')
 
 const rows: Row[] = []
@@ -196,6 +197,8 @@ async function main() {
       const mem = await rss(port)
       rows.push({ bench: `resident memory, ${days} d loaded, serving (restarted)`, measured: `${fmt(mem / 2 ** 20, 0)} MB`, baseline: `${fmt(fillerRss / 2 ** 20, 0)} MB in the process that backfilled`, ratio: mem / (350 * 2 ** 20), target: '< 350 MB (ratio < 1)', pass: mem < 350 * 2 ** 20 })
     }
+    // 6b. the event loop under each endpoint's most demanding call, after memory (their answers are the largest)
+    if (ONLY.has('loop')) rows.push(...(await benchEventLoop(base, key!, coins)))
   } finally {
     bl.proc.kill('SIGTERM')
     svc.proc.kill('SIGTERM')

@@ -9,6 +9,7 @@ import type { Config } from './config.js'
 import { StreamSlots } from './graphql/stream-slots.js'
 import { MarketState } from './market/state.js'
 import type { Services } from './services.js'
+import { cursorMac, cursorSecret } from './store/cursor-secret.js'
 import { openDatabase, type Database } from './store/database.js'
 
 export async function createServices(config: Config, opts: { logger?: Logger; clock?: () => number; db?: Database } = {}): Promise<Services> {
@@ -18,8 +19,9 @@ export async function createServices(config: Config, opts: { logger?: Logger; cl
   const market = new MarketState(db, clock)
   await market.load()
   logger.info({ from: market.seriesFrom }, market.seriesFrom === 'snapshot' ? 'hot series restored from the snapshot left at the last shutdown' : 'hot series loaded from the store')
+  const cursors = cursorMac(await cursorSecret(config.CURSOR_SECRET, db.sql))
   const services: Services = {
-    config, db, logger, market, clock, charges: new ChargeBatcher(db.sql), auth: new AuthCache(db.sql, clock),
+    config, db, logger, market, clock, cursorMac: cursors, charges: new ChargeBatcher(db.sql), auth: new AuthCache(db.sql, clock),
     // REDIS_URL's client is made later (startRole): looked up at each stream
     streams: new StreamSlots(config, () => services.limits?.streams ?? null, logger),
   }

@@ -62,6 +62,12 @@ const EnvSchema = z.object({
     .string()
     .optional()
     .transform((v) => (v === '' ? undefined : v)),
+  /** the key paging cursors are sealed with; unset: one made once and kept in the store (docs/operations.md#caps-and-bounds) */
+  CURSOR_SECRET: z
+    .string()
+    .optional()
+    .transform((v) => (v === '' ? undefined : v))
+    .refine((v) => v === undefined || v.length >= 32, { message: 'CURSOR_SECRET must be at least 32 characters (e.g. openssl rand -hex 32)' }),
   /** tolerance for the Stripe-Signature timestamp, seconds */
   STRIPE_WEBHOOK_TOLERANCE: intFrom(300, 1),
   RATE_LIMIT_RPS: z.coerce.number().min(0).default(50),

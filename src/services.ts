@@ -8,6 +8,7 @@ import type { ChargeBatcher } from './accounts/charge-batcher.js'
 import type { NatsBus } from './market/bus/nats-bus.js'
 import type { LimitStores } from './rest/rate-limit-store.js'
 import type { StreamSlots } from './graphql/stream-slots.js'
+import type { CursorMac } from './domain/cursor.js'
 
 export interface Services {
   config: Config
@@ -18,6 +19,8 @@ export interface Services {
   charges: ChargeBatcher
   /** short-lived key lookups for the metered analytics path */
   auth: AuthCache
+  /** seals and opens paging cursors (src/store/cursor-secret.ts) */
+  cursorMac: CursorMac
   /** Unix ms; injectable so tests can pin time */
   clock: () => number
   /** NATS_URL: the bus between ingest and API nodes (docs/operations.md, "Deployment") */

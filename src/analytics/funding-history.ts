@@ -49,12 +49,23 @@ export interface FundingHistory {
 
 const good = (r: SettlementRow) => Number.isFinite(r.rate) && Number.isFinite(r.intervalHours) && r.intervalHours > 0 && Number.isFinite(r.ts)
 
+/** a venue's open interest in USD at the end of the interval starting at ts (null: a sample without a USD value) */
+export interface IntervalOi {
+  exchange: ExchangeId
+  ts: number
+  usd: number | null
+}
+
 /**
- * rows: the settlements with from ≤ ts < to; oiUsd(exchange, intervalStart): the venue's OI in USD at the end of that
- * interval (null without a sample), the weight of its rates in the weighted series.
+ * rows: the settlements with from ≤ ts < to; oi: each venue's OI in USD per interval, the weight of its rates in the
+ * weighted series and of its cumulative funding. The work follows the rows and samples, never the window's length.
  */
-export function buildFundingHistory(input: { rows: readonly SettlementRow[]; intervalMs: number; from: number; to: number; oiUsd: (exchange: ExchangeId, ts: number) => number | null }): FundingHistory {
+export function buildFundingHistory(input: { rows: readonly SettlementRow[]; intervalMs: number; from: number; to: number; oi: readonly IntervalOi[] }): FundingHistory {
   const rows = input.rows.filter((r) => good(r) && r.ts >= input.from && r.ts < input.to)
+  // venue → interval start → OI in USD (a later sample of one interval replaces an earlier)
+  const oiOf = new Map<ExchangeId, Map<number, number | null>>()
+  for (const o of input.oi) (oiOf.get(o.exchange) ?? oiOf.set(o.exchange, new Map()).get(o.exchange)!).set(o.ts, o.usd)
+  const oiUsd = (exchange: ExchangeId, ts: number) => oiOf.get(exchange)?.get(ts) ?? null
   const exchanges: VenueFundingHistory[] = []
   for (const exchange of EXCHANGE_IDS) {
     const mine = rows.filter((r) => r.exchange === exchange).sort((a, b) => a.ts - b.ts)
@@ -81,7 +92,7 @@ export function buildFundingHistory(input: { rows: readonly SettlementRow[]; int
     const used: ExchangeId[] = []
     for (const exchange of EXCHANGE_IDS) {
       const rates = cells.get(ts)!.get(exchange)
-      const oi = rates ? input.oiUsd(exchange, ts) : null
+      const oi = rates ? oiUsd(exchange, ts) : null
       if (!rates || oi === null || !(oi > 0)) continue
       w += oi
       sum += oi * (rates.reduce((a, b) => a + b, 0) / rates.length)
@@ -95,11 +106,10 @@ export function buildFundingHistory(input: { rows: readonly SettlementRow[]; int
   let sum = 0
   const used: ExchangeId[] = []
   for (const v of exchanges) {
+    // the intervals of the window with an OI, in time order
     const ois: number[] = []
-    for (let t = input.from; t < input.to; t += input.intervalMs) {
-      const oi = input.oiUsd(v.exchange, t)
-      if (oi !== null && oi > 0) ois.push(oi)
-    }
+    const mine = [...(oiOf.get(v.exchange) ?? [])].filter(([t]) => t >= input.from && t < input.to && (t - input.from) % input.intervalMs === 0).sort((a, b) => a[0] - b[0])
+    for (const [, oi] of mine) if (oi !== null && oi > 0) ois.push(oi)
     if (!ois.length) continue
     const mean = ois.reduce((a, b) => a + b, 0) / ois.length
     w += mean

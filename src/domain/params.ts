@@ -3,6 +3,7 @@
 // string becomes a value (case-folding, numbers) and the wording of its invalid_parameter error.
 import { z } from 'zod'
 import { invalidParameter, type ApiError } from '../errors.js'
+import { CURSOR_TEXT, sealCursor, type CursorScope } from './cursor.js'
 import { EXCHANGE_IDS } from './exchanges.js'
 import { ExchangeName, MarketTypeName } from './markets.js'
 import { Lookback } from './windows.js'
@@ -27,6 +28,8 @@ export interface ParamInfo {
 export interface ParamEnv {
   coins: readonly string[]
   now: number
+  /** paged endpoints: what their cursors are sealed with; without it no cursor is accepted */
+  cursors?: CursorScope
 }
 
 const INFO = new WeakMap<z.ZodType, ParamInfo>()
@@ -39,14 +42,16 @@ const param = <T extends z.ZodType>(schema: T, info: ParamInfo): T => (INFO.set(
 
 // the environment of the parse in progress (parses are synchronous, so one slot suffices)
 let scope: ParamEnv | null = null
+// the cursor scope each parse's values were checked under, for the resolver that pages on from them
+const CURSOR_SCOPES = new WeakMap<object, CursorScope>()
 
 /** a window end and start for parameters' examples: 2026-03-02 12:00 UTC and the day before */
 export const EXAMPLE_END_MS = 1_772_452_800_000
 export const EXAMPLE_START_MS = EXAMPLE_END_MS - 86_400_000
 
 // from 2009 (before any crypto exchange) to one day ahead of now
-const EARLIEST_MS = 1_230_768_000_000
-const AHEAD_MS = 86_400_000
+export const EARLIEST_MS = 1_230_768_000_000
+export const AHEAD_MS = 86_400_000
 
 /** one of a domain enum's values, with a default (the example unless another is given) */
 export const enumParam = <E extends z.ZodEnum>(e: E, o: { description: string; default: z.output<E>; example?: z.output<E> }) =>
@@ -83,12 +88,16 @@ export const positiveParam = (description: string, example: number) => param(z.n
 export const timestampParam = (description: string, example: number) =>
   param(z.number().int().refine((t) => t >= EARLIEST_MS && (scope === null || t <= scope.now + AHEAD_MS)).optional(), { kind: 'timestamp', description, required: false, example })
 
-// what meta.next looks like: base64url of [window start, window end, next slot, the parameters it belongs to]
-const CURSOR_EXAMPLE = Buffer.from(JSON.stringify([EXAMPLE_START_MS, EXAMPLE_END_MS, EXAMPLE_END_MS - 4 * 3_600_000, JSON.stringify([['coin', 'BTC'], ['interval', '1h']])])).toString('base64url')
+// what meta.next looks like: base64url of [window start, window end, next slot], a dot, its code (here made with a
+// stand-in code: the service's own is secret, so this example pages nothing)
+const CURSOR_EXAMPLE = sealCursor({ s: EXAMPLE_START_MS, e: EXAMPLE_END_MS, f: EXAMPLE_END_MS - 4 * 3_600_000 }, { mac: () => 'x'.repeat(22), endpoint: '' }, {})
 
-/** an opaque paging cursor (meta.next of the previous page), checked by `valid` */
-export const cursorParam = (valid: (s: string) => boolean, description = 'meta.next of the previous page, passed back unchanged with the same parameters') =>
-  param(z.string().refine(valid).optional(), { kind: 'cursor', description, required: false, example: CURSOR_EXAMPLE })
+/** an opaque paging cursor (meta.next of the previous page); the endpoint's rules check its code and its window */
+export const cursorParam = (description = 'meta.next of the previous page, passed back unchanged with the same parameters') =>
+  param(z.string().refine((s) => CURSOR_TEXT.test(s)).optional(), { kind: 'cursor', description, required: false, example: CURSOR_EXAMPLE })
+
+/** the cursor scope values were parsed under (during a parse: the parse's own); null where none was given */
+export const cursorScopeOf = (values: object): CursorScope | null => CURSOR_SCOPES.get(values) ?? scope?.cursors ?? null
 
 /** the clock of the parse in progress (for rules across parameters that depend on now); outside a parse, the wall clock */
 export const parsingNow = (): number => scope?.now ?? Date.now()
@@ -143,7 +152,7 @@ function valueError(name: string, info: ParamInfo, raw: unknown, env: ParamEnv):
     case 'timestamp':
       return invalidParameter(name, `${name} must be a Unix timestamp in milliseconds from 2009-01-01 up to one day ahead of now.`)
     case 'cursor':
-      return invalidParameter(name, `${name} is not a cursor this service issued: pass meta.next of the previous page unchanged.`)
+      return invalidParameter(name, CURSOR_REFUSED)
   }
 }
 
@@ -177,12 +186,18 @@ export function parseParams<S extends z.ZodObject>(schema: S, query: Record<stri
   } finally {
     scope = null
   }
-  if (result.success) return result.data as z.output<S>
+  if (result.success) {
+    if (env.cursors) CURSOR_SCOPES.set(result.data, env.cursors)
+    return result.data as z.output<S>
+  }
   const issue = result.error.issues[0]!
   const name = String(issue.path[0])
   if (issue.code === 'custom' && issue.params?.rule) throw invalidParameter(name, issue.message, issue.params.allowed as readonly string[] | undefined)
   throw valueError(name, paramInfo(shape[name]!), query[name] === '' || query[name] === null ? undefined : query[name], env)
 }
+
+/** why a cursor is refused: the same words whether it was altered, made up, or issued for other parameters */
+export const CURSOR_REFUSED = 'cursor is not one this endpoint issued for these parameters: pass meta.next of the previous page unchanged, with the same parameters (only limit may change).'
 
 /** a rule across parameters, reported on `name` with the values that would pass */
 export const ruleIssue = (name: string, message: string, allowed?: readonly string[]) => ({ code: 'custom' as const, path: [name], message, params: { rule: true, allowed } })

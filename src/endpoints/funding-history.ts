@@ -91,8 +91,8 @@ export const fundingHistory = defineEndpoint({
         const version = `${market.reader.version('funding')}.${market.reader.version('samples')}`
         const all = await cacheOf(histories, market, { maxEntries: 256, oneVersion: true }).get(key, version, async () => {
           const [rows, buckets] = await Promise.all([market.reader.funding([coin], w.first, w.end), market.reader.sampleBuckets(coin, w.first, w.end, w.intervalMs, exchange)])
-          const oi = new Map(buckets.map((b) => [`${b.exchange}|${b.ts}`, b.oiUsd?.close ?? null]))
-          const history = buildFundingHistory({ rows: rows.filter((r) => !exchange || r.exchange === exchange), intervalMs: w.intervalMs, from: w.first, to: w.end, oiUsd: (e, ts) => oi.get(`${e}|${ts}`) ?? null })
+          const oi = buckets.map((b) => ({ exchange: b.exchange, ts: b.ts, usd: b.oiUsd?.close ?? null }))
+          const history = buildFundingHistory({ rows: rows.filter((r) => !exchange || r.exchange === exchange), intervalMs: w.intervalMs, from: w.first, to: w.end, oi })
           // once per data version, not per request: each venue's data range (a settlement stands for the interval
           // before it) and the longest funding interval
           const ranges = rangesOf(history.exchanges.flatMap((e) => e.settlements.map((s) => ({ exchange: e.exchange, ts: s.ts - s.intervalHours * HOUR_MS, h: s.intervalHours }))), (r) => r.h * HOUR_MS)

@@ -3,8 +3,8 @@
 // retention window (docs/operations.md#large-trades), so min_usd below the threshold is refused.
 import { z } from 'zod'
 import type { Coverage } from '../analytics/coverage.js'
-import { coinParam, cursorParam, exchangeParam, intParam, ruleIssue } from '../domain/params.js'
-import { cursorKey, decodeCursor, encodeCursor, limitParam } from '../domain/series.js'
+import { AHEAD_MS, coinParam, cursorParam, EARLIEST_MS, exchangeParam, intParam, parsingNow } from '../domain/params.js'
+import { cursorOf, cursorRule, limitParam, nextCursor } from '../domain/series.js'
 import { HOUR_MS, MINUTE_MS, floorTo } from '../domain/time.js'
 import { builder } from '../graphql/builder.js'
 import { CoverageRef } from '../graphql/schema/common.js'
@@ -22,12 +22,11 @@ const params = z
     exchange: exchangeParam(),
     min_usd: intParam({ min: LARGE_TRADE_STORE_MIN_USD, max: MAX_MIN_USD, default: 1_000_000, description: `smallest notional (USD) of a trade listed; trades under ${LARGE_TRADE_STORE_MIN_USD.toLocaleString('en-US')} are not stored` }),
     limit: limitParam('trades', 100),
-    cursor: cursorParam((s) => decodeCursor(s) !== null),
+    cursor: cursorParam(),
   })
-  .superRefine((v, ctx) => {
-    const c = v.cursor ? decodeCursor(v.cursor) : null
-    if (c && c.k !== cursorKey(v)) ctx.addIssue(ruleIssue('cursor', 'cursor belongs to other parameters: pass it with the same parameters as the page it came from (only limit may change).'))
-  })
+  // a cursor's window is the retention as of its first page cut at its last row (s < e ≤ that page's now + 1; another
+  // node's clock may be ahead), f a row's seq
+  .superRefine((v, ctx) => cursorRule(v, ctx, (c) => EARLIEST_MS <= c.s && c.s < c.e && c.e - c.s <= LARGE_TRADE_RETENTION_MS + 1 && c.e <= parsingNow() + AHEAD_MS && c.f >= 0))
 
 interface Payload {
   asOf: number
@@ -99,14 +98,14 @@ export const largeTrades = defineEndpoint({
       args: f.args,
       resolve: async (_r, args, ctx) => {
         const v = f.params(args, ctx)
-        const c = v.cursor ? decodeCursor(v.cursor) : null
+        const c = cursorOf(v)
         // the first page fixes the window; a cursor carries it on (its end is the last row's ts + 1, f its seq)
         const from = c ? c.s : ctx.now - LARGE_TRADE_RETENTION_MS
         const to = c ? c.e : ctx.now + 1
         const rows = await pageRows(ctx.services.market.reader, { coin: v.coin, exchange: v.exchange, minUsd: v.min_usd, from, to, after: c ? { ts: c.e - 1, seq: c.f } : undefined, limit: v.limit + 1 })
         const trades = rows.slice(0, v.limit)
         const last = trades.at(-1)
-        const next = rows.length > v.limit && last ? encodeCursor({ s: from, e: last.ts + 1, f: last.seq, k: cursorKey(v) }) : null
+        const next = rows.length > v.limit && last ? nextCursor(v, { s: from, e: last.ts + 1, f: last.seq }) : null
         const coverage = coverageOf(ctx, { used: new Set(trades.map((x) => x.exchange)), noData: () => `no trade of at least ${v.min_usd} USD in the last ${LARGE_TRADE_RETENTION_MS / HOUR_MS} h`, only: v.exchange })
         return { asOf: ctx.now, minUsd: v.min_usd, storedMinUsd: LARGE_TRADE_STORE_MIN_USD, retentionHours: LARGE_TRADE_RETENTION_MS / HOUR_MS, trades, coverage, next }
       },

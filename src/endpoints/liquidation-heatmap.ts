@@ -11,8 +11,8 @@ import { estimateLiquidationMap, type LiquidationLevel } from '../analytics/liqu
 import { POSITION_HORIZON_HOURS } from '../analytics/leverage-tiers.js'
 import { EXCHANGE_IDS } from '../domain/exchanges.js'
 import { LIQUIDATION_FEEDS } from '../domain/liquidations.js'
-import { coinParam, enumParam, exchangeParam, intParam } from '../domain/params.js'
-import { seriesRules, windowParams } from '../domain/series.js'
+import { coinParam, enumParam, exchangeParam, intParam, ruleIssue } from '../domain/params.js'
+import { limitParam, seriesRules, windowParams } from '../domain/series.js'
 import { HOUR_MS } from '../domain/time.js'
 import { HourlyInterval } from '../domain/windows.js'
 import { HeatmapRef } from '../graphql/schema/liquidation-heatmap.js'
@@ -20,7 +20,10 @@ import { coverageOf, missingExchanges, rangesOf } from '../market/read/coverage.
 import { liquidationCoverage } from '../market/read/liquidation-coverage.js'
 import { hourlyBuildUp, venueClasses } from '../market/read/signal-inputs.js'
 import { defineEndpoint } from './define.js'
-import { onPage, seriesWindow } from './series-kit.js'
+import { seriesWindow } from './series-kit.js'
+
+/** buckets × bins of one page: the answer's size, and the work of writing it, stay bounded (docs/operations.md#caps-and-bounds) */
+export const MAX_CELLS = 100_000
 
 const params = z
   .object({
@@ -30,8 +33,12 @@ const params = z
     bins: intParam({ min: 10, max: 200, default: 50, description: 'price bins' }),
     range_pct: intParam({ min: 5, max: 50, default: 20, description: 'the price axis spans ± this % around the latest price' }),
     ...windowParams(),
+    limit: limitParam(`buckets (at most ${MAX_CELLS.toLocaleString('en-US')} / bins)`),
   })
   .superRefine(seriesRules)
+  .superRefine((v, ctx) => {
+    if (v.limit * v.bins > MAX_CELLS) ctx.addIssue(ruleIssue('limit', `a page holds at most ${MAX_CELLS.toLocaleString('en-US')} cells (limit × bins): with bins=${v.bins}, limit may be at most ${Math.floor(MAX_CELLS / v.bins)}; meta.next pages on.`))
+  })
 
 export const liquidationHeatmap = defineEndpoint({
   path: '/v1/liquidations/heatmap',
@@ -56,11 +63,18 @@ export const liquidationHeatmap = defineEndpoint({
         const venues = EXCHANGE_IDS.filter((e) => !exchange || e === exchange)
         const minutes = await market.reader.liquidationMinutes([coin], w.first, w.end, exchange)
         const slotOf = (ts: number) => Math.floor((ts - w.first) / w.intervalMs)
+        // the levels are binned for this page's buckets only: the work follows the page, not the window
+        const pageSlots = w.slots
         const per = venues.map((e) => {
           // a position horizon of build-up before the window: its first hour sweeps the positions open then
           const bu = hourlyBuildUp(market, coin, e, w.first - POSITION_HORIZON_HOURS * HOUR_MS, w.end)
-          // the map at each bucket's end: after the last hour that starts before it
-          const at = slots.map((s) => bu.findLastIndex((p) => p.ts < s + w.intervalMs))
+          // the map at each of the page's bucket ends: after the last hour that starts before it (one pass, slots ascend)
+          const at: number[] = []
+          let i = -1
+          for (const s of pageSlots) {
+            while (i + 1 < bu.length && bu[i + 1]!.ts < s + w.intervalMs) i++
+            at.push(i)
+          }
           const { classes } = venueClasses(market, coin, e, ctx.now, bu.at(-1)?.point.price)
           const map = estimateLiquidationMap(bu.map((p) => p.point), { classes, horizonMs: POSITION_HORIZON_HOURS * HOUR_MS, snapshotAt: new Set(at.filter((i) => i >= 0)) })
           const modelled = slots.map(() => 0)
@@ -90,20 +104,23 @@ export const liquidationHeatmap = defineEndpoint({
         const edges = center === null ? [] : priceEdges(center, v.range_pct / 100, v.bins)
         const published = per.filter((p) => LIQUIDATION_FEEDS[p.exchange].published)
         const sumAt = (rows: typeof per, pick: (p: (typeof per)[number]) => number[], k: number, scaled: boolean) => rows.reduce((s, p) => s + pick(p)[k]! * (scaled ? p.calibration.factor : 1), 0)
-        const buckets = slots.map((ts, k) => {
-          const b = binLevels(per.flatMap((p) => p.levels[k]!), edges)
+        // the model's and the observed USD of every bucket of the window (the fit); levels binned for the page's
+        const fitted = slots.map((ts, k) => ({ ts, modelledUsd: sumAt(published, (p) => p.modelled, k, true), observedUsd: sumAt(published, (p) => p.observed, k, false) }))
+        const buckets = pageSlots.map((ts, j) => {
+          const b = binLevels(per.flatMap((p) => p.levels[j]!), edges)
           const total = b.longUsd.reduce((s, x) => s + x, 0) + b.shortUsd.reduce((s, x) => s + x, 0) + b.outsideUsd
-          return { ts, ...b, totalUsd: total, modelledUsd: sumAt(published, (p) => p.modelled, k, true), observedUsd: sumAt(published, (p) => p.observed, k, false) }
+          const { modelledUsd, observedUsd } = fitted[slotOf(ts)]!
+          return { ts, ...b, totalUsd: total, modelledUsd, observedUsd }
         })
         const calibrated = per.filter((p) => p.calibration.kind === 'observed').map((p) => p.exchange)
         const fit = {
           kind: calibrated.length ? ('observed' as const) : ('modelled' as const),
           exchanges: calibrated,
           buckets: slots.length,
-          observedUsd: buckets.reduce((s, b) => s + b.observedUsd, 0),
+          observedUsd: fitted.reduce((s, b) => s + b.observedUsd, 0),
           modelledUsd: published.reduce((s, p) => s + p.calibration.modelledUsd, 0),
-          calibratedUsd: buckets.reduce((s, b) => s + b.modelledUsd, 0),
-          correlation: correlation(buckets.map((b) => b.modelledUsd), buckets.map((b) => b.observedUsd)),
+          calibratedUsd: fitted.reduce((s, b) => s + b.modelledUsd, 0),
+          correlation: correlation(fitted.map((b) => b.modelledUsd), fitted.map((b) => b.observedUsd)),
         }
         const used = per.filter((p) => p.hours > 0).map((p) => p.exchange)
         const ranges = rangesOf(per.filter((p) => p.hours > 0).map((p) => ({ exchange: p.exchange, ts: Math.max(w.first, p.firstTs!) })), (r) => w.end - r.ts)
@@ -114,7 +131,7 @@ export const liquidationHeatmap = defineEndpoint({
         return {
           coin, interval: v.interval, exchange: exchange ?? null, start: w.start, end: w.end, asOf: Math.min(w.end, ctx.now), next: w.next,
           priceBins: edges.slice(0, -1).map((low, i) => ({ low, high: edges[i + 1]! })),
-          buckets: onPage(buckets, w),
+          buckets,
           fit,
           exchanges: per.map((p) => ({ exchange: p.exchange, calibration: p.calibration })),
           missing: missingExchanges('perp', used, noData, exchange),

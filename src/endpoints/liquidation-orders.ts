@@ -4,7 +4,7 @@
 import { z } from 'zod'
 import { PositionSide } from '../domain/liquidations.js'
 import { coinParam, cursorParam, exchangeParam, nonNegativeParam, optionalEnumParam } from '../domain/params.js'
-import { cursorKey, decodeCursor, encodeCursor, limitParam, seriesRules, windowOf, windowParams } from '../domain/series.js'
+import { cursorOf, limitParam, nextCursor, windowOf, windowParams, windowRules } from '../domain/series.js'
 import { LiquidationOrdersRef } from '../graphql/schema/liquidations.js'
 import { liquidationCoverage } from '../market/read/liquidation-coverage.js'
 import { defineEndpoint } from './define.js'
@@ -21,9 +21,10 @@ const params = z
     min_usd: nonNegativeParam('only orders of at least this many USD', 100_000),
     ...windowParams(),
     limit: limitParam('orders', 100),
-    cursor: cursorParam((s) => decodeCursor(s) !== null),
+    cursor: cursorParam(),
   })
-  .superRefine(seriesRules)
+  // the position's millisecond is inside the window, or the one before its start (a page that ended on a full millisecond)
+  .superRefine(windowRules((c) => (c.s - 1) * TIE <= c.f && c.f < c.e * TIE))
 
 export const liquidationOrders = defineEndpoint({
   path: '/v1/liquidations/orders',
@@ -41,7 +42,7 @@ export const liquidationOrders = defineEndpoint({
       resolve: async (_r, args, ctx) => {
         const v = f.params(args, ctx)
         const { start, end } = windowOf(v, ctx.now)
-        const c = v.cursor ? decodeCursor(v.cursor) : null
+        const c = cursorOf(v)
         const from = c ? { ts: Math.floor(c.f / TIE), skip: c.f % TIE } : null
         const q = { coin: v.coin, exchange: v.exchange, side: v.side, minUsd: v.min_usd, start, end, from, limit: v.limit + 1 }
         const rows = await ctx.services.market.reader.liquidationOrders(q)
@@ -51,7 +52,7 @@ export const liquidationOrders = defineEndpoint({
           const last = orders.at(-1)!
           const ties = orders.filter((o) => o.ts === last.ts).length + (from && from.ts === last.ts ? from.skip : 0)
           // more orders at one millisecond than a position holds: page on from the next older millisecond
-          next = encodeCursor({ s: start, e: end, f: ties < TIE ? last.ts * TIE + ties : (last.ts - 1) * TIE, k: cursorKey(v) })
+          next = nextCursor(v, { s: start, e: end, f: ties < TIE ? last.ts * TIE + ties : (last.ts - 1) * TIE })
         }
         // the venues' liquidation streams over the window: a venue whose stream was up and has no order here had none to list
         const cov = await liquidationCoverage(ctx, { window: { from: start, to: end }, coin: v.coin, only: v.exchange, used: orders.map((o) => o.exchange) })

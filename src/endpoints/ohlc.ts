@@ -8,7 +8,7 @@ import { HOUR_MS, MINUTE_MS } from '../domain/time.js'
 import { coinParam, endParam, enumParam, exchangeParam, lookbackParam, marketTypeParam } from '../domain/params.js'
 import { Interval, INTERVAL_MS } from '../domain/windows.js'
 import { cursorParam } from '../domain/params.js'
-import { decodeCursor, limitParam, MAX_LIMIT, pageOf, seriesRules } from '../domain/series.js'
+import { limitParam, MAX_LIMIT, pageOf, seriesRules } from '../domain/series.js'
 import { OhlcRef } from '../graphql/schema/markets.js'
 import type { ExchangeId } from '../domain/exchanges.js'
 import { coverageOf, missingExchanges, rangesOf } from '../market/read/coverage.js'
@@ -31,7 +31,7 @@ const params = z
     end: endParam(),
     // up to MAX_LIMIT candles answer in one page, as before paging existed; longer 1m/5m windows page on
     limit: limitParam('candles', MAX_LIMIT),
-    cursor: cursorParam((s) => decodeCursor(s) !== null),
+    cursor: cursorParam(),
   })
   .superRefine(intervalWithinLookback)
   .superRefine(spotNeedsCex)

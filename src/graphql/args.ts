@@ -48,7 +48,7 @@ export function paramsOf<S extends z.ZodObject>(field: string, params: S, args: 
   if (parsed) return parsed as z.output<S>
   const query: Record<string, unknown> = {}
   for (const [k, v] of Object.entries(args)) if (v !== undefined && v !== null) query[camelToSnake(k)] = v
-  return parseParams(params, query, { coins: ctx.services.market.coins(), now: ctx.now })
+  return parseParams(params, query, { coins: ctx.services.market.coins(), now: ctx.now, cursors: { mac: ctx.services.cursorMac, endpoint: field } })
 }
 
 /** REST-named parsed values as the stored operation's variables (camelCase; enum values by their GraphQL names) */

@@ -85,7 +85,7 @@ export function analyticsRouter(services: Services, schema: GraphQLSchema): Requ
       // long lists already written for the same source array are spliced in as JSON (src/graphql/list-fragments.ts)
       const fragments = new ListFragments(restJson)
       const ctx = createContext(services, { requestId, authorization: req.headers.authorization, principal, parsedParams: parsed, fragments })
-      const values = parseParams(route.params, req.query as Record<string, unknown>, { coins: services.market.coins(), now: ctx.now })
+      const values = parseParams(route.params, req.query as Record<string, unknown>, { coins: services.market.coins(), now: ctx.now, cursors: { mac: services.cursorMac, endpoint: route.field } })
       parsed.set(route.field, values)
       if (!document || !run) throw unavailable(`${route.path} is not available yet: its market data is not being collected by this deployment. Nothing was charged.`)
       // HEAD: the headers a GET would get (key and parameters checked), without running the query or charging

@@ -172,7 +172,7 @@ describe('golden contract (fixed seed and clock)', () => {
   const actual: Record<string, string> = {}
 
   beforeAll(async () => {
-    t = await startTestService({ clock: () => TEST_NOW, env: { STRIPE_WEBHOOK_SECRET: SECRET } })
+    t = await startTestService({ clock: () => TEST_NOW, env: { STRIPE_WEBHOOK_SECRET: SECRET, CURSOR_SECRET: 'golden cursor secret: pins meta.next' } })
     await seedMarket(t, { hours: 6, coins: ['BTC', 'ETH'] })
   })
   afterAll(async () => {

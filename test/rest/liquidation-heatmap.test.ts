@@ -130,5 +130,9 @@ describe('GET /v1/liquidations/heatmap', () => {
     await callBad(t, acct, '/v1/liquidations/heatmap?coin=BTC&range_pct=90', 'range_pct')
     await callBad(t, acct, '/v1/liquidations/heatmap?coin=BTC&exchange=ftx', 'exchange')
     await callBad(t, acct, '/v1/liquidations/heatmap?coin=BTC&cursor=@@', 'cursor')
+    // a page holds at most 100,000 cells (limit × bins): 501 buckets of 200 bins is over, 500 is not
+    const over = await callBad(t, acct, '/v1/liquidations/heatmap?coin=BTC&bins=200&limit=501', 'limit')
+    expect(over.detail).toContain('limit may be at most 500')
+    await callOk(t, acct, '/v1/liquidations/heatmap?coin=BTC&bins=200&limit=500', 10)
   })
 })
