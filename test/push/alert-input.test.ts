@@ -74,3 +74,15 @@ describe('POST /v1/alerts: a url naming a refused address is refused at creation
     for (const url of ['http://93.184.216.34/hook', 'https://example.com/hook', 'https://[2606:4700:4700::1111]/x']) expect((await post(JSON.stringify({ ...rule, url }))).status, url).toBe(201)
   })
 })
+
+describe('the 100-rule limit on the embedded store', () => {
+  it('holds under parallel creates (25 at 90 make exactly 100)', async () => {
+    const { apiKey, accountId } = await t.signup()
+    const create = () => t.fetch('/v1/alerts', { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(rule) })
+    for (let i = 0; i < 90; i++) expect((await create()).status).toBe(201)
+    const statuses = (await Promise.all(Array.from({ length: 25 }, create))).map((r) => r.status).sort()
+    expect(statuses).toEqual([...Array(10).fill(201), ...Array(15).fill(409)])
+    const [n] = await t.services.db.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM alert_rule WHERE account_id = $1', [accountId])
+    expect(Number(n!.n)).toBe(100)
+  })
+})
