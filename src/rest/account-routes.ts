@@ -9,6 +9,7 @@ import type { Services } from '../services.js'
 import { ACCOUNT_ROUTES, expressPath, type AccountRoute } from './account-table.js'
 import { sendData, sendProblem } from './envelope.js'
 import { signupLimiter } from './rate-limit.js'
+import { dbLimitStore, failoverStore } from './rate-limit-db-store.js'
 
 export function accountRouter(services: Services): express.Router {
   const router = express.Router()
@@ -43,7 +44,12 @@ export function accountRouter(services: Services): express.Router {
 
   for (const r of ACCOUNT_ROUTES) {
     const before: RequestHandler[] = []
-    if (r.limited) before.push(signupLimiter(config.SIGNUP_LIMIT, services.auth))
+    if (r.limited) {
+      // per address across nodes and restarts: Redis when configured (the store while it does not answer), else the store
+      const local = dbLimitStore(db.sql, 'signup:')
+      const shared = services.limits?.store('signup:')
+      before.push(signupLimiter(config.SIGNUP_LIMIT, services.auth, shared ? failoverStore(shared, local) : local))
+    }
     if (r.body === 'json') before.push(jsonBody)
     if (r.body === 'raw') before.push(rawBody)
     router[r.method](expressPath(r.path), ...before, handler(r))

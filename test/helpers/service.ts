@@ -48,6 +48,8 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
   // the in-memory embedded store starts from the migrated template; PostgreSQL URLs are opened as configured
   const memory = config.store.kind === 'pglite' && config.store.dir === null
   const services = await createServices(config, { logger: opts.logger ?? pino({ level: 'silent' }), clock: opts.clock, db: memory ? await openTestStore() : undefined })
+  // REDIS_URL: the shared limit counters an API node uses (src/roles.ts)
+  if (config.REDIS_URL) services.limits = (await import('../../src/rest/rate-limit-store.js')).redisLimitStores(config.REDIS_URL, services.logger, config.BUS_PREFIX)
   const app = createApp(services)
   let url: string | undefined
   let server: Server | undefined
@@ -103,6 +105,7 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
       }
       // as a stopping node does: nothing on a timer reads the store once it is closed
       await stopApp(app)
+      await services.limits?.close()
       await services.db.close()
     },
   }
