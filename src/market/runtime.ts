@@ -154,10 +154,13 @@ export async function startMarketRuntime(
       await replay?.stop()
       await Promise.all(connectors.map((c) => c.stop()))
       await backfill
-      await ingest.flush({ final: true })
-      await market.persist().catch(() => {})
-      // after the last write: the standby takes over from what is stored
-      await leases?.stop()
+      try {
+        await ingest.flush({ final: true })
+        await market.persist().catch(() => {})
+      } finally {
+        // after the last write (or the attempt): the standby takes over from what is stored
+        await leases?.stop()
+      }
     },
   }
 }
