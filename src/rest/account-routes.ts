@@ -21,7 +21,7 @@ export function accountRouter(services: Services): express.Router {
     json(req, res, (err?: unknown) => {
       if (!err) return next()
       const e = err as { type?: string; status?: number }
-      if (e.type === 'entity.too.large') return sendProblem(res, new ApiError('payload_too_large', 'The request body is larger than 16 kB.'), res.locals.requestId)
+      if (e.type === 'entity.too.large') return sendProblem(res, new ApiError('payload_too_large', `The request body is larger than ${BODY_LIMIT_BYTES / 1024} kB.`, { limit_bytes: BODY_LIMIT_BYTES }), res.locals.requestId)
       return sendProblem(res, new ApiError('invalid_request', 'The request body must be a JSON object.'), res.locals.requestId)
     })
   const rawBody = express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT_BYTES })
