@@ -87,9 +87,13 @@ const UNAVAILABLE_MESSAGE =
   /Connection terminated|Cannot use a pool after calling end|connect ECONNREFUSED|Client has encountered a connection error|PGlite is closed|database system is shutting down|timeout exceeded when trying to connect|Query read timeout|Can't reach database|canceling statement due to (statement|lock) timeout|database "[^"]*" does not exist|too many clients/i
 
 const isSqlState = (code: string) => /^[0-9A-Z]{5}$/.test(code)
+// the store answers but lacks the service's tables: 42P01 undefined table, 3F000 no such schema; Prisma's P2021 (the
+// table does not exist) and the driver adapters' kind for it (a database re-created or emptied under the service)
+const NO_SCHEMA_CODES = ['42P01', '3F000', 'P2021']
+const NO_SCHEMA_KINDS = ['TableDoesNotExist']
 
-/** Errors from the store's drivers (connection refused or lost, database gone, timeouts, lock waits) mean the store cannot serve now. */
-function isStoreUnavailable(e: unknown): boolean {
+/** walks an error, its causes and the driver's error underneath, until `test` says yes */
+function anyCause(e: unknown, test: (err: { code?: unknown; message?: unknown; kind?: unknown; originalCode?: unknown }) => boolean): boolean {
   const seen = new Set<unknown>()
   const queue: unknown[] = [e]
   while (queue.length) {
@@ -97,16 +101,25 @@ function isStoreUnavailable(e: unknown): boolean {
     if (!cur || typeof cur !== 'object' || seen.has(cur)) continue
     seen.add(cur)
     const err = cur as { code?: unknown; message?: unknown; cause?: unknown; kind?: unknown; originalCode?: unknown; meta?: { driverAdapterError?: unknown } }
+    if (test(err)) return true
+    queue.push(err.cause, err.meta?.driverAdapterError)
+  }
+  return false
+}
+
+const isStoreWithoutSchema = (e: unknown) =>
+  anyCause(e, (err) => [err.code, err.originalCode].some((c) => typeof c === 'string' && NO_SCHEMA_CODES.includes(c)) || (typeof err.kind === 'string' && NO_SCHEMA_KINDS.includes(err.kind)))
+
+/** Errors from the store's drivers (connection refused or lost, database gone, timeouts, lock waits) mean the store cannot serve now. */
+function isStoreUnavailable(e: unknown): boolean {
+  return anyCause(e, (err) => {
     for (const c of [err.code, err.originalCode]) {
       if (typeof c !== 'string') continue
       if (UNAVAILABLE_CODES.includes(c) || UNAVAILABLE_SQLSTATES.includes(c)) return true
       if (isSqlState(c) && UNAVAILABLE_SQLSTATE_CLASSES.includes(c.slice(0, 2))) return true
     }
-    if (typeof err.kind === 'string' && UNAVAILABLE_KINDS.includes(err.kind)) return true
-    if (typeof err.message === 'string' && UNAVAILABLE_MESSAGE.test(err.message)) return true
-    queue.push(err.cause, err.meta?.driverAdapterError)
-  }
-  return false
+    return (typeof err.kind === 'string' && UNAVAILABLE_KINDS.includes(err.kind)) || (typeof err.message === 'string' && UNAVAILABLE_MESSAGE.test(err.message))
+  })
 }
 
 /** seconds a caller should wait before retrying a 503 from the store */
@@ -115,6 +128,8 @@ const STORE_RETRY_AFTER_S = 5
 /** Any error → ApiError; unknown failures become 503 when the store is down, else a generic 500 (never leaked). */
 export function toApiError(e: unknown): ApiError {
   if (e instanceof ApiError) return e
+  if (isStoreWithoutSchema(e))
+    return new ApiError('unavailable', 'The data store answers but holds none of the service\'s tables: it was re-created or emptied under the running service. Nothing was charged; /healthz says the same. Restart the service to migrate it.', { retry_after: STORE_RETRY_AFTER_S })
   if (isStoreUnavailable(e))
     return new ApiError('unavailable', 'The data store is unreachable or did not answer in time; nothing was charged. Retry shortly.', { retry_after: STORE_RETRY_AFTER_S })
   return new ApiError('internal', 'An unexpected error occurred; nothing was charged. It has been logged with this request id.')

@@ -58,12 +58,17 @@ async function main() {
     services.market.stream.close({ reason: 'shutting_down', detail: 'This node is stopping; reconnect with Last-Event-ID (lastEventId) to resume.' })
     server.closeIdleConnections()
     await new Promise<void>((resolve) => server.close(() => resolve()))
-    await stopNode(services, app, running)
-    logger.info('stopped')
-    process.exit(0)
+    const written = await stopNode(services, app, running)
+    logger.info(written ? 'stopped' : 'stopped: what was pending could not be written')
+    process.exit(written ? 0 : 1)
   }
-  process.on('SIGTERM', () => void shutdown('SIGTERM'))
-  process.on('SIGINT', () => void shutdown('SIGINT'))
+  const onSignal = (signal: string) =>
+    void shutdown(signal).catch((e: unknown) => {
+      process.stderr.write(`shutdown failed: ${e instanceof Error ? e.message : String(e)}\n`)
+      process.exit(1)
+    })
+  process.on('SIGTERM', () => onSignal('SIGTERM'))
+  process.on('SIGINT', () => onSignal('SIGINT'))
 }
 
 main().catch((e: unknown) => {

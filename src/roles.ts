@@ -11,6 +11,7 @@ import { createMetrics, type Metrics } from './http/metrics.js'
 import { registerNodeMetrics } from './http/node-metrics.js'
 import { opsRouter } from './http/ops-routes.js'
 import { stopApp } from './server.js'
+import { toApiError } from './errors.js'
 import type { Services } from './services.js'
 
 export interface RunningRole {
@@ -51,9 +52,12 @@ export async function startRole(services: Services, opts: { onProgress?: (p: Bac
     follower,
     async stop() {
       follower?.stop()
-      await runtime?.stop()
-      await services.bus?.close()
-      await services.limits?.close()
+      try {
+        await runtime?.stop()
+      } finally {
+        await services.bus?.close()
+        await services.limits?.close()
+      }
     },
   }
 }
@@ -63,14 +67,22 @@ export async function startRole(services: Services, opts: { onProgress?: (p: Bac
  * the app's timers (alerts, push signals, views; the rounds under way finish), then the source (writing what is
  * pending), then the hot series left for the next start, then the store.
  */
-export async function stopNode(services: Services, app: express.Express, running: Pick<RunningRole, 'stop'>): Promise<void> {
+export async function stopNode(services: Services, app: express.Express, running: Pick<RunningRole, 'stop'>): Promise<boolean> {
   const { logger } = services
   await stopApp(app)
   logger.info('flushing market data')
-  await running.stop()
+  try {
+    await running.stop()
+  } catch (err) {
+    // the store refused the last write (unreachable, or re-created empty under the service): say so and close anyway
+    logger.error({ err, reason: toApiError(err).detail }, 'the final flush failed: the market data pending at shutdown was not written')
+    await services.db.close().catch(() => {})
+    return false
+  }
   // everything is written: the hot series now mirror the store as it closes, and the next start takes them from here
   await services.market.leaveSeries().catch((err: unknown) => logger.warn({ err }, 'the hot series could not be left for the next start'))
   await services.db.close()
+  return true
 }
 
 /** an ingest node's HTTP: only /healthz, /readyz and /metrics */

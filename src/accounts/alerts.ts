@@ -64,13 +64,18 @@ const view = (r: Record<string, unknown>): AlertView => ({
 })
 
 export async function createAlert(db: Database, owner: { accountId: string; keyId: string }, input: AlertInput): Promise<AlertView & { secret: string }> {
-  const [{ n }] = (await db.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM alert_rule WHERE account_id = $1', [owner.accountId])) as [{ n: number }]
-  if (Number(n) >= MAX_RULES) throw new ApiError('conflict', `An account holds at most ${MAX_RULES} alert rules; delete one first.`)
   const id = randomUUID()
   const secret = `whsec_${randomBytes(24).toString('base64url')}`
-  await db.sql.query('INSERT INTO alert_rule (id, account_id, key_id, name, coin, condition, url, secret) VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8)', [
-    id, owner.accountId, owner.keyId, input.name, input.coin, JSON.stringify(input.condition), input.url, secret,
-  ])
+  // one create of an account at a time (its row locked to the commit): a count and an insert of parallel creates
+  // would otherwise each see room for one more (PostgreSQL, read committed)
+  await db.sql.transaction(async (tx) => {
+    await tx.query('SELECT 1 FROM account WHERE id = $1 FOR UPDATE', [owner.accountId])
+    const [{ n }] = (await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM alert_rule WHERE account_id = $1', [owner.accountId])) as [{ n: number }]
+    if (Number(n) >= MAX_RULES) throw new ApiError('conflict', `An account holds at most ${MAX_RULES} alert rules; delete one first.`)
+    await tx.query('INSERT INTO alert_rule (id, account_id, key_id, name, coin, condition, url, secret) VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8)', [
+      id, owner.accountId, owner.keyId, input.name, input.coin, JSON.stringify(input.condition), input.url, secret,
+    ])
+  })
   const [row] = await db.sql.query(`${VIEW_SQL} WHERE r.id = $1`, [id])
   return { ...view(row!), secret }
 }

@@ -22,6 +22,9 @@ const MAX_CREDITS_PER_EVENT = 100_000_000
 export function verifyWebhook(rawBody: Buffer | string, signature: string | undefined, secret: string | undefined, toleranceSeconds: number, nowMs?: number) {
   if (!secret) throw unavailable('Webhooks are refused: STRIPE_WEBHOOK_SECRET is not configured on this service.')
   if (!signature) throw invalidParameter('Stripe-Signature', 'The Stripe-Signature header is missing.')
+  // one timestamp only: the library verifies against the last t=, a check of ours could read another
+  const stamps = signature.split(',').filter((part) => part.split('=')[0]!.trim() === 't')
+  if (stamps.length > 1) throw invalidParameter('Stripe-Signature', 'Webhook signature verification failed: the header carries more than one timestamp (t=).')
   let event
   try {
     // the library's own verification: HMAC-SHA256 over "<t>.<body>", constant-time compare, timestamp tolerance
@@ -30,7 +33,7 @@ export function verifyWebhook(rawBody: Buffer | string, signature: string | unde
     throw invalidParameter('Stripe-Signature', `Webhook signature verification failed: ${(e as Error).message.split('\n')[0]}`)
   }
   // the library bounds only a timestamp's age: a signature dated ahead of now could be replayed until that date
-  const signedAt = Number(/(?:^|,)\s*t=(\d+)/.exec(signature)?.[1])
+  const signedAt = Number(stamps[0]?.split('=')[1])
   if (signedAt * 1000 > (nowMs ?? Date.now()) + toleranceSeconds * 1000)
     throw invalidParameter('Stripe-Signature', `Webhook signature verification failed: the timestamp is more than ${toleranceSeconds} s in the future.`)
   return event

@@ -22,22 +22,25 @@ export const AlertCondition = z.discriminatedUnion('type', [
 ])
 export type AlertCondition = z.output<typeof AlertCondition>
 
+/** control characters (NUL among them, which a store's text refuses) have no place in a label or a URL */
+const printable = (s: z.ZodString) => s.regex(/^[^\u0000-\u001f\u007f]*$/, 'control characters are not allowed')
 const AlertBody = z
   .object({
     coin: z.string().min(1).max(20),
     condition: AlertCondition,
-    url: z.string().min(1).max(2048),
-    name: z.string().min(1).max(100).optional(),
+    url: printable(z.string().min(1).max(2048)),
+    name: printable(z.string().min(1).max(100)).optional(),
   })
   .strict()
 export type AlertInput = Omit<z.output<typeof AlertBody>, 'name'> & { name: string }
 
-const ALLOWED: Record<string, readonly (string | number)[]> = {
-  'condition.type': ALERT_CONDITION_TYPES,
-  'condition.pair': ALERT_DIVERGENCE_PAIRS,
-  'condition.timeframe': ALERT_DIVERGENCE_TIMEFRAMES,
-  'condition.band': ALERT_IMBALANCE_BANDS,
-}
+// a Map: a field named `constructor` or `toString` must find nothing here, not Object.prototype's
+const ALLOWED = new Map<string, readonly (string | number)[]>([
+  ['condition.type', ALERT_CONDITION_TYPES],
+  ['condition.pair', ALERT_DIVERGENCE_PAIRS],
+  ['condition.timeframe', ALERT_DIVERGENCE_TIMEFRAMES],
+  ['condition.band', ALERT_IMBALANCE_BANDS],
+])
 
 /** the rule a caller sent, checked: coin known, url http(s) without credentials */
 export function parseAlertBody(body: Record<string, unknown>, coins: readonly string[]): AlertInput {
@@ -48,7 +51,7 @@ export function parseAlertBody(body: Record<string, unknown>, coins: readonly st
     const keys = issue.code === 'unrecognized_keys' ? issue.keys : []
     const name = [...issue.path.map(String), ...(keys.length ? [keys[0]!] : [])].join('.') || 'body'
     const shown = issue.code === 'invalid_union' && issue.path.join('.') === 'condition' ? 'condition.type' : name
-    throw invalidParameter(shown, keys.length ? `Unknown field "${shown}".` : `${shown}: ${issue.message}`, ALLOWED[shown])
+    throw invalidParameter(shown, keys.length ? `Unknown field "${shown}".` : `${shown}: ${issue.message}`, ALLOWED.get(shown))
   }
   const v = r.data
   if (!coins.includes(v.coin)) throw invalidParameter('coin', `Unknown coin "${v.coin}".`, coins)

@@ -163,8 +163,9 @@ function valueError(name: string, info: ParamInfo, raw: unknown, env: ParamEnv):
 export function parseParams<S extends z.ZodObject>(schema: S, query: Record<string, unknown>, env: ParamEnv): z.output<S> {
   const shape = schema.shape as Record<string, z.ZodType>
   const names = Object.keys(shape)
+  // own keys only: `constructor`, `toString`, `__proto__` are names of every object's prototype, not parameters
   for (const key of Object.keys(query))
-    if (!(key in shape))
+    if (!Object.hasOwn(shape, key))
       throw invalidParameter(
         clip(key),
         names.length ? `Unknown parameter "${clip(key)}". This endpoint takes: ${names.join(', ')}.` : `Unknown parameter "${clip(key)}". This endpoint takes no parameters.`,

@@ -11,7 +11,7 @@ import { cursorParam } from '../domain/params.js'
 import { limitParam, MAX_LIMIT, pageOf, seriesRules } from '../domain/series.js'
 import { OhlcRef } from '../graphql/schema/markets.js'
 import type { ExchangeId } from '../domain/exchanges.js'
-import { coverageOf, missingExchanges, rangesOf } from '../market/read/coverage.js'
+import { coverageOf, loadPartialMinuteGaps, missingExchanges, rangesOf } from '../market/read/coverage.js'
 import { loadBars } from '../market/read/market-data.js'
 import { cacheOf, type VersionedCache } from '../market/read/versioned-cache.js'
 import { defineEndpoint } from './define.js'
@@ -37,7 +37,7 @@ const params = z
   .superRefine(spotNeedsCex)
   .superRefine(seriesRules)
 
-type Payload = ReturnType<typeof buildOhlc> & { ranges: ReturnType<typeof rangesOf> }
+type Payload = ReturnType<typeof buildOhlc> & { ranges: ReturnType<typeof rangesOf>; short: CoverageGap[] }
 const candles = new WeakMap<object, VersionedCache<Promise<Payload>>>()
 
 export const ohlc = defineEndpoint({
@@ -59,6 +59,8 @@ export const ohlc = defineEndpoint({
         // the cursor, when given, fixes the window of the first page
         const page = pageOf(v, INTERVAL_MS[interval], ctx.now)
         const { start, end } = page
+        // the candles a window holds start at its first whole bucket (the one before holds trades from before the window)
+        const first = Math.ceil(start / INTERVAL_MS[interval]) * INTERVAL_MS[interval]
         const market = ctx.services.market
         // bars and bucket opens sit on whole minutes, so the candles depend on the window only through its minutes
         const key = `${coin}|${exchange ?? ''}|${interval}|${lookback}|${marketType}|${Math.ceil(end / MINUTE_MS)}`
@@ -70,16 +72,16 @@ export const ohlc = defineEndpoint({
           // each venue's span: the candles its trades entered
           const size = INTERVAL_MS[interval]
           const ranges = rangesOf(out.candles.flatMap((c) => (c.exchanges ?? [out.exchange]).map((e) => ({ exchange: e, ts: c.ts }))), size)
-          return { ...out, ranges }
+          // stored minutes a restart left short are in the candles: their venues are in only in part
+          const short = await loadPartialMinuteGaps(market, { coin, marketType, start: first, end, exchange })
+          return { ...out, ranges, short }
         })
-        const { ranges, candles: all, ...rest } = payload
+        const { ranges, short, candles: all, ...rest } = payload
         const shown = onPage(all, page)
         // a venue left out of candles as an outlier is named with why, in only part of the window or in none of it
-        const gaps = payload.outliers.map((o): CoverageGap => ({ exchange: o.exchange, status: 'outlier', reason: outlierRunReason(o, all.length, 'candles') }))
+        const gaps = [...payload.outliers.map((o): CoverageGap => ({ exchange: o.exchange, status: 'outlier', reason: outlierRunReason(o, all.length, 'candles') })), ...short]
         const why = (e: ExchangeId) => gaps.find((g) => g.exchange === e)?.reason ?? 'no trades in the window'
         const missing = missingExchanges(marketType, payload.exchanges, why, exchange)
-        // the candles a window holds start at its first whole bucket (the one before holds trades from before the window)
-        const first = Math.ceil(start / INTERVAL_MS[interval]) * INTERVAL_MS[interval]
         const coverage = coverageOf(ctx, { marketType, used: payload.exchanges as ExchangeId[], gaps, noData: () => 'no trades in the window', only: exchange, requested: { from: first, to: end }, ranges, toleranceMs: WINDOW_TOLERANCE_MS })
         return { ...rest, candles: shown, start, end, asOf: Math.min(end, ctx.now), missing, coverage, next: page.next }
       },

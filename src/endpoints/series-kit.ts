@@ -1,6 +1,6 @@
 // What the series endpoints share (docs/contract.md#series): the window of a page, and one market type's taker
 // flow per venue and aggregated, with its coverage (/v1/flow/cvd, /v1/flow/taker-volume).
-import type { WindowRange } from '../analytics/coverage.js'
+import type { CoverageGap, WindowRange } from '../analytics/coverage.js'
 import { flowSeries, type FlowSeries } from '../analytics/flow-series.js'
 import { hasMarket, type ExchangeId, type MarketType } from '../domain/exchanges.js'
 import { pageOf, type SeriesPage, type WindowValues } from '../domain/series.js'
@@ -8,7 +8,7 @@ import { HOUR_MS, MINUTE_MS } from '../domain/time.js'
 import { INTERVAL_MS, type Interval } from '../domain/windows.js'
 import type { RequestContext } from '../graphql/context.js'
 import type { FlowLeg } from '../graphql/schema/series.js'
-import { coverageOf, missingExchanges, seriesRanges } from '../market/read/coverage.js'
+import { coverageOf, loadPartialMinuteGaps, missingExchanges, seriesRanges } from '../market/read/coverage.js'
 import { loadBars } from '../market/read/market-data.js'
 import { cacheOf, type VersionedCache } from '../market/read/versioned-cache.js'
 
@@ -68,8 +68,8 @@ export function onPage<P extends { ts: number }>(points: readonly P[], w: Series
   return page
 }
 
-/** a window's flow with each venue's data range (computed once per data version, not per request) */
-type WindowFlows = FlowSeries & { ranges: Map<ExchangeId, WindowRange> }
+/** a window's flow with each venue's data range and its minutes a restart left short (once per data version, not per request) */
+type WindowFlows = FlowSeries & { ranges: Map<ExchangeId, WindowRange>; short: CoverageGap[] }
 
 const flows = new WeakMap<object, VersionedCache<Promise<WindowFlows>>>()
 
@@ -79,10 +79,11 @@ function windowFlows(ctx: RequestContext, q: { coin: string; marketType: MarketT
   const { coin, marketType, exchange, w } = q
   const key = `${coin}|${marketType}|${exchange ?? ''}|${windowKey(w)}`
   return cacheOf(flows, market, { maxEntries: 256, oneVersion: true }).get(key, market.reader.version('candles'), async () => {
-    if (exchange && !hasMarket(exchange, marketType)) return { exchanges: [], aggregate: [], ranges: new Map() }
-    const bars = await loadBars(market, { coin, marketType, start: w.first, end: w.end, exchange, hourly: w.intervalMs >= HOUR_MS })
+    if (exchange && !hasMarket(exchange, marketType)) return { exchanges: [], aggregate: [], ranges: new Map(), short: [] }
+    const q = { coin, marketType, start: w.first, end: w.end, exchange }
+    const [bars, short] = await Promise.all([loadBars(market, { ...q, hourly: w.intervalMs >= HOUR_MS }), loadPartialMinuteGaps(market, q)])
     const flow = flowSeries(bars, { intervalMs: w.intervalMs, from: w.first, to: w.end })
-    return { ...flow, ranges: seriesRanges(flow.exchanges, w.intervalMs) }
+    return { ...flow, ranges: seriesRanges(flow.exchanges, w.intervalMs), short }
   })
 }
 
@@ -98,6 +99,6 @@ export async function flowLeg(ctx: RequestContext, q: { coin: string; marketType
     exchanges: all.exchanges.map((v) => ({ exchange: v.exchange, points: onPage(v.points, w) })),
     aggregate: exchange ? null : onPage(all.aggregate, w),
     missing: missingExchanges(marketType, used, noData, exchange),
-    coverage: coverageOf(ctx, { marketType, used, noData, only: exchange, requested: { from: w.first, to: w.end }, ranges, toleranceMs: SERIES_TOLERANCE_MS }),
+    coverage: coverageOf(ctx, { marketType, used, gaps: all.short, noData, only: exchange, requested: { from: w.first, to: w.end }, ranges, toleranceMs: SERIES_TOLERANCE_MS }),
   }
 }

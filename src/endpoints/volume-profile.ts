@@ -5,7 +5,7 @@ import { coinParam, endParam, exchangeParam, intParam, lookbackParam, marketType
 import { LOOKBACK_MS } from '../domain/windows.js'
 import { VolumeProfileRef } from '../graphql/schema/profile.js'
 import { EXCHANGE_IDS } from '../domain/exchanges.js'
-import { coverageOf, missingExchanges } from '../market/read/coverage.js'
+import { coverageOf, loadPartialMinuteGaps, missingExchanges } from '../market/read/coverage.js'
 import { coinVap } from '../market/read/volume-at-price.js'
 import { defineEndpoint } from './define.js'
 import { WINDOW_TOLERANCE_MS } from './ohlc.js'
@@ -37,13 +37,14 @@ export const volumeProfileEndpoint = defineEndpoint({
         const { coin, market_type: marketType, exchange, lookback, bins, ...v } = f.params(args, ctx)
         const end = v.end ?? ctx.now
         const start = end - LOOKBACK_MS[lookback]
-        const { vap, exchanges, ranges } = await coinVap(ctx.services.market, { coin, marketType, start, end, exchange })
+        const q = { coin, marketType, start, end, exchange }
+        const [{ vap, exchanges, ranges }, gaps] = await Promise.all([coinVap(ctx.services.market, q), loadPartialMinuteGaps(ctx.services.market, q)])
         const profile = volumeProfile(vap, bins)
         const present = EXCHANGE_IDS.filter((e) => exchanges.has(e))
         return {
           ...profile, coin, exchange: exchange ?? 'all', exchanges: present, marketType, lookback, bins, start, end, asOf: Math.min(end, ctx.now),
           missing: missingExchanges(marketType, present, () => 'no trades in the window', exchange),
-          coverage: coverageOf(ctx, { marketType, used: present, noData: () => 'no trades in the window', only: exchange, requested: { from: start, to: end }, ranges, toleranceMs: WINDOW_TOLERANCE_MS }),
+          coverage: coverageOf(ctx, { marketType, used: present, gaps, noData: () => 'no trades in the window', only: exchange, requested: { from: start, to: end }, ranges, toleranceMs: WINDOW_TOLERANCE_MS }),
         }
       },
     }),

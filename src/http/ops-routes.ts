@@ -8,6 +8,7 @@ import { TICKER_STALE_MS } from '../analytics/ticker.js'
 import { ApiError } from '../errors.js'
 import { sendProblem } from '../rest/envelope.js'
 import type { Services } from '../services.js'
+import type { StoreCheck } from '../store/database.js'
 import type { Metrics } from './metrics.js'
 
 /** /healthz answers within this, whatever the store does */
@@ -37,12 +38,19 @@ function metricsAllowed(req: Request, token: string | undefined): boolean {
   return given !== null && sameSecret(given, token)
 }
 
+/** why the store cannot serve, in a sentence for the operator */
+const storeReason = (s: StoreCheck) =>
+  !s.reachable
+    ? `the store did not answer within ${HEALTH_TIMEOUT_MS} ms`
+    : "the store answers but holds none of the service's tables: it was re-created or emptied under the running service; restart the service to migrate it"
+
 export function opsRouter(services: Services, metrics: Metrics, gateFor: (valid: (req: Request) => boolean) => RequestHandler): express.Router {
   const router = express.Router()
   const token = services.config.METRICS_TOKEN
 
   router.get('/healthz', async (_req, res) => {
-    const ok = await services.db.ping(HEALTH_TIMEOUT_MS)
+    const store = await services.db.check(HEALTH_TIMEOUT_MS)
+    const ok = store.reachable && store.tables
     const b = services.market.backfill
     const backfill = b && {
       percent: Math.round(services.market.backfillPercent() * 10) / 10,
@@ -53,7 +61,7 @@ export function opsRouter(services: Services, metrics: Metrics, gateFor: (valid:
       chunks: b.chunks,
       chunks_done: b.chunksDone,
     }
-    res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'unavailable', store: services.db.kind, backfill })
+    res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'unavailable', store: services.db.kind, ...(ok ? {} : { reason: storeReason(store) }), backfill })
   })
 
   // readiness for a load balancer or supervisor: ready when the store answers and, with a bus configured, the bus
@@ -63,17 +71,18 @@ export function opsRouter(services: Services, metrics: Metrics, gateFor: (valid:
   router.get('/readyz', async (_req, res) => {
     const { market, config, bus, limits } = services
     const now = services.clock()
-    const store = await services.db.ping(HEALTH_TIMEOUT_MS)
+    const checked = await services.db.check(HEALTH_TIMEOUT_MS)
+    const store = checked.reachable
     const busUp = bus ? bus.connected : null
     const lag = bus && config.ROLE === 'api' ? market.behindStore() : {}
     const behind = Object.entries(lag).filter(([, ms]) => ms! > BUS_STALE_MS).map(([e]) => e)
-    const ready = store && busUp !== false && behind.length === 0
+    const ready = checked.tables && busUp !== false && behind.length === 0
     const limitStore = limits?.state() ?? null
     const venues = Object.fromEntries([...market.enabled].map((e) => [e, market.status(e, now)]))
     res.status(ready ? 200 : 503).json({
       status: ready ? 'ready' : 'not_ready',
       role: config.ROLE,
-      store: { kind: services.db.kind, reachable: store },
+      store: { kind: services.db.kind, reachable: store, tables: checked.tables, ...(checked.tables ? {} : { reason: storeReason(checked) }) },
       bus: bus ? { connected: busUp, prefix: bus.prefix, ...(config.ROLE === 'api' ? { lag_ms: lag, stale_after_ms: BUS_STALE_MS, behind } : {}) } : null,
       limit_store: limitStore && { connected: limitStore.connected, down_since: limitStore.downSince, counters: limitStore.connected ? 'shared' : 'this node' },
       degraded: limitStore && !limitStore.connected ? ['limit_store'] : [],

@@ -51,7 +51,8 @@ function hoursOf(c: { from: number; to: number }): [number, number][] {
 
 export async function planBackfill(db: Database, source: string, now: number, days: number): Promise<BackfillChunk[]> {
   const end = floorTo(now, MINUTE_MS)
-  const start = end - Math.round(days * DAY_MS)
+  // whole minutes: a source of trades that began inside one would leave it short
+  const start = Math.ceil((end - Math.round(days * DAY_MS)) / MINUTE_MS) * MINUTE_MS
   if (!(end > start)) return []
   // per UTC day, the earliest ms from which this source has written through to the day's end (the day start for a
   // whole day; later for the oldest day of an earlier window, which begins mid-day)
@@ -129,9 +130,11 @@ export async function runBackfill(opts: {
       ingest.advance(to)
       // a whole hour of a fresh chunk is new in every table (no minute of it is stored, so neither is its rollup, and
       // samples are only written with minutes); a partial hour upserts: the newest chunk's last one meets the live
-      // feed's rows, the oldest chunk's first one may hold minutes of an earlier, shorter window
+      // feed's rows, the oldest chunk's first one may hold minutes of an earlier, shorter window. Before a reopened
+      // partial minute, only closed minutes are written: a final flush would store it short again before its bar came.
       const wholeHour = from % HOUR_MS === 0 && to - from === HOUR_MS
-      await ingest.flush({ final: true, fresh: c.fresh, freshHours: c.fresh && wholeHour })
+      if (ingest.reopenedUntil > to) await ingest.flush()
+      else await ingest.flush({ final: true, fresh: c.fresh, freshHours: c.fresh && wholeHour })
       from = to
       // the embedded store answers without real I/O, so without this the whole backfill would run as one chain
       // of promise continuations and starve the HTTP server (and the live feed) until it ended

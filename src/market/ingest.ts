@@ -10,7 +10,7 @@ import type { ExchangeId, MarketType } from '../domain/exchanges.js'
 import { LiveMarket, marketId } from './live.js'
 import type { MarketState } from './state.js'
 import { storedMinuteRanges, writeMinuteBars, type HourCache } from './store/candles.js'
-import { clearPartial, markPartial, minuteKey, readResumablePartials } from './store/partial-minutes.js'
+import { clearPartial, markPartial, marksOf, readResumablePartials } from './store/partial-minutes.js'
 import { isStoredLargeTrade, LARGE_TRADE_RETENTION_MS, pruneLargeTrades, writeLargeTrades } from './store/large-trades.js'
 import { SideEvents } from './side-events.js'
 import { mergeSamples, writeBooks, writeFunding, writeSamples, type FundingRow, type MarketSample } from './store/samples.js'
@@ -103,8 +103,8 @@ export class Ingest implements EventSink, BarSink {
   private pendingBars: MinuteBar[] = []
   /** of the bars to write, those holding only part of their minute, with the ts of their newest trade */
   private pendingPartial = new Map<MinuteBar, number>()
-  /** stored minutes marked partial that this pipeline reopened or marked: clear the mark once written whole */
-  private readonly marked = new Set<string>()
+  /** the end of the latest stored partial minute reopened by resume() (the backfill keeps it open until then) */
+  reopenedUntil = Number.NEGATIVE_INFINITY
   private readonly hourCache: HourCache | undefined
   /** liquidation orders, positioning ratios and the sources' feed states (side-events.ts) */
   private readonly side = new SideEvents()
@@ -128,19 +128,21 @@ export class Ingest implements EventSink, BarSink {
   /**
    * Make a restart resume where the store ends: trades of minutes already stored are skipped. A newest stored minute
    * marked partial (a shutdown inside it) is reopened when the source replays what it lacks — every trade from
-   * `replayFrom` up to `replayTo` — so it is completed instead of staying short; otherwise it keeps its mark.
+   * `replayFrom` up to `replayTo` — so it is completed instead of staying short; otherwise it keeps its mark. A
+   * minute the source starts inside (without replay: where each market's first event falls) is marked short at its start.
    */
   async resume(replay: { replayFrom: number; replayTo?: number } | null = null): Promise<Map<string, number>> {
     const { sql } = this.opts.db
-    const ranges = await storedMinuteRanges(sql)
+    // a range of history resumes after what is stored before its end (a live feed may have written after it)
+    const ranges = await storedMinuteRanges(sql, replay?.replayTo)
     const last = new Map<string, number>()
     const reopened = new Set<string>()
     if (replay) {
-      for (const p of await readResumablePartials(sql)) {
+      for (const p of await readResumablePartials(sql, replay.replayTo)) {
         const covers = replay.replayFrom <= p.coveredTo + 1 && (replay.replayTo ?? Infinity) >= p.bar.ts + MINUTE_MS
         if (!covers) continue
         this.aggregator.reopen(p.bar, p.coveredTo)
-        this.marked.add(minuteKey(p.bar, p.bar.ts))
+        this.reopenedUntil = Math.max(this.reopenedUntil, p.bar.ts + MINUTE_MS)
         reopened.add(`${p.bar.exchange}:${p.bar.coin}:${p.bar.marketType}`)
       }
     }
@@ -151,6 +153,7 @@ export class Ingest implements EventSink, BarSink {
       // a quiet minute right after the last stored one is flat at its close
       this.aggregator.setResumeCursor({ exchange, coin, marketType }, r.last, r.lastClose)
     }
+    this.aggregator.startFeed(replay ? replay.replayFrom : null)
     return last
   }
 
@@ -178,7 +181,8 @@ export class Ingest implements EventSink, BarSink {
           this.live.onOpenInterest(e)
           this.opts.onLive?.(e)
         }
-        this.aggregator.observe(e, e.ts)
+        // (stamped with the start of the venue's own bucket: not when its feed came up)
+        this.aggregator.observe(e, e.ts, false)
         this.sample(e)
         return
       case 'funding':
@@ -332,11 +336,13 @@ export class Ingest implements EventSink, BarSink {
     }
     try {
       // the mark goes in before the short bar, so no moment exists where the bar passes for a complete minute
-      await this.markShort(partial)
+      const marks = marksOf(bars, partial, (b) => this.aggregator.coveredFrom(b))
+      await markPartial(sql, marks)
       const isFresh = fresh && !this.retried
       hourBars = await writeMinuteBars(sql, bars, { fresh: isFresh, freshHours: isFresh && freshHours, hourCache: this.retried ? undefined : this.hourCache })
       if (this.retried) this.hourCache?.clear()
-      await this.clearWhole(bars, partial)
+      // a minute written whole is whole in the store, whoever marked it (a fresh range has no minute stored, nor a mark)
+      if (!isFresh) await clearPartial(sql, bars.filter((b) => !marks.has(b)))
       await writeSamples(sql, samples, { fresh: isFresh && freshHours })
       await writeFunding(sql, funding)
       await writeBooks(sql, books)
@@ -373,21 +379,6 @@ export class Ingest implements EventSink, BarSink {
     this.stats.samplesWritten += samples.length
     this.stats.fundingWritten += funding.length
     this.stats.booksWritten += books.length
-  }
-
-  /** a short minute is stored with its mark, never as complete */
-  private async markShort(partial: ReadonlyMap<MinuteBar, number>): Promise<void> {
-    if (!partial.size) return
-    await markPartial(this.writes, [...partial].map(([bar, coveredTo]) => ({ bar, coveredTo })))
-    for (const b of partial.keys()) this.marked.add(minuteKey(b, b.ts))
-  }
-
-  /** a marked minute now written whole loses its mark */
-  private async clearWhole(bars: readonly MinuteBar[], partial: ReadonlyMap<MinuteBar, number>): Promise<void> {
-    if (!this.marked.size) return
-    const whole = bars.filter((b) => !partial.has(b) && this.marked.has(minuteKey(b, b.ts)))
-    await clearPartial(this.writes, whole)
-    for (const b of whole) this.marked.delete(minuteKey(b, b.ts))
   }
 }
 

@@ -12,6 +12,7 @@ import { readAggregateOiBuckets, readVenueSampleBuckets, type AggregateSampleBuc
 import { readLargeTrades, type LargeTrade, type LargeTradeQuery } from './store/large-trades.js'
 import { readBooks, readFunding, readSamples, type FundingRow, type MarketSample, type StoredBook } from './store/samples.js'
 import { readFeedSpans, readLatestFeedSpans, type FeedSpan } from './store/feed-uptime.js'
+import { readPartialMinutes, type StoredMark } from './store/partial-minutes.js'
 import type { FeedStream } from './events.js'
 import { readLiquidationMinutes, readLiquidationOrders, readPositioning, type LiquidationMinuteRow, type LiquidationOrderRow, type OrderQuery, type PositioningRow } from './store/liquidations.js'
 
@@ -90,6 +91,12 @@ export class MarketReader {
     const e = ceilMinute(end)
     const key = `c|${table}|${marketType}|${[...coins].sort().join(',')}|${s}|${e}|${withVap}`
     return this.cached('candles', key, () => readCandles(this.db.sql, table, { coins, marketType, start: s, end: e, withVap }), e)
+  }
+
+  /** the minutes of [start, end) stored with only part of their trades (written with the candles: their kind) */
+  partialMinutes(coin: string, marketType: MarketType, start: number, end: number): Promise<StoredMark[]> {
+    const [s, e] = [floorTo(start, MINUTE_MS), ceilMinute(end)]
+    return this.cached('candles', `pm|${coin}|${marketType}|${s}|${e}`, () => readPartialMinutes(this.db.sql, { coin, marketType, start: s, end: e }), e)
   }
 
   samples(coins: readonly string[], marketType: MarketType, start: number, end: number): Promise<MarketSample[]> {

@@ -36,6 +36,8 @@ export interface MarketRuntime {
 }
 
 const FLUSH_EVERY_MS = DATA_TICK_MS
+/** the simulator's live feed replays a partial minute this recent (older ones: the backfill's bars complete them) */
+const SIM_REPLAY_MS = 5 * MINUTE_MS
 
 export async function startMarketRuntime(
   services: Services,
@@ -59,13 +61,12 @@ export async function startMarketRuntime(
       : null
   const publish = bus ? busPublisher(bus, market, (e) => !leases || leases.holds(e), () => (leases ? leases.writing() : [...market.enabled])) : null
   const ingest = new Ingest({ db, market, logger, onEvent: opts.onEvent, cacheHours: true, gate: leases ?? undefined, onLive: publish?.live, onWritten: publish?.written })
-  // a shutdown inside this very minute left it partial: the simulator replays from just after its newest trade
-  // (live venues cannot replay, so their partial minute keeps its mark)
+  // The simulator replays: its live feed starts at the start of the minute it comes up in, so that minute is whole,
+  // and at the start of a recent minute a shutdown left partial, so that minute and those since are completed
+  // (trades already stored are skipped). Live venues cannot replay: their cut minutes keep or get a mark.
   const startedAt = clock()
-  const current = source.kind === 'simulator' ? (await readResumablePartials(db.sql)).filter((p) => p.bar.ts + MINUTE_MS > startedAt) : []
-  // beside another writer, the simulator starts at the minute's start: a standby's minutes are whole from the first
-  const from = leases ? floorTo(startedAt, MINUTE_MS) : startedAt
-  const liveFrom = current.length ? Math.min(from, ...current.map((p) => p.coveredTo + 1)) : from
+  const recent = source.kind === 'simulator' ? (await readResumablePartials(db.sql)).filter((p) => p.coveredTo >= startedAt - SIM_REPLAY_MS && p.coveredTo < startedAt) : []
+  const liveFrom = floorTo(Math.min(startedAt, ...recent.map((p) => p.coveredTo + 1)), MINUTE_MS)
   await ingest.resume(source.kind === 'simulator' ? { replayFrom: liveFrom } : null)
 
   let simulator: MarketSimulator | null = null
@@ -78,8 +79,9 @@ export async function startMarketRuntime(
     // the simulated universe is the default coins; imported coins have only their imported history
     simulator = new MarketSimulator({ seed: config.SIM_SEED, coins: config.SIM_COINS.length ? config.SIM_COINS : DEFAULT_COINS })
     for (const e of ['binance', 'bybit', 'okx', 'hyperliquid', 'dydx'] as const) market.enabled.add(e)
-    const now = clock()
-    simulator.live(ingest, { now: clock, fromTs: liveFrom })
+    // the backfill ends where the live feed begins
+    const now = liveFrom
+    simulator.live(ingest, { now: clock, fromTs: liveFrom, catchUpTo: startedAt })
     const days = opts.backfillDays ?? config.BACKFILL_DAYS
     if (days > 0) {
       // simulated on a worker thread, ahead of the hour being written (src/market/simulator/worker-history.ts)
@@ -152,10 +154,13 @@ export async function startMarketRuntime(
       await replay?.stop()
       await Promise.all(connectors.map((c) => c.stop()))
       await backfill
-      await ingest.flush({ final: true })
-      await market.persist().catch(() => {})
-      // after the last write: the standby takes over from what is stored
-      await leases?.stop()
+      try {
+        await ingest.flush({ final: true })
+        await market.persist().catch(() => {})
+      } finally {
+        // after the last write (or the attempt): the standby takes over from what is stored
+        await leases?.stop()
+      }
     },
   }
 }

@@ -127,10 +127,14 @@ export function alertEngine(services: Services, signals: SignalSource): AlertEng
   }
 
   const deliverOne = async (d: ClaimedDelivery) => {
-    const paid = await chargeDelivery(db.sql, d)
-    if (!paid.ok) return
-    d.charged = true
-    const out = await sendEvent(d.url, d.secret, d.id, d.payload, services.clock(), config.ALERT_ALLOW_LOOPBACK)
+    // paid for once the connection is up, just before the request goes out: an attempt that sends nothing costs nothing
+    const pay = async () => {
+      const paid = await chargeDelivery(db.sql, d)
+      if (paid.ok) d.charged = true
+      return paid.ok
+    }
+    const out = await sendEvent(d.url, d.secret, d.id, d.payload, services.clock(), config.ALERT_ALLOW_LOOPBACK, pay)
+    if (out.error === 'unpaid') return // marked so by the charge
     const now = services.clock()
     if (out.ok) return deliverySucceeded(db.sql, d, now)
     const wait = Math.min(MAX_WAIT_MS, config.ALERT_RETRY_BASE_MS * 2 ** Math.min(30, d.attempts - 1))

@@ -9,6 +9,7 @@ import type { Services } from '../services.js'
 import { ACCOUNT_ROUTES, expressPath, type AccountRoute } from './account-table.js'
 import { sendData, sendProblem } from './envelope.js'
 import { signupLimiter } from './rate-limit.js'
+import { dbLimitStore, failoverStore } from './rate-limit-db-store.js'
 
 export function accountRouter(services: Services): express.Router {
   const router = express.Router()
@@ -20,7 +21,7 @@ export function accountRouter(services: Services): express.Router {
     json(req, res, (err?: unknown) => {
       if (!err) return next()
       const e = err as { type?: string; status?: number }
-      if (e.type === 'entity.too.large') return sendProblem(res, new ApiError('payload_too_large', 'The request body is larger than 16 kB.'), res.locals.requestId)
+      if (e.type === 'entity.too.large') return sendProblem(res, new ApiError('payload_too_large', `The request body is larger than ${BODY_LIMIT_BYTES / 1024} kB.`, { limit_bytes: BODY_LIMIT_BYTES }), res.locals.requestId)
       return sendProblem(res, new ApiError('invalid_request', 'The request body must be a JSON object.'), res.locals.requestId)
     })
   const rawBody = express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT_BYTES })
@@ -43,7 +44,12 @@ export function accountRouter(services: Services): express.Router {
 
   for (const r of ACCOUNT_ROUTES) {
     const before: RequestHandler[] = []
-    if (r.limited) before.push(signupLimiter(config.SIGNUP_LIMIT, services.auth))
+    if (r.limited) {
+      // per address across nodes and restarts: Redis when configured (the store while it does not answer), else the store
+      const local = dbLimitStore(db.sql, 'signup:')
+      const shared = services.limits?.store('signup:')
+      before.push(signupLimiter(config.SIGNUP_LIMIT, services.auth, shared ? failoverStore(shared, local) : local))
+    }
     if (r.body === 'json') before.push(jsonBody)
     if (r.body === 'raw') before.push(rawBody)
     router[r.method](expressPath(r.path), ...before, handler(r))

@@ -7,6 +7,7 @@ import { z } from 'zod'
 import { createKey, getAccount, listKeys, revokeKey, signup, usage } from '../accounts/accounts.js'
 import type { Principal } from '../accounts/authenticate.js'
 import { createAlert, deleteAlert, DELIVERY_COST, listAlerts } from '../accounts/alerts.js'
+import { assertDeliverable } from '../accounts/webhook-address.js'
 import { applyWebhookEvent, verifyWebhook } from '../accounts/billing.js'
 import { ALERT_CONDITION_TYPES, parseAlertBody } from '../domain/alerts.js'
 import { intParam, paramInfo } from '../domain/params.js'
@@ -205,7 +206,11 @@ export const ACCOUNT_ROUTES: readonly AccountRoute[] = [
         '409': problem('conflict: the account holds 100 rules'),
       },
     },
-    handle: async ({ services, req, principal }) => ({ status: 201, data: await createAlert(services.db, principal!, parseAlertBody(objectBody(req), services.market.coins())) }),
+    handle: async ({ services, req, principal }) => {
+      const input = parseAlertBody(objectBody(req), services.market.coins())
+      assertDeliverable(input.url, services.config.ALERT_ALLOW_LOOPBACK)
+      return { status: 201, data: await createAlert(services.db, principal!, input) }
+    },
   }),
   route({
     method: 'get',

@@ -119,11 +119,13 @@ export function authFailureGuard(perMinute: number, auth: AuthCache, shared?: St
 /**
  * Signups per client address per hour (the trial-credit guard). Counted when a signup arrives and given back when
  * it fails, so parallel attempts cannot slip past the count; the address is the socket's unless TRUST_PROXY names
- * the proxy in front, so a forged X-Forwarded-For changes nothing.
+ * the proxy in front, so a forged X-Forwarded-For changes nothing. The counts live in `store` (Redis, and the
+ * store when Redis does not answer; the store alone without Redis): one count per address across nodes and restarts.
  */
-export function signupLimiter(perHour: number, auth: AuthCache): RequestHandler {
+export function signupLimiter(perHour: number, auth: AuthCache, store: Store): RequestHandler {
   if (perHour <= 0) return (_req, _res, next) => next()
   return rateLimit({
+    store,
     windowMs: 3_600_000,
     limit: perHour,
     standardHeaders: 'draft-7',

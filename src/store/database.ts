@@ -71,6 +71,8 @@ export interface Database {
   sql: Sql
   /** does the store answer `SELECT 1` within timeoutMs? Never waits longer, whatever the pool is doing */
   ping(timeoutMs: number): Promise<boolean>
+  /** the same probe, also saying whether the store holds the service's tables (a store re-created empty does not) */
+  check(timeoutMs: number): Promise<StoreCheck>
   migrationFactory(): Promise<SqlMigrationAwareDriverAdapterFactory>
   /**
    * The embedded store's hand-off to the next process that opens it (null elsewhere): bytes a process leaves with
@@ -184,6 +186,7 @@ async function openPglite(dir: string | null, loadDataDir?: Blob): Promise<Datab
     sql,
     // in process: no pool and no other connection to wait for; a probe queued behind busy statements gives up in time
     ping: (timeoutMs) => within(timeoutMs, pg.query('SELECT 1')),
+    check: (timeoutMs) => checked(timeoutMs, pg.query<{ tables: boolean }>(CHECK_SQL)),
     migrationFactory: () => pgliteMigrationFactory(pg),
     handoff,
     async close() {
@@ -192,6 +195,22 @@ async function openPglite(dir: string | null, loadDataDir?: Blob): Promise<Datab
       await unlock()
     },
   }
+}
+
+export interface StoreCheck {
+  reachable: boolean
+  /** the service's tables are there (false: re-created or emptied under the service; also false when unreachable) */
+  tables: boolean
+}
+
+/** one query for both: the store answers, and holds two tables every part of the service reads */
+const CHECK_SQL = "SELECT to_regclass('account') IS NOT NULL AND to_regclass('candle_1m') IS NOT NULL AS tables"
+
+/** the answer of CHECK_SQL within ms */
+async function checked(ms: number, work: Promise<{ rows: { tables: boolean }[] }>): Promise<StoreCheck> {
+  let tables = false
+  const reachable = await within(ms, work.then((r) => void (tables = r.rows[0]?.tables === true)))
+  return { reachable, tables: reachable && tables }
 }
 
 /** true when `work` settles successfully within ms; false on failure or when the time runs out first */
@@ -224,7 +243,12 @@ async function openPostgres(url: string, timeoutMs: number): Promise<Database> {
   const pool = new pg.Pool({ ...config, ...bounds, max: 10 })
   pool.on('error', () => {}) // a dropped idle connection is re-made on the next query; queries report their own errors
   // /healthz's own connection: it answers even when every pooled connection is busy
-  let probe: Promise<boolean> | null = null
+  let probe: Promise<StoreCheck> | null = null
+  const check = (ms: number) => {
+    // one probe at a time: a hung server must not pile up probes behind the one connection
+    probe ??= checked(ms, healthPool.query<{ tables: boolean }>(CHECK_SQL)).finally(() => (probe = null))
+    return probe
+  }
   const healthPool = new pg.Pool({ ...config, max: 1, connectionTimeoutMillis: 1000, query_timeout: 1000, statement_timeout: 1000, idleTimeoutMillis: 30_000 })
   healthPool.on('error', () => {})
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, schema ? { schema } : undefined) })
@@ -250,11 +274,8 @@ async function openPostgres(url: string, timeoutMs: number): Promise<Database> {
     kind: 'postgres',
     prisma,
     sql,
-    ping(ms) {
-      // one probe at a time: a hung server must not pile up probes behind the one connection
-      probe ??= within(ms, healthPool.query('SELECT 1')).finally(() => (probe = null))
-      return probe
-    },
+    ping: async (ms) => (await check(ms)).reachable,
+    check,
     migrationFactory: () => pgMigrationFactory(url),
     handoff: null,
     async close() {

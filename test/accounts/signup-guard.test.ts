@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { normalizeEmail } from '../../src/accounts/email.js'
 import { pgliteMigrationFactory } from '../../src/store/migration-adapters.js'
 import { applyMigrations, MIGRATIONS_DIR } from '../../src/store/migrations.js'
+import { freshSchema, requirePostgresInCi } from '../helpers/postgres.js'
+import { REDIS_TEST_URL } from '../helpers/scale-out.js'
 import { expectProblem, startTestService, type TestService } from '../helpers/service.js'
 
 const signupRes = (t: TestService, email: string, headers: Record<string, string> = {}) =>
@@ -97,6 +99,63 @@ describe('per-address signup limit (SIGNUP_LIMIT=3)', () => {
     } finally {
       await t.close()
     }
+  })
+})
+
+// issue 31: the count was each process's own, so a restart or a second node started it again
+describe('the signup limit holds per address across restarts and nodes', () => {
+  const cleanup: (() => Promise<void>)[] = []
+  afterAll(async () => {
+    for (const c of cleanup.reverse()) await c().catch(() => {})
+  })
+  const service = async (env: Record<string, string>) => {
+    const t = await startTestService({ env: { SIGNUP_LIMIT: '2', ...env } })
+    cleanup.push(() => t.close())
+    return t
+  }
+
+  it('on the embedded store: a restarted service refuses the address that used its signups', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'signup-restart-'))
+    cleanup.push(() => fs.rm(dir, { recursive: true, force: true }))
+    const env = { DATABASE_URL: `pglite:${dir}` }
+    const first = await service(env)
+    expect((await signupRes(first, 'r1@example.net')).status).toBe(201)
+    expect((await signupRes(first, 'r2@example.net')).status).toBe(201)
+    await first.close()
+    const second = await service(env)
+    await expectProblem(await signupRes(second, 'r3@example.net'), 429, 'rate_limited')
+  })
+
+  it('on PostgreSQL without Redis: two nodes count one limit, and a third node started later too', async (ctx) => {
+    if (!(await requirePostgresInCi())) return ctx.skip()
+    const schema = await freshSchema('signuplimit')
+    cleanup.push(schema.drop)
+    const [a, b] = [await service({ DATABASE_URL: schema.url }), await service({ DATABASE_URL: schema.url })]
+    expect((await signupRes(a, 'n1@example.net')).status).toBe(201)
+    expect((await signupRes(b, 'n2@example.net')).status).toBe(201)
+    await expectProblem(await signupRes(a, 'n3@example.net'), 429, 'rate_limited')
+    await expectProblem(await signupRes(b, 'n4@example.net'), 429, 'rate_limited')
+    await expectProblem(await signupRes(await service({ DATABASE_URL: schema.url }), 'n5@example.net'), 429, 'rate_limited')
+    expect(Number((await a.services.db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM account WHERE email LIKE 'n_@example.net'`))[0]!.n)).toBe(2)
+  })
+
+  it('with Redis: the nodes share the count there', async (ctx) => {
+    if (!(await requirePostgresInCi())) return ctx.skip()
+    const schema = await freshSchema('signupredis')
+    cleanup.push(schema.drop)
+    // a prefix of this run's own: nothing another run counted is read
+    const env = { DATABASE_URL: schema.url, REDIS_URL: REDIS_TEST_URL, BUS_PREFIX: `signup${Date.now().toString(36)}` }
+    const [a, b] = [await service(env), await service(env)]
+    for (let i = 0; i < 40 && !a.services.limits!.connected(); i++) await new Promise((r) => setTimeout(r, 50))
+    if (!a.services.limits!.connected()) {
+      if (process.env.REQUIRE_REDIS === '1') throw new Error(`REQUIRE_REDIS=1 but Redis does not answer at ${REDIS_TEST_URL}`)
+      return ctx.skip()
+    }
+    expect((await signupRes(a, 'd1@example.net')).status).toBe(201)
+    expect((await signupRes(b, 'd2@example.net')).status).toBe(201)
+    await expectProblem(await signupRes(b, 'd3@example.net'), 429, 'rate_limited')
+    // counted in Redis: the store's own counter was not needed
+    expect(await a.services.db.sql.query(`SELECT key FROM limit_counter`)).toEqual([])
   })
 })
 

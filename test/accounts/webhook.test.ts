@@ -56,6 +56,20 @@ describe('POST /v1/billing/webhook (Stripe signing scheme)', () => {
     expect(await credits(a.accountId)).toBe(1000)
   })
 
+  it('a signature with more than one t= is refused, whichever the library would read (issue 31)', async () => {
+    const a = await t.signup()
+    const now = Math.floor(Date.now() / 1000)
+    const payload = event(`evt_two_t_${Math.random()}`, { account_id: a.accountId, credits: '100' })
+    // signed an hour ahead: the library reads the last t=, our future check read the first
+    const ahead = Stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET, timestamp: now + 3600 })
+    for (const header of [`t=${now},${ahead}`, `${ahead.replace(/,v1=.*/, '')},t=${now},${ahead.replace(/^t=\d+,/, '')}`, `t=${now},${Stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET, timestamp: now })}`]) {
+      const body = await expectProblem(await send(payload, { header }), 400, 'invalid_parameter')
+      expect(body.parameter).toBe('Stripe-Signature')
+      expect(String(body.detail)).toMatch(/more than one timestamp/)
+    }
+    expect(await credits(a.accountId)).toBe(1000)
+  })
+
   it('a timestamp a little ahead of the clock, within the tolerance, is accepted (clocks drift)', async () => {
     const a = await t.signup()
     const res = await send(event('evt_ahead', { account_id: a.accountId, credits: '10' }), { timestamp: Math.floor(Date.now() / 1000) + 60 })

@@ -15,6 +15,23 @@ export interface Running {
 /** node options for a service process whose clock runs `ms` ahead of the wall clock (test/helpers/clock-offset.mjs) */
 export const clockAhead = (ms: number) => ({ nodeArgs: ['--import', path.join(ROOT, 'test', 'helpers', 'clock-offset.mjs')], env: { CLOCK_OFFSET_MS: String(ms) } })
 
+/**
+ * A clock running `speed` times as fast as the wall clock that reads `at` now (test/helpers/clock-speed.mjs), shared
+ * by every process started with its options and by the test (`now()`), so restarts can fall at chosen clock times.
+ */
+export function fastClock(at: number, speed: number) {
+  const real = Date.now()
+  // epoch + (real - epoch) × speed = at
+  const epoch = (speed * real - at) / (speed - 1)
+  return {
+    now: () => Math.floor(epoch + (Date.now() - epoch) * speed),
+    /** real ms until the clock reads `t` */
+    msUntil: (t: number) => Math.max(0, (t - (epoch + (Date.now() - epoch) * speed)) / speed),
+    nodeArgs: ['--import', path.join(ROOT, 'test', 'helpers', 'clock-speed.mjs')],
+    env: { CLOCK_EPOCH_MS: String(epoch), CLOCK_SPEED: String(speed) },
+  }
+}
+
 export async function startService(
   dataDir: string,
   env: Record<string, string> = {},

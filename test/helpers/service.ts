@@ -53,6 +53,8 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
   const memory = config.store.kind === 'pglite' && config.store.dir === null
   const services = await createServices(config, { logger: opts.logger ?? pino({ level: 'silent' }), clock: opts.clock, db: opts.db ?? (memory ? await openTestStore() : undefined) })
   await opts.prepare?.(services)
+  // REDIS_URL: the shared limit counters an API node uses (src/roles.ts)
+  if (config.REDIS_URL && !services.limits) services.limits = (await import('../../src/rest/rate-limit-store.js')).redisLimitStores(config.REDIS_URL, services.logger, config.BUS_PREFIX)
   const app = createApp(services)
   let url: string | undefined
   let server: Server | undefined

@@ -67,6 +67,21 @@ describe('alerts on PostgreSQL', () => {
     expect(new Set(mine.map((g) => g.id)).size).toBe(30)
   })
 
+  it('the 100-rule limit holds under parallel creates (issue 31: 25 at 90 left 101)', async (ctx) => {
+    if (!(await requirePostgresInCi())) return ctx.skip()
+    const schema = await freshSchema('alertlimit')
+    drops.push(schema.drop)
+    const t = await startTestService({ env: { DATABASE_URL: schema.url, ...ENV } })
+    services.push(t)
+    const { apiKey, accountId } = await t.signup()
+    for (let i = 0; i < 90; i++) await create(t, apiKey, `/limit${i}`, 1e12)
+    const post = () => t.fetch('/v1/alerts', { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ coin: 'BTC', condition: { type: 'price_above', value: 1e12 }, url: `${base}/limit` }) })
+    const statuses = (await Promise.all(Array.from({ length: 25 }, post))).map((r) => r.status).sort()
+    expect(statuses).toEqual([...Array(10).fill(201), ...Array(15).fill(409)])
+    const [n] = await t.services.db.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM alert_rule WHERE account_id = $1', [accountId])
+    expect(Number(n!.n)).toBe(100)
+  })
+
   it('a delivery queued while the receiver is down survives a restart', async (ctx) => {
     if (!(await requirePostgresInCi())) return ctx.skip()
     const schema = await freshSchema('alertsrestart')

@@ -9,7 +9,8 @@ import { EXCHANGE_IDS } from '../../src/domain/exchanges.js'
 import type { TickerEvent } from '../../src/market/events.js'
 import { Ingest } from '../../src/market/ingest.js'
 import { activeRules, recordEvaluation } from '../../src/accounts/alerts.js'
-import { refusedAddress, sendEvent } from '../../src/push/webhook.js'
+import { refusedAddress } from '../../src/accounts/webhook-address.js'
+import { sendEvent } from '../../src/push/webhook.js'
 import { alertPrice } from '../../src/push/alerts.js'
 import { createApp } from '../../src/server.js'
 import { expectProblem, startTestService, type TestService } from '../helpers/service.js'
@@ -129,7 +130,7 @@ describe('alert rules', () => {
     const rule = ((await (await post(apiKey, { coin: 'SOL', condition: { type: 'price_below', value: 200 }, url: `${base}/sol` })).json()) as { data: { alert_id: string } }).data
     await until(async () => (await deliveriesOf(rule.alert_id)).some((d) => d.attempts >= 2), 10_000, 'failed attempts')
     expect(received.filter((r) => r.path === '/sol')).toHaveLength(0)
-    expect((await list(apiKey))[0].last_delivery).toMatchObject({ status: 'pending', last_error: 'HTTP 503' })
+    expect((await list(apiKey))[0].last_delivery).toMatchObject({ status: 'pending', last_error: 'http_5xx' })
     down = false
     await until(() => received.some((r) => r.path === '/sol'), 10_000, 'delivery after the receiver came back')
     const [d] = await deliveriesOf(rule.alert_id)
@@ -207,6 +208,50 @@ describe('the price a price rule compares', () => {
   })
 })
 
+describe('what a delivery costs and tells (issue 31)', () => {
+  const charges = async (accountId: string) =>
+    (await t.services.db.sql.query<{ n: number }>("SELECT count(*)::int AS n FROM credit_ledger WHERE account_id = $1 AND kind = 'charge'", [accountId]))[0]!.n
+  const credits = async (accountId: string) => Number((await t.services.db.sql.query<{ credits: number }>('SELECT credits FROM account WHERE id = $1', [accountId]))[0]!.credits)
+
+  it('a delivery to a refused address is never sent and never charged; last_error says only refused_address', async () => {
+    const { apiKey, accountId } = await t.signup()
+    setMark('XRP', 2)
+    const rule = ((await (await post(apiKey, { coin: 'XRP', condition: { type: 'price_above', value: 1 }, url: `${base}/xrp` })).json()) as { data: { alert_id: string } }).data
+    // a rule from before the creation check (or a name that now resolves there): the sender refuses the address
+    await t.services.db.sql.query("UPDATE alert_rule SET url = 'http://192.0.2.10:8080/x' WHERE id = $1", [rule.alert_id])
+    await until(async () => (await deliveriesOf(rule.alert_id)).some((d) => d.attempts >= 2), 10_000, 'attempts')
+    expect((await list(apiKey))[0].last_delivery).toMatchObject({ status: 'pending', last_error: 'refused_address' })
+    expect(await charges(accountId)).toBe(0)
+    expect(await credits(accountId)).toBe(1000)
+  })
+
+  it('no connection (nothing listens): not sent, not charged, connection_error; a receiver that answered 503 was sent to: charged once, http_5xx', async () => {
+    const { apiKey, accountId } = await t.signup()
+    setMark('ADA', 1)
+    // a port nothing listens on: the receiver's, once it is closed
+    const gone = await webhookReceiver(() => {})
+    const url = `${gone.base}/closed`
+    await gone.close()
+    const rule = ((await (await post(apiKey, { coin: 'ADA', condition: { type: 'price_above', value: 0.5 }, url })).json()) as { data: { alert_id: string } }).data
+    await until(async () => (await deliveriesOf(rule.alert_id)).some((d) => d.attempts >= 2), 10_000, 'attempts')
+    const last = (await list(apiKey))[0].last_delivery
+    expect(last).toMatchObject({ status: 'pending', last_error: 'connection_error' })
+    expect(await charges(accountId)).toBe(0)
+    // the receiver is reachable but answers 503: the request was sent, so it is paid for, once however many attempts
+    down = true
+    try {
+      await t.services.db.sql.query('UPDATE alert_rule SET url = $2 WHERE id = $1', [rule.alert_id, `${base}/ada`])
+      const before = (await deliveriesOf(rule.alert_id))[0]!.attempts
+      await until(async () => (await deliveriesOf(rule.alert_id))[0]!.attempts >= before + 2, 10_000, 'attempts at the receiver')
+      expect((await list(apiKey))[0].last_delivery).toMatchObject({ status: 'pending', last_error: 'http_5xx' })
+      expect(await charges(accountId)).toBe(1)
+      expect(await credits(accountId)).toBe(998)
+    } finally {
+      down = false
+    }
+  })
+})
+
 describe('webhook address guard', () => {
   it('refuses private, link-local and (unless allowed) loopback addresses', async () => {
     for (const a of ['10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', 'fe80::1', 'fd00::1', '::ffff:10.0.0.1', '0.0.0.0', '::']) expect(refusedAddress(a, true)).not.toBeNull()
@@ -215,9 +260,8 @@ describe('webhook address guard', () => {
     expect(refusedAddress('127.0.0.1', true)).toBeNull()
     expect(refusedAddress('93.184.216.34', false)).toBeNull()
     const out = await sendEvent('http://169.254.169.254/latest/meta-data', 'whsec_x', 'e1', '{}', Date.now(), true)
-    expect(out).toMatchObject({ ok: false, status: null })
-    expect(out.error).toMatch(/^refused/)
+    expect(out).toEqual({ ok: false, status: null, error: 'refused_address', sent: false })
     const loop = await sendEvent(`${base}/nope`, 'whsec_x', 'e2', '{}', Date.now(), false)
-    expect(loop.error).toMatch(/^refused/)
+    expect(loop.error).toBe('refused_address')
   })
 })

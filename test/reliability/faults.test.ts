@@ -1,3 +1,8 @@
+import type { ChildProcess } from 'node:child_process'
+import fs from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import pg from 'pg'
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import { MINUTE_MS } from '../../src/domain/time.js'
 import type { EventSink, MarketEvent } from '../../src/market/events.js'
@@ -5,6 +10,7 @@ import { Ingest } from '../../src/market/ingest.js'
 import { MarketSimulator } from '../../src/market/simulator/index.js'
 import { TEST_NOW, seedMarket } from '../helpers/market.js'
 import { PG_TEST_URL, freshSchema, requirePostgresInCi } from '../helpers/postgres.js'
+import { printed, startService } from '../helpers/process.js'
 import { expectProblem, startTestService } from '../helpers/service.js'
 import { startTcpProxy } from '../helpers/tcp-proxy.js'
 
@@ -49,6 +55,64 @@ describe('faults', () => {
     expect(await balance()).toBe(998) // ticker (1) + exchanges (1): nothing for the failed calls
     const [ledger] = await t.services.db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM credit_ledger WHERE account_id = $1 AND kind = 'charge'`, [accountId])
     expect(ledger!.n).toBe(2)
+  })
+
+  /** the store's schema dropped and made again, empty, under the running service (as a database re-created would be) */
+  const recreateEmpty = async (url: string) => {
+    const schema = new URL(url).searchParams.get('schema')!
+    const c = new pg.Client({ connectionString: PG_TEST_URL })
+    await c.connect()
+    await c.query(`DROP SCHEMA "${schema}" CASCADE; CREATE SCHEMA "${schema}"`)
+    await c.end()
+  }
+
+  it('a store re-created empty under the running service: 503 saying so on every call, and /healthz and /readyz say why (issue 31)', async (ctx) => {
+    if (!(await requirePostgresInCi())) return ctx.skip()
+    const { url, drop } = await freshSchema('recreated')
+    cleanup.push(drop)
+    const t = await startTestService({ env: { DATABASE_URL: url }, clock: () => TEST_NOW })
+    cleanup.push(() => t.close())
+    await seedMarket(t, { hours: 1, coins: ['BTC'] })
+    const { apiKey } = await t.signup()
+    expect((await t.get('/v1/markets/ticker?coin=BTC', apiKey)).status).toBe(200)
+    expect((await t.get('/healthz')).status).toBe(200)
+
+    await recreateEmpty(url)
+    for (const path of ['/v1/markets/exchanges', '/v1/markets/ohlc?coin=BTC', '/v1/account', '/v1/alerts']) {
+      const body = await expectProblem(await t.get(path, apiKey), 503, 'unavailable')
+      expect(String(body.detail), path).toMatch(/re-created or emptied/)
+    }
+    const signup = await t.fetch('/v1/auth/signup', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'after@example.com' }) })
+    await expectProblem(signup, 503, 'unavailable')
+    const health = await t.get('/healthz')
+    expect(health.status).toBe(503)
+    expect(await health.json()).toMatchObject({ status: 'unavailable', store: 'postgres', reason: expect.stringMatching(/holds none of the service's tables/) })
+    const ready = await t.get('/readyz')
+    expect(ready.status).toBe(503)
+    expect(await ready.json()).toMatchObject({ status: 'not_ready', store: { reachable: true, tables: false } })
+  })
+
+  it('SIGTERM with the store re-created empty: the service says the final flush failed and stops in order, not with a crash (issue 31)', { timeout: 120_000 }, async (ctx) => {
+    if (!(await requirePostgresInCi())) return ctx.skip()
+    const { url, drop } = await freshSchema('recreatedstop')
+    cleanup.push(drop)
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'recreated-'))
+    cleanup.push(() => fs.rm(dir, { recursive: true, force: true }))
+    const svc = await startService(dir, { DATABASE_URL: url, LOG_LEVEL: 'info', SIM_COINS: 'BTC', BACKFILL_DAYS: '0' })
+    const proc: ChildProcess = svc.proc
+    cleanup.push(async () => void (proc.exitCode === null && proc.kill('SIGKILL')))
+    // the live feed has something pending: its ticker rows of the open minute at least
+    await new Promise((r) => setTimeout(r, 3000))
+    await recreateEmpty(url)
+    await printed(svc, /market flush failed/, 30_000)
+    proc.kill('SIGTERM')
+    const code = await svc.exited
+    const out = svc.output()
+    expect(out).toMatch(/the final flush failed: the market data pending at shutdown was not written/)
+    expect(out).toMatch(/stopped: what was pending could not be written/)
+    // what Node prints when it dies of an unhandled rejection
+    expect(out).not.toMatch(/triggerUncaughtException|UnhandledPromiseRejection|Node\.js v\d/)
+    expect(code).toBe(1)
   })
 
   it('an exchange feed dying marks it down, and the analytics say which exchange is missing instead of failing', async () => {

@@ -54,6 +54,16 @@ describe('parameter validation', () => {
     expect(res.headers.get('x-credits-charged')).toBe('0')
   })
 
+  // issue 31: names of Object.prototype were taken for parameters the endpoint has (and charged for)
+  it.each(['constructor', 'toString', 'hasOwnProperty', '__proto__', 'valueOf', 'isPrototypeOf'])('an unknown parameter named %s → 400 like any other, on REST and on the account routes', async (name) => {
+    for (const path of [`/v1/markets/ticker?${name}=1`, `/v1/markets/ohlc?coin=BTC&${name}=1`, `/v1/signals/snapshot?${name}=x`, `/v1/account/usage?${name}=1`]) {
+      const res = await t.get(path, key)
+      const body = await expectProblem(res, 400, 'invalid_parameter')
+      expect(body.parameter, path).toBe(name)
+      expect(res.headers.get('x-credits-charged') ?? '0', path).toBe('0')
+    }
+  })
+
   it('matches coins and exchanges case-insensitively', async () => {
     for (const path of ['/v1/markets/ohlc?coin=btc&exchange=BINANCE', '/v1/markets/ticker?coin=eTh&exchange=OkX']) {
       const res = await t.get(path, key)

@@ -41,6 +41,11 @@ export class MarketMinutes {
   nextCloseAt = -Infinity
   /** trades with ts < cursorEnd are already in the store (resume) */
   cursorEnd = -Infinity
+  /**
+   * from when the source delivers the market's trades (a pipeline's start): a minute begun before it holds only part
+   * of its trades; -Infinity: always; NaN: from the market's first trade, ticker or book (a live venue's first event)
+   */
+  feedFrom = -Infinity
   /** open minutes, ascending by minute (usually one or two) */
   open: MinuteState[] = []
   /** the minute the last trade went to (fast path) */
@@ -59,8 +64,9 @@ export class MarketMinutes {
     this.key = key
   }
 
-  /** the feed delivered an event of this market stamped ts */
-  hear(ts: number): void {
+  /** the feed delivered an event of this market stamped ts (`startsFeed`: one that shows its stream is up then) */
+  hear(ts: number, startsFeed = true): void {
+    if (startsFeed && this.feedFrom !== this.feedFrom) this.feedFrom = ts
     if (ts > this.lastEventTs) this.lastEventTs = ts
     const minute = Math.floor(ts / MINUTE_MS) * MINUTE_MS
     if (minute < this.closedBefore) return
@@ -110,6 +116,15 @@ export class MarketMinutes {
     }
     if (s > 0) heard.splice(0, s)
     return { bars, flat }
+  }
+
+  /**
+   * where a bar finalized by this pipeline begins to hold its trades, when that is after its start: a minute begun
+   * before the source started delivering, and not stored up to there (a reopened partial minute is), is short
+   */
+  coveredFrom(bar: MinuteBar): number | null {
+    const from = this.feedFrom === this.feedFrom ? this.feedFrom : Infinity
+    return bar.ts < from && this.cursorEnd < from ? Math.min(from, bar.ts + MINUTE_MS - 1) : null
   }
 
   /** the store already holds every minute up to lastMinute, whose close (when known) continues the series */

@@ -53,6 +53,10 @@ export class MinuteAggregator implements EventSink, BarSink {
   private outbox: MinuteBar[] = []
   private counters = emptyCounters()
   private openCount = 0
+  /** from when the source delivers every market's trades (startFeed); undefined: not said, nothing is marked */
+  private feedFrom: number | undefined
+  /** finalized bars of minutes begun before their market's feed started, with where their trades begin */
+  private readonly short = new WeakMap<MinuteBar, number>()
 
   constructor(options: AggregatorOptions = {}) {
     this.graceMs = options.graceMs ?? 2000
@@ -67,13 +71,31 @@ export class MinuteAggregator implements EventSink, BarSink {
    */
   emit(event: MarketEvent): void {
     if (event.type === 'trade') this.add(event)
-    else if (event.type !== 'funding') this.observe(event, event.ts)
+    else if (event.type !== 'funding') this.observe(event, event.ts, event.type !== 'open_interest')
   }
 
-  /** the feed delivered something for this market stamped ts (a ticker, a book, open interest): it was up then */
-  observe(market: MarketKey, ts: number): void {
+  /**
+   * the feed delivered something for this market stamped ts (a ticker, a book, open interest): it was up then.
+   * `startsFeed` false: the stamp may lie well before the event came (open interest stamped with its bucket's start)
+   */
+  observe(market: MarketKey, ts: number, startsFeed = true): void {
     if (!Number.isFinite(ts)) return
-    this.state(market.exchange, market.coin, market.marketType).hear(ts)
+    this.state(market.exchange, market.coin, market.marketType).hear(ts, startsFeed)
+  }
+
+  /**
+   * The source delivers every market's trades from `from` on (a replay), or, with null, from each market's first
+   * trade, ticker or book (a live venue): a minute begun before that is finalized as short at its start
+   * (`coveredFrom`), unless the store holds it up to there.
+   */
+  startFeed(from: number | null): void {
+    this.feedFrom = from ?? NaN
+    for (const st of this.all) st.feedFrom = this.feedFrom
+  }
+
+  /** where a bar drained from here begins to hold its trades, when that is after the start of its minute */
+  coveredFrom(bar: MinuteBar): number | undefined {
+    return this.short.get(bar)
   }
 
   /**
@@ -134,6 +156,7 @@ export class MinuteAggregator implements EventSink, BarSink {
       st = this.state(t.exchange, t.coin, t.marketType)
       this.last = st
     }
+    if (st.feedFrom !== st.feedFrom) st.feedFrom = ts
     if (ts < st.cursorEnd) {
       this.counters.resumeSkipped++
       return 'resume_skipped'
@@ -300,6 +323,7 @@ export class MinuteAggregator implements EventSink, BarSink {
     let st = byCoin.get(coin)
     if (!st) {
       st = new MarketState({ exchange, coin, marketType })
+      if (this.feedFrom !== undefined) st.feedFrom = this.feedFrom
       byCoin.set(coin, st)
       this.all.push(st)
     }
@@ -338,7 +362,11 @@ export class MinuteAggregator implements EventSink, BarSink {
   /** finalize the market's minutes before boundary (bars and flat quiet minutes) into out */
   private finalize(st: MarketState, boundary: number, out: MinuteBar[]): void {
     const { bars, flat } = st.finalize(boundary, (ms) => this.retain(st, ms))
-    for (const b of bars) out.push(b)
+    for (const b of bars) {
+      out.push(b)
+      const from = st.coveredFrom(b)
+      if (from !== null) this.short.set(b, from)
+    }
     this.counters.closedBars += bars.length
     this.counters.flatBars += flat
   }

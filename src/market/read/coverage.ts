@@ -5,6 +5,7 @@ import { EXCHANGES } from '../../domain/exchanges.js'
 import { HOUR_MS, floorTo } from '../../domain/time.js'
 import type { ExchangeId, MarketType } from '../../domain/exchanges.js'
 import type { MarketState } from '../state.js'
+import type { StoredMark } from '../store/partial-minutes.js'
 
 /** what coverage reads of a request: the market and the request's clock */
 export interface CoverageContext {
@@ -106,4 +107,31 @@ export const hourRanges = (rows: readonly { exchange: ExchangeId; ts: number }[]
 /** each venue's range in a per-venue series of points at interval opens (`pick`: only the points that carry the figure) */
 export function seriesRanges<P extends { ts: number }>(venues: readonly { exchange: ExchangeId; points: readonly P[] }[], intervalMs: number, pick?: (p: P) => boolean): Map<ExchangeId, WindowRange> {
   return rangesOf(venues.flatMap((v) => (pick ? v.points.filter(pick) : v.points).map((p) => ({ exchange: v.exchange, ts: p.ts }))), intervalMs)
+}
+
+const isoMs = (ms: number) => new Date(ms).toISOString()
+/** how many short minutes a reason names before it says how many more there are */
+const NAMED_MINUTES = 3
+
+/**
+ * Venues whose stored minutes in the window hold only part of their trades (minute_partial: a restart cut them and
+ * their source could not replay the rest): each is in only in part (`truncated`), the minutes named with what they hold.
+ */
+function partialMinuteGaps(marks: readonly StoredMark[], only?: ExchangeId): CoverageGap[] {
+  const byVenue = new Map<ExchangeId, StoredMark[]>()
+  for (const m of marks) if (!only || m.exchange === only) byVenue.set(m.exchange, [...(byVenue.get(m.exchange) ?? []), m])
+  return [...byVenue].map(([exchange, ms]) => {
+    const named = ms.slice(0, NAMED_MINUTES).map((m) => {
+      const part = [m.coveredFrom === null ? null : `from ${isoMs(m.coveredFrom)}`, m.coveredTo === null ? null : `up to ${isoMs(m.coveredTo)}`].filter(Boolean).join(' and ')
+      return `${isoMs(m.ts)} (trades ${part} only)`
+    })
+    const more = ms.length > NAMED_MINUTES ? ` and ${ms.length - NAMED_MINUTES} more` : ''
+    const n = ms.length === 1 ? '1 minute holds' : `${ms.length} minutes hold`
+    return { exchange, status: 'truncated', reason: `${n} only part of ${ms.length === 1 ? 'its' : 'their'} trades (cut by a restart the feed could not replay): ${named.join(', ')}${more}` }
+  })
+}
+
+/** the partial-minute gaps of one coin's candles over [start, end) */
+export async function loadPartialMinuteGaps(market: MarketState, q: { coin: string; marketType: MarketType; start: number; end: number; exchange?: ExchangeId }): Promise<CoverageGap[]> {
+  return partialMinuteGaps(await market.reader.partialMinutes(q.coin, q.marketType, q.start, q.end), q.exchange)
 }

@@ -51,6 +51,8 @@ export class LiveFeed {
     private readonly sink: EventSink,
     /** first ts emitted */
     private readonly start: number,
+    /** tickers and open interest before this are caught up too, however old (books are not: only the latest counts) */
+    private readonly catchUpTo = Number.NEGATIVE_INFINITY,
   ) {
     const n = markets.length
     this.emittedTo = start
@@ -77,7 +79,8 @@ export class LiveFeed {
       if (this.minute !== m) count += this.buildMinute(m)
       const end = Math.min(to, m + MINUTE_MS)
       const from = this.emittedTo
-      const sliceStale = end <= staleBefore
+      const catchUp = from < this.catchUpTo
+      const sliceStale = end <= staleBefore && !catchUp
       for (const mk of this.markets) {
         // history or inspection calls may have moved the hour caches since the minute was built
         const i = path.prepare(m, mk)
@@ -99,9 +102,10 @@ export class LiveFeed {
         }
         if (!sliceStale) {
           // grid times in [from, end): merge the three sampling grids
-          const g = Math.max(from, staleBefore)
+          const fresh = Math.max(from, staleBefore)
+          const g = catchUp ? from : fresh
           let nt = Math.ceil(g / iv.tickerMs) * iv.tickerMs
-          let nb = Math.ceil(g / iv.bookMs) * iv.bookMs
+          let nb = Math.ceil(fresh / iv.bookMs) * iv.bookMs
           let no = mk.isPerp ? Math.ceil(g / iv.openInterestMs) * iv.openInterestMs : Infinity
           for (;;) {
             const t = Math.min(nt, nb, no)

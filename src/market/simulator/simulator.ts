@@ -62,6 +62,11 @@ export interface LiveOptions {
   fromTs?: number
   /** don't start a timer; the caller calls pump(now) itself (tests, replays) */
   manual?: boolean
+  /**
+   * a start in the past replays the time up to here with its tickers and open interest too (a restart completing
+   * what it missed: quiet minutes are heard, samples written); default: only trades are caught up
+   */
+  catchUpTo?: number
 }
 
 export class MarketSimulator {
@@ -134,7 +139,7 @@ export class MarketSimulator {
    * Continue in real time: trades as their ts passes (ids `${minute}-L${n}`), a ticker every liveTickerMs, a book
    * snapshot every liveBookMs, open interest every liveOpenInterestMs per market, funding settlements. The minute
    * plans and price path are history's. If the start lies in the past, trades are caught up at once; sampled events
-   * older than 5 s are skipped (use simulateRange for history).
+   * older than 5 s are skipped (use simulateRange for history), except tickers and open interest before `catchUpTo`.
    */
   live(sink: EventSink, options: LiveOptions = {}): void {
     if (this.feed) throw new Error('live() already running; stop() first')
@@ -142,7 +147,8 @@ export class MarketSimulator {
     const start = Math.floor(options.fromTs ?? this.historyEnd ?? this.opts.startTs ?? now())
     if (start < ORIGIN_TS) throw new RangeError(`the simulator starts at ${new Date(ORIGIN_TS).toISOString()}`)
     const o = this.opts
-    this.feed = new LiveFeed(this.mkts, this.path, this.positions, { tickerMs: o.liveTickerMs, bookMs: o.liveBookMs, openInterestMs: o.liveOpenInterestMs, bookLevels: o.bookLevels }, sink, start)
+    const iv = { tickerMs: o.liveTickerMs, bookMs: o.liveBookMs, openInterestMs: o.liveOpenInterestMs, bookLevels: o.bookLevels }
+    this.feed = new LiveFeed(this.mkts, this.path, this.positions, iv, sink, start, options.catchUpTo)
     // the live liquidation feed is up from its start for as long as it runs (the ingest extends it to its own clock)
     this.reportFeeds(sink, start)
     if (!options.manual) {

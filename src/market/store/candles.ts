@@ -198,9 +198,10 @@ async function readHoursBack(sql: Pick<Sql, 'query'>, groups: { key: MarketKey; 
 /**
  * The oldest and newest minute stored per market, and the newest one's close (where a resumed series continues). A GROUP BY over candle_1m reads the whole table (24 s for 30 days
  * on the embedded store); this walks the primary key instead: a recursive step finds the next market, then one
- * index descent each for its first and last minute (a "loose index scan": ~100 descents, tens of ms).
+ * index descent each for its first and last minute (a "loose index scan": ~100 descents, tens of ms). With `before`,
+ * the newest minute before it: where a range of history ending there resumes, whatever a live feed wrote after it.
  */
-export async function storedMinuteRanges(sql: Pick<Sql, 'query'>): Promise<Map<string, { first: number; last: number; lastClose: number }>> {
+export async function storedMinuteRanges(sql: Pick<Sql, 'query'>, before = Number.MAX_SAFE_INTEGER): Promise<Map<string, { first: number; last: number; lastClose: number }>> {
   const rows = await sql.query<{ exchange: string; coin: string; market_type: string; first: number | string; last: number | string; last_close: number }>(
     `WITH RECURSIVE m AS (
        (SELECT exchange, coin, market_type FROM candle_1m ORDER BY exchange, coin, market_type LIMIT 1)
@@ -214,7 +215,8 @@ export async function storedMinuteRanges(sql: Pick<Sql, 'query'>): Promise<Map<s
        (SELECT c.ts FROM candle_1m c WHERE (c.exchange, c.coin, c.market_type) = (m.exchange, m.coin, m.market_type) ORDER BY c.ts LIMIT 1) AS first,
        l.ts AS last, l.close AS last_close
      FROM m CROSS JOIN LATERAL (
-       SELECT c.ts, c.close FROM candle_1m c WHERE (c.exchange, c.coin, c.market_type) = (m.exchange, m.coin, m.market_type) ORDER BY c.ts DESC LIMIT 1) l`,
+       SELECT c.ts, c.close FROM candle_1m c WHERE (c.exchange, c.coin, c.market_type) = (m.exchange, m.coin, m.market_type) AND c.ts < $1 ORDER BY c.ts DESC LIMIT 1) l`,
+    [before],
   )
   return new Map(rows.map((r) => [`${r.exchange}:${r.coin}:${r.market_type}`, { first: Number(r.first), last: Number(r.last), lastClose: Number(r.last_close) }]))
 }

@@ -86,10 +86,10 @@ describe('a minute cut by a shutdown', () => {
     expect(row!.quote_volume).toBeCloseTo(w.quote, 6)
   }
 
-  /** the first run: trades up to the shutdown, then the final flush SIGTERM does */
+  /** the first run: trades up to the shutdown, then the final flush SIGTERM does (its source delivers every trade from T0) */
   const firstRun = async () => {
     const ingest = new Ingest({ db: t.services.db, market: t.services.market, cacheHours: true })
-    await ingest.resume(null)
+    await ingest.resume({ replayFrom: T0 })
     emitRange(ingest, T0, STOP)
     ingest.advance(STOP)
     await ingest.flush({ final: true })
@@ -178,4 +178,91 @@ describe('a minute cut by a shutdown', () => {
     expectWhole(await stored(M), M)
     expect(await marks()).toEqual([])
   })
+
+  it('a backfill whose chunk spans several hours completes a partial minute in its last hour', async () => {
+    await reset()
+    await firstRun()
+    const history = { simulateRange: (from: number, to: number, sink: EventSink) => emitRange(sink, from, to) }
+    // 0.2 days back from 10:15: today's chunk runs 05:15 to 10:15, an hour at a time (issue 31: the first hour's final
+    // flush stored the reopened minute short again, and its trades came too late for it)
+    const now = M + 10 * MINUTE_MS + 30_000
+    await runBackfill({ db: t.services.db, market: t.services.market, source: history, sourceName: 'partial-hours', now, days: 0.2 })
+    expectWhole(await stored(M), M)
+    expect(await marks()).toEqual([])
+  })
+
+  it('a backfill that starts after the live feed wrote its first minutes still completes the partial minute and fills the gap before them', async () => {
+    await reset()
+    await firstRun()
+    // the restart's live feed starts at M + 8 and writes its first minute before the backfill (its lease, its turn) starts
+    const live = new Ingest({ db: t.services.db, market: t.services.market, cacheHours: true })
+    const liveFrom = M + 8 * MINUTE_MS
+    await live.resume({ replayFrom: liveFrom })
+    emitRange(live, liveFrom, liveFrom + MINUTE_MS + 3000)
+    live.advance(liveFrom + MINUTE_MS + 3000)
+    await live.flush()
+    expectWhole(await stored(liveFrom), liveFrom)
+    const history = { simulateRange: (from: number, to: number, sink: EventSink) => emitRange(sink, from, to) }
+    await runBackfill({ db: t.services.db, market: t.services.market, source: history, sourceName: 'partial-late', now: liveFrom, days: 0.01 })
+    for (let m = M; m < liveFrom; m += MINUTE_MS) expectWhole(await stored(m), m)
+    expect(await marks()).toEqual([])
+  })
+
+  it('a source that cannot replay and comes up inside a minute stores that minute marked short at its start', async () => {
+    await reset()
+    await firstRun()
+    const ingest = new Ingest({ db: t.services.db, market: t.services.market, cacheHours: true })
+    await ingest.resume(null)
+    const next = M + MINUTE_MS
+    const up = next + 16_000 // the restart: the venue's first ticker comes at :16, its trades from :16.7
+    // open interest stamped with the start of the venue's own bucket arrives first: it does not say the feed was up then
+    ingest.emit({ type: 'open_interest', ...MARKET, ts: next, openInterest: 1000 })
+    ingest.emit({ type: 'ticker', ...MARKET, ts: up, markPrice: 60_000, indexPrice: 60_000, lastPrice: 60_000, fundingRate: 0.0001, fundingIntervalHours: 8, nextFundingTime: T0 + 8 * 60 * MINUTE_MS })
+    emitRange(ingest, up, M + 3 * MINUTE_MS)
+    ingest.advance(M + 3 * MINUTE_MS)
+    await ingest.flush({ final: true })
+    // trades 8..29 of the minute (from :16.7) are in it, and the mark says it holds them from :16 only
+    expect((await stored(next))!.trades).toBe(22)
+    expect(await t.services.db.sql.query('SELECT ts::float8 AS ts, covered_from::float8 AS covered_from, covered_to FROM minute_partial ORDER BY ts')).toEqual([
+      { ts: M, covered_from: null, covered_to: COVERED },
+      { ts: next, covered_from: up, covered_to: null },
+    ])
+    expectWhole(await stored(next + MINUTE_MS), next + MINUTE_MS)
+  })
+
+  it('the candles\' coverage says which venue\'s minutes hold only part of their trades, and what they hold', async () => {
+    await reset()
+    await firstRun()
+    const ingest = new Ingest({ db: t.services.db, market: t.services.market, cacheHours: true })
+    await ingest.resume(null)
+    const up = M + MINUTE_MS + 16_000
+    emitRange(ingest, up, M + 3 * MINUTE_MS)
+    ingest.advance(M + 3 * MINUTE_MS)
+    await ingest.flush({ final: true })
+    const { apiKey } = await t.signup()
+    const iso = (ms: number) => new Date(ms).toISOString()
+    const reason = `2 minutes hold only part of their trades (cut by a restart the feed could not replay): ${iso(M)} (trades up to ${iso(COVERED)} only), ${iso(M + MINUTE_MS)} (trades from ${iso(M + MINUTE_MS + 16_700)} only)`
+    const end = T0 + 20 * MINUTE_MS
+    for (const path of [
+      `/v1/markets/ohlc?coin=BTC&exchange=okx&interval=1m&lookback=1h&end=${end}`,
+      `/v1/markets/ohlc?coin=BTC&interval=5m&lookback=1h&end=${end}`,
+      `/v1/flow/taker-volume?coin=BTC&exchange=okx&interval=1m&start_time=${T0}&end_time=${end}`,
+      `/v1/structure/volume-profile?coin=BTC&exchange=okx&lookback=1h&end=${end}`,
+    ]) {
+      const res = await t.get(path, apiKey)
+      expect(res.status, path).toBe(200)
+      const body = (await res.json()) as { data: { coverage?: Coverage; perp?: { coverage: Coverage } } }
+      const coverage = body.data.coverage ?? body.data.perp!.coverage
+      expect(coverage.partial, path).toBe(true)
+      expect(coverage.missing.find((g) => g.exchange === 'okx'), path).toEqual({ exchange: 'okx', status: 'truncated', reason })
+    }
+    // a window ending before the cut minutes says nothing of them
+    const before = (await (await t.get(`/v1/markets/ohlc?coin=BTC&exchange=okx&interval=1m&lookback=1h&end=${M}`, apiKey)).json()) as { data: { coverage: Coverage } }
+    expect(before.data.coverage.missing.filter((g) => g.reason.includes('restart'))).toEqual([])
+  })
 })
+
+interface Coverage {
+  partial: boolean
+  missing: { exchange: string; status: string; reason: string }[]
+}

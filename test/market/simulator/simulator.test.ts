@@ -300,6 +300,34 @@ describe('MarketSimulator: live', () => {
     expect(key(a.events)).toEqual(key(b.events))
   })
 
+  it('a start in the past catches up trades only; with catchUpTo, the tickers and open interest before it too (not books)', () => {
+    const run = (catchUpTo?: number) => {
+      const sim = new MarketSimulator({ seed: 11, coins: ['BTC'] })
+      const sink = liveCollect()
+      sim.live(sink, { manual: true, fromTs: START, catchUpTo })
+      sim.pump(START + 2 * MINUTE_MS + 20_000) // a restart 2 min 20 s after the start it replays from
+      return sink.events
+    }
+    // what a feed running all along emitted over the same time
+    const sim = new MarketSimulator({ seed: 11, coins: ['BTC'] })
+    const sink = liveCollect()
+    sim.live(sink, { manual: true, fromTs: START })
+    for (let t = START; t <= START + 2 * MINUTE_MS + 20_000; t += 250) sim.pump(t)
+    const along = sink.events
+    const count = (es: MarketEvent[], type: MarketEvent['type'], before = START + 2 * MINUTE_MS) => es.filter((e) => e.type === type && e.ts < before).length
+    const plain = run()
+    const caught = run(START + 2 * MINUTE_MS + 20_000)
+    expect(count(plain, 'trade')).toBe(count(along, 'trade'))
+    expect(count(caught, 'trade')).toBe(count(along, 'trade'))
+    expect(count(plain, 'ticker')).toBe(0)
+    expect(count(caught, 'ticker')).toBe(count(along, 'ticker'))
+    expect(count(caught, 'open_interest')).toBe(count(along, 'open_interest'))
+    expect(count(caught, 'book')).toBe(0)
+    const key = (e: MarketEvent) => JSON.stringify(e)
+    const tickers = (es: MarketEvent[]) => es.filter((e) => e.type === 'ticker' && e.ts < START + 2 * MINUTE_MS).map(key).sort()
+    expect(tickers(caught)).toEqual(tickers(along))
+  })
+
   it('runs on a timer with the injected clock until stop()', () => {
     vi.useFakeTimers({ now: START })
     const sim = new MarketSimulator({ seed: 11, coins: ['BTC'], tickMs: 100 })
