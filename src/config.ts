@@ -45,7 +45,8 @@ const EnvSchema = z.object({
     .refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v) || v.startsWith('pglite:'), {
       message: 'DATABASE_URL must be a postgres:// URL (or pglite:<dir>|pglite:memory); leave it unset for the embedded store',
     }),
-  MARKET_SOURCE: z.string().min(1).default('simulator'),
+  /** auto (default): live when a venue answers at start, else the simulator; simulator, live, a list of venues, replay:<file>, none */
+  MARKET_SOURCE: z.string().default('auto'),
   /** MARKET_SOURCE=replay:<file>: how many times faster than recorded the first pass plays (>= 1; docs/recordings.md) */
   REPLAY_SPEED: z.coerce.number().min(1).max(10_000).default(1),
   /** MARKET_SOURCE=replay:<file>: 1 plays the recording again and again, each pass shifted by one more duration */
