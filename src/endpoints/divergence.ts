@@ -36,5 +36,5 @@ function divergenceCoverage(ctx: CoverageContext, coin: string, d: CoinDivergenc
   const from = floorTo(ctx.now, MINUTE_MS) - divergenceLookbackMinutes('4h') * MINUTE_MS
   const closes = ctx.services.market.series.hours.perpCloses(coin, from, ctx.now).filter((c) => used.has(c.exchange))
   const ranges = hourRanges(closes)
-  return coverageOf(ctx, { used, gaps, noData: () => `no ${coin} perp data`, requested: { from, to: ctx.now }, ranges, toleranceMs: HOUR_MS })
+  return coverageOf(ctx, { coin, used, gaps, noData: () => `no ${coin} perp data`, requested: { from, to: ctx.now }, ranges, toleranceMs: HOUR_MS })
 }
