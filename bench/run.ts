@@ -9,6 +9,7 @@ import path from 'node:path'
 import autocannon from 'autocannon'
 import { DEFAULT_COINS } from '../src/market/coins.js'
 import { benchAggregator } from './aggregate-fold.js'
+import { benchCoins } from './coins.js'
 import { benchCredits } from './credits-pg.js'
 import { benchEventLoop } from './event-loop.js'
 import { benchScaleOut } from './scale-out.js'
@@ -19,8 +20,8 @@ import { build, NODE_FLAGS } from '../scripts/build.mjs'
 import type { Row } from './report.js'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
-/** run only some steps: BENCH_ONLY=fold,backfill,start,cheap,shim,views,heavy,memory,loop,postgres,credits,scale (default: all) */
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'fold,backfill,start,cheap,shim,views,heavy,memory,loop,postgres,credits,scale').split(','))
+/** run only some steps: BENCH_ONLY=fold,backfill,start,cheap,shim,views,heavy,memory,loop,postgres,credits,scale,coins (default: all) */
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'fold,backfill,start,cheap,shim,views,heavy,memory,loop,postgres,credits,scale,coins').split(','))
 const ROOT = path.resolve(import.meta.dirname, '..')
 
 const rows: Row[] = []
@@ -119,6 +120,11 @@ async function main() {
     const fold = benchAggregator()
     rows.push({ bench: 'aggregator fold (trades/s, one core)', measured: fmt(fold.tradesPerSecond, 0), baseline: `${fmt(fold.bareLoopPerSecond, 0)} bare loop`, ratio: fold.tradesPerSecond / 1e6, target: '≥ 1,000,000/s (ratio to target ≥ 1)', pass: fold.tradesPerSecond >= 1e6 })
   }
+
+  // 1b. what one more coin costs: memory and CPU on the simulator, REST requests per venue (bench/coins.ts)
+  if (ONLY.has('coins')) rows.push(...(await benchCoins({ start, cpuSeconds, rss }, { seconds: SECONDS })))
+  // the coin step alone needs none of the shared store below
+  if (ONLY.size === 1 && ONLY.has('coins')) return report(keep ? null : dir)
 
   // 2. the full pipeline backfill of the default history on the embedded store
   const store = { DATABASE_URL: `pglite:${path.join(dir, 'pglite')}`, BENCH_COINS: coins.join(','), BENCH_DAYS: String(days) }
@@ -234,7 +240,11 @@ async function main() {
   // the split deployment (ROLE=ingest + 2 × ROLE=api over NATS) against one process, same run (bench/scale-out.ts)
   if (ONLY.has('scale')) rows.push(...(await benchScaleOut(SECONDS, load)))
 
-  if (!keep) fs.rmSync(dir, { recursive: true, force: true })
+  report(keep ? null : dir)
+}
+
+function report(remove: string | null) {
+  if (remove) fs.rmSync(remove, { recursive: true, force: true })
   const table = ['| benchmark | measured | baseline (same run) | ratio | target | ok |', '|---|---|---|---|---|---|', ...rows.map((r) => `| ${r.bench} | ${r.measured} | ${r.baseline} | ${fmt(r.ratio, 2)} | ${r.target} | ${r.pass ? 'yes' : 'NO'} |`)].join('\n')
   console.log(`\n${table}\n`)
   fs.mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true })

@@ -63,7 +63,12 @@ export async function startMarketRuntime(
   } = {},
 ): Promise<MarketRuntime> {
   const { config, db, market, logger, clock, bus } = services
-  const probe = opts.probe ?? (async () => (await import('./connectors/probe.js')).probeVenues())
+  // a venue's REST base-URL override (<VENUE>_REST_URL, issue 30 item 5), where configured, is where it is probed
+  const origins = Object.fromEntries(EXCHANGE_IDS.flatMap((e) => {
+    const url = (config as unknown as Record<string, unknown>)[`${e.toUpperCase()}_REST_URL`]
+    return typeof url === 'string' && url ? [[e, url]] : []
+  }))
+  const probe = opts.probe ?? (async () => (await import('./connectors/probe.js')).probeVenues({ origins }))
   const choice = await chooseSource({ config, db, now: clock, probe })
   market.sourceChoice = choice
   if (choice.source.kind !== 'none') market.storeKind = choice.source.kind
