@@ -1,6 +1,6 @@
 // What one more coin costs (issue 30, item 4; docs/performance.md#what-a-coin-costs), the step BENCH_ONLY=coins:
 // - memory and CPU: the service on the simulator (live feed, ingest, aggregation, series, store writes, with
-//   BENCH_COIN_DAYS of history loaded) with the 12 default coins and with 12 more (small alts, as most of a universe
+//   BENCH_COIN_DAYS (2) of history loaded) with the 12 default coins and with 12 more (small alts, as most of a universe
 //   is), each on its own store; the difference per added coin;
 // - requests per minute per venue: the connectors' REST polls at their documented rates (src/market/connectors/
 //   poll-cost.ts, whose per-poll counts test/market/connectors/poll-cost.test.ts takes from the real connectors), the
@@ -8,7 +8,8 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import type { ChildProcess } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { NODE_FLAGS } from '../scripts/build.mjs'
 import { DEFAULT_COINS } from '../src/market/coins.js'
 import { EXCHANGE_IDS } from '../src/domain/exchanges.js'
 import { DEFAULT_POLL_INTERVALS } from '../src/market/connectors/connector-options.js'
@@ -16,16 +17,11 @@ import { LIVE_POLL_SHARE, maxCoins, plannedIntervals, requestsPerMinute, restUse
 import type { Row } from './report.js'
 
 /** coins beyond the defaults: perps on at least two venues in the recorded lists, simulated with small-alt parameters */
+const ROOT = path.resolve(import.meta.dirname, '..')
+
 const MORE = ['ATOM', 'MATIC', 'DYDX', 'CRV', 'FTM', 'SNX', 'BCH', 'INJ', 'APT', 'ARB', 'OP', 'LDO']
 
-interface Started {
-  proc: ChildProcess
-  info: { port: number }
-  backfilled: Promise<number>
-}
-
 export interface CoinBenchDeps {
-  start(env: Record<string, string>): Promise<Started>
   cpuSeconds(pid: number | undefined): number
   rss(port: number): Promise<number>
 }
@@ -38,19 +34,50 @@ async function heapUsed(port: number): Promise<number> {
   return Number(/^nodejs_heap_size_used_bytes(?:\{[^}]*\})? (\S+)/m.exec(text)?.[1] ?? NaN)
 }
 
-/** one service on its own store with `coins`: resident memory, heap and CPU share once its history is loaded */
+/** `npm start` as a user runs it (scripts/start.mjs, the package's V8 flags) on its own store, simulating `coins` */
+async function startService(coins: string[], days: number, dir: string): Promise<{ proc: ChildProcess; port: number; backfilled: Promise<void> }> {
+  const env = { ...process.env, MARKET_SOURCE: 'simulator', SIM_COINS: coins.join(','), BACKFILL_DAYS: String(days), DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', NATS_URL: '', REDIS_URL: '', ROLE: 'all', DATABASE_URL: '' }
+  // started in its own data directory: nothing of the service depends on the working directory
+  const proc = spawn(process.execPath, [...NODE_FLAGS, path.join(ROOT, 'scripts', 'start.mjs')], { cwd: dir, env, stdio: ['ignore', 'pipe', 'inherit'] })
+  let out = ''
+  let done = () => {}
+  const backfilled = new Promise<void>((r) => (done = r))
+  const port = await new Promise<number>((resolve, reject) => {
+    proc.stdout!.on('data', (d: Buffer) => {
+      out = (out + d.toString()).slice(-4096)
+      const m = /running at http:\/\/127\.0\.0\.1:(\d+)/.exec(out)
+      if (m) resolve(Number(m[1]))
+      if (/backfill done/.test(out)) done()
+    })
+    proc.once('exit', (code) => reject(new Error(`npm start exited with ${code}:\n${out}`)))
+  })
+  return { proc, port, backfilled }
+}
+
+/**
+ * One service with `coins`, its history loaded: its CPU share over `seconds`, and its memory sampled every second
+ * meanwhile: the median resident size, and the least heap in use (the live set after a collection: a single reading
+ * lands anywhere in the garbage collector's cycle).
+ */
 async function measure(deps: CoinBenchDeps, coins: string[], days: number, seconds: number): Promise<{ rss: number; heap: number; cpu: number }> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-coins-'))
-  const svc = await deps.start({ DATABASE_URL: `pglite:${path.join(dir, 'pglite')}`, BENCH_COINS: coins.join(','), BENCH_DAYS: String(days) })
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'coin-cost-'))
+  const svc = await startService(coins, days, dir)
   try {
     await svc.backfilled
     // the backfill's garbage collected and the live feed in its steady state before measuring
     await sleep(5_000)
     const c0 = deps.cpuSeconds(svc.proc.pid)
     const t0 = performance.now()
-    await sleep(seconds * 1000)
+    const rss: number[] = []
+    const heap: number[] = []
+    while (performance.now() - t0 < seconds * 1000) {
+      await sleep(1_000)
+      rss.push(await deps.rss(svc.port))
+      heap.push(await heapUsed(svc.port))
+    }
     const cpu = (deps.cpuSeconds(svc.proc.pid) - c0) / ((performance.now() - t0) / 1000)
-    return { rss: await deps.rss(svc.info.port), heap: await heapUsed(svc.info.port), cpu }
+    rss.sort((a, b) => a - b)
+    return { rss: rss[Math.floor(rss.length / 2)]!, heap: Math.min(...heap), cpu }
   } finally {
     svc.proc.kill('SIGTERM')
     await new Promise((r) => svc.proc.once('exit', r))
@@ -58,15 +85,19 @@ async function measure(deps: CoinBenchDeps, coins: string[], days: number, secon
   }
 }
 
-export async function benchCoins(deps: CoinBenchDeps, opts: { seconds: number }): Promise<Row[]> {
-  const days = Number(process.env.BENCH_COIN_DAYS ?? 30)
+export async function benchCoins(deps: CoinBenchDeps): Promise<Row[]> {
+  // the hot series' rings are allocated for their whole retention (31 days of hours, a day of minutes) when a market's
+  // first row arrives (src/market/series-ring.ts), so what a coin holds in memory does not grow with the days loaded:
+  // two days load each coin's every ring, in a fraction of a 30-day backfill's time
+  const days = Number(process.env.BENCH_COIN_DAYS ?? 2)
   const universe = Number(process.env.BENCH_UNIVERSE ?? 200)
   const rows: Row[] = []
   const base = [...DEFAULT_COINS]
   const more = [...base, ...MORE]
   console.log(`coins: ${base.length} and ${more.length} simulated coins, ${days} days each…`)
-  const a = await measure(deps, base, days, opts.seconds * 2)
-  const b = await measure(deps, more, days, opts.seconds * 2)
+  const seconds = Number(process.env.BENCH_COIN_SECONDS ?? 60)
+  const a = await measure(deps, base, days, seconds)
+  const b = await measure(deps, more, days, seconds)
   const added = more.length - base.length
   const mb = (x: number) => x / 2 ** 20
   const rssPer = (b.rss - a.rss) / added
@@ -75,7 +106,7 @@ export async function benchCoins(deps: CoinBenchDeps, opts: { seconds: number })
   const projected = a.rss + rssPer * (universe - base.length)
   rows.push({
     bench: `memory per added coin (simulator, ${days} d of history loaded, live feed)`,
-    measured: `${fmt(mb(rssPer))} MB resident, ${fmt(mb(heapPer))} MB heap per coin`,
+    measured: `${fmt(mb(rssPer))} MB resident (median), ${fmt(mb(heapPer))} MB heap (least in use) per coin`,
     baseline: `${base.length} coins: ${fmt(mb(a.rss), 0)} MB (heap ${fmt(mb(a.heap), 0)}); ${more.length}: ${fmt(mb(b.rss), 0)} MB (heap ${fmt(mb(b.heap), 0)})`,
     ratio: projected / (1024 * 2 ** 20),
     target: `informational: ${universe} coins ≈ ${fmt(mb(projected), 0)} MB resident (ratio to 1 GiB)`,

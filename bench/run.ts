@@ -122,7 +122,7 @@ async function main() {
   }
 
   // 1b. what one more coin costs: memory and CPU on the simulator, REST requests per venue (bench/coins.ts)
-  if (ONLY.has('coins')) rows.push(...(await benchCoins({ start, cpuSeconds, rss }, { seconds: SECONDS })))
+  if (ONLY.has('coins')) rows.push(...(await benchCoins({ cpuSeconds, rss })))
   // the coin step alone needs none of the shared store below
   if (ONLY.size === 1 && ONLY.has('coins')) return report(keep ? null : dir)
 
