@@ -13,7 +13,7 @@ import { storedMinuteRanges, writeMinuteBars, type HourCache } from './store/can
 import { clearPartial, markPartial, marksOf, readResumablePartials } from './store/partial-minutes.js'
 import { isStoredLargeTrade, LARGE_TRADE_RETENTION_MS, pruneLargeTrades, writeLargeTrades } from './store/large-trades.js'
 import { SideEvents } from './side-events.js'
-import { mergeSamples, writeBooks, writeFunding, writeSamples, type FundingRow, type MarketSample } from './store/samples.js'
+import { emptySample, mergeSamples, setTicker, writeBooks, writeFunding, writeSamples, type FundingRow, type MarketSample } from './store/samples.js'
 import type { DataKind } from './reader.js'
 import type { WriteGate } from './writer-lease.js'
 
@@ -205,6 +205,11 @@ export class Ingest implements EventSink, BarSink {
     }
   }
 
+  /** another writer (the venues' history) wrote minutes: the hours kept in memory are read back on their next write */
+  forgetHours(): void {
+    this.hourCache?.clear()
+  }
+
   /** a source's own state of a stream (its liquidation feed subscribed or lost): not market data, no freshness */
   feed = (state: FeedStateEvent): void => this.side.feed(state)
 
@@ -381,27 +386,3 @@ export class Ingest implements EventSink, BarSink {
     this.stats.booksWritten += books.length
   }
 }
-
-function setTicker(row: MarketSample, e: TickerEvent): void {
-  row.markPrice = e.markPrice
-  row.indexPrice = e.indexPrice
-  row.lastPrice = e.lastPrice
-  row.fundingRate = e.fundingRate
-  row.fundingIntervalHours = e.fundingIntervalHours
-  row.nextFundingTime = e.nextFundingTime
-}
-
-const emptySample = (e: TickerEvent | OpenInterestEvent, slot: number): MarketSample => ({
-  exchange: e.exchange,
-  coin: e.coin,
-  marketType: e.marketType,
-  ts: slot,
-  markPrice: null,
-  indexPrice: null,
-  lastPrice: null,
-  fundingRate: null,
-  fundingIntervalHours: null,
-  nextFundingTime: null,
-  openInterest: null,
-})
-

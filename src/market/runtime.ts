@@ -20,6 +20,7 @@ import { floorTo } from '../domain/time.js'
 import { EXCHANGE_IDS } from '../domain/exchanges.js'
 import { busPublisher } from './bus/publisher.js'
 import type { WriterLeases } from './writer-lease.js'
+import type { HistoryService, HistoryServiceOptions } from './history/service.js'
 
 export interface MarketRuntime {
   ingest: Ingest
@@ -31,6 +32,8 @@ export interface MarketRuntime {
   now(): number
   /** on PostgreSQL: the writer leases (which venues this process writes), null on the embedded store */
   leases: WriterLeases | null
+  /** live venues: their REST history (backfill, gap repair, budgets), null otherwise or until it starts */
+  readonly history: HistoryService | null
   /** stop sources, finish the backfill chunk in hand, write everything pending */
   stop(): Promise<void>
 }
@@ -47,6 +50,8 @@ export async function startMarketRuntime(
     backfillDays?: number
     /** replay only: extra options for the replayed connectors (tests poll faster than the real intervals) */
     replayConnectorOptions?: Partial<ConnectorOptions>
+    /** live only: tests shorten the gap repair's delays and pick the history's concurrency */
+    history?: Pick<HistoryServiceOptions, 'repairDelayMs' | 'outageCheckMs' | 'concurrency'>
   } = {},
 ): Promise<MarketRuntime> {
   const { config, db, market, logger, clock, bus } = services
@@ -74,6 +79,7 @@ export async function startMarketRuntime(
   const connectors: ExchangeConnector[] = []
   let stopping = false
   let backfill: Promise<void> = Promise.resolve()
+  let history: HistoryService | null = null
 
   if (source.kind === 'simulator') {
     // the simulated universe is the default coins; imported coins have only their imported history
@@ -116,12 +122,22 @@ export async function startMarketRuntime(
   } else if (source.kind === 'live') {
     // CCXT is loaded only when live connectors are configured
     const { createConnector } = await import('./connectors/index.js')
+    const { budgetConnectors, startHistory } = await import('./history/service.js')
     for (const exchange of source.exchanges) {
       market.enabled.add(exchange)
-      const c = createConnector(exchange, { coins: [...market.coins()], sink: ingest, logger: logger.child({ exchange }) })
-      connectors.push(c)
-      c.start()
+      connectors.push(createConnector(exchange, { coins: [...market.coins()], sink: ingest, logger: logger.child({ exchange }) }))
     }
+    // every REST call of a venue draws from one budget: live polls first, then gap repair, then backfill
+    const budgets = budgetConnectors(connectors, clock)
+    for (const c of connectors) c.start()
+    const days = opts.backfillDays ?? config.BACKFILL_DAYS
+    // the venues' own history, newest first, resumed where a previous run stopped (one process: the backfill lease's holder)
+    startBackfill = () => {
+      if (stopping || history) return
+      history = startHistory({ connectors, budgets, db, market, days, now: clock, logger, onWritten: publish?.written, onHoursWritten: () => ingest.forgetHours(), ...opts.history })
+      backfill = history.idle().catch((err: unknown) => logger.error({ err }, 'history backfill failed'))
+    }
+    if (!leases) startBackfill()
   }
   await leases?.start()
   const stopTiers = startTierRefresh(connectors, market.tiers, { now: clock, warn: (o, m) => logger.warn(o, m) })
@@ -146,11 +162,15 @@ export async function startMarketRuntime(
     replay,
     now,
     leases,
+    get history() {
+      return history
+    },
     async stop() {
       stopping = true
       clearInterval(timer)
       stopTiers()
       simulator?.stop()
+      await history?.stop()
       await replay?.stop()
       await Promise.all(connectors.map((c) => c.stop()))
       await backfill

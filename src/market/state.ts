@@ -10,6 +10,7 @@ import { liveDraft } from './stream/drafts.js'
 import { StreamHub } from './stream/hub.js'
 import { CoinSeries } from './series.js'
 import { TierBook } from './tiers/book.js'
+import type { HistoryHole } from './history/store.js'
 
 /** the data tick: ingest writes, the series and caches move, feed freshness is persisted this often */
 export const DATA_TICK_MS = 2000
@@ -42,6 +43,10 @@ export class MarketState {
   readonly series = new CoinSeries()
   /** the running or finished backfill, null when none was started */
   backfill: BackfillStatus | null = null
+  /** live venues: spans their REST history cannot serve (history_hole), for coverage; refreshed by the history runner */
+  historyHoles: readonly HistoryHole[] = []
+  /** live venues: the history backfill's progress per venue and kind, for /healthz and /readyz (null without one) */
+  historyStatus: (() => Record<string, unknown>) | null = null
   /** leverage tiers per venue and coin for the cascade (live when a connector fetched them) */
   readonly tiers = new TierBook()
   /** the push channels (GET /v1/stream, alerts): live tickers and liquidations go in as they arrive */

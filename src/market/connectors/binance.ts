@@ -61,7 +61,7 @@ export class BinanceConnector extends ExchangeConnector {
     }
   }
 
-  protected exchangeFor(marketType: MarketType): Exchange | undefined {
+  exchangeFor(marketType: MarketType): Exchange | undefined {
     return marketType === 'perp' ? this.perp : this.spot
   }
 

@@ -109,7 +109,7 @@ export class BybitConnector extends ExchangeConnector {
     return out
   }
 
-  protected exchangeFor(): Exchange {
+  exchangeFor(): Exchange {
     return this.ex
   }
 

@@ -65,6 +65,8 @@ export interface ConnectorHealth {
   connected: boolean
   /** failures since construction (each failed attempt of any loop) */
   errors: number
+  /** the loops whose latest attempt failed (`trades:<symbol>`, `book:<symbol>`, `tickers`, …): what gap repair watches */
+  failing: string[]
 }
 
 export interface KlineQuery {

@@ -76,7 +76,7 @@ export abstract class ExchangeConnector {
   // ---- what a venue provides -------------------------------------------------------------------
 
   /** the CCXT instance serving a market type, undefined when the venue has none */
-  protected abstract exchangeFor(marketType: MarketType): Exchange | undefined
+  abstract exchangeFor(marketType: MarketType): Exchange | undefined
   /** the coin's market on this venue; default: the USDT-settled linear perp and the USDT spot pair (the CEXes) */
   protected findMarket(ex: Exchange, coin: string, marketType: MarketType): MarketInterface | undefined {
     return marketType === 'perp'
@@ -171,6 +171,7 @@ export abstract class ExchangeConnector {
       lastEventAt: this.lastEventAt,
       connected: run !== null && !run.stopped && this.marketsLoaded && this.refs.length > 0 && run.failing.size === 0,
       errors: this.errorCount,
+      failing: [...(run?.failing ?? [])],
     }
   }
 

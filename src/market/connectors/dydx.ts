@@ -146,7 +146,7 @@ export class DydxConnector extends ExchangeConnector {
     installDydxWsFixes(this.ex)
   }
 
-  protected exchangeFor(marketType: MarketType): Exchange | undefined {
+  exchangeFor(marketType: MarketType): Exchange | undefined {
     return marketType === 'perp' ? this.ex : undefined
   }
 

@@ -98,7 +98,7 @@ export class HyperliquidConnector extends ExchangeConnector {
     skipCurrencies(this.ex)
   }
 
-  protected exchangeFor(marketType: MarketType): Exchange | undefined {
+  exchangeFor(marketType: MarketType): Exchange | undefined {
     return marketType === 'perp' ? this.ex : undefined
   }
 

@@ -137,7 +137,7 @@ export class OkxConnector extends ExchangeConnector {
     installOkxChecksum(this.ex)
   }
 
-  protected exchangeFor(): Exchange {
+  exchangeFor(): Exchange {
     return this.ex
   }
 

@@ -30,6 +30,14 @@ export function binancePositioning(ref: MarketRef, kind: PositioningKind, rows: 
   return r ? event(ref, kind, num(r['timestamp']), num(r['longAccount']), num(r['shortAccount']), num(r['longShortRatio'])) : null
 }
 
+/** Binance: every row of a ratio endpoint, oldest first (the history backfill; the live poll keeps the newest) */
+export function binancePositioningRows(ref: MarketRef, kind: PositioningKind, rows: unknown): PositioningEvent[] {
+  return (Array.isArray(rows) ? (rows as Raw[]) : [])
+    .map((r) => event(ref, kind, num(r['timestamp']), num(r['longAccount']), num(r['shortAccount']), num(r['longShortRatio'])))
+    .filter((e): e is PositioningEvent => e !== null)
+    .sort((a, b) => a.ts - b.ts)
+}
+
 /** Bybit: the newest row of account-ratio */
 export function bybitPositioning(ref: MarketRef, body: unknown): PositioningEvent | null {
   const list = ((body as Raw | null)?.['result'] as Raw | undefined)?.['list']

@@ -4,6 +4,7 @@ import type { Sql } from '../../store/database.js'
 import { CopyBinaryWriter } from '../../store/copy-binary.js'
 import type { BookLevel, WideBook } from '../../domain/books.js'
 import type { ExchangeId, MarketType } from '../../domain/exchanges.js'
+import type { OpenInterestEvent, TickerEvent } from '../events.js'
 
 export interface MarketSample {
   exchange: ExchangeId
@@ -37,6 +38,31 @@ export function mergeSamples(rows: readonly MarketSample[]): MarketSample[] {
   }
   return [...byKey.values()]
 }
+
+/** a ticker's fields on a sample row */
+export function setTicker(row: MarketSample, e: TickerEvent): void {
+  row.markPrice = e.markPrice
+  row.indexPrice = e.indexPrice
+  row.lastPrice = e.lastPrice
+  row.fundingRate = e.fundingRate
+  row.fundingIntervalHours = e.fundingIntervalHours
+  row.nextFundingTime = e.nextFundingTime
+}
+
+/** a market's sample row at a slot, every field null */
+export const emptySample = (e: TickerEvent | OpenInterestEvent, slot: number): MarketSample => ({
+  exchange: e.exchange,
+  coin: e.coin,
+  marketType: e.marketType,
+  ts: slot,
+  markPrice: null,
+  indexPrice: null,
+  lastPrice: null,
+  fundingRate: null,
+  fundingIntervalHours: null,
+  nextFundingTime: null,
+  openInterest: null,
+})
 
 const SAMPLE_FIELDS = ['markPrice', 'indexPrice', 'lastPrice', 'fundingRate', 'fundingIntervalHours', 'nextFundingTime', 'openInterest'] as const
 
