@@ -128,7 +128,7 @@ export async function startMarketRuntime(
       connectors.push(createConnector(exchange, { coins: [...market.coins()], sink: ingest, logger: logger.child({ exchange }) }))
     }
     // every REST call of a venue draws from one budget: live polls first, then gap repair, then backfill
-    const budgets = budgetConnectors(connectors, clock)
+    const budgets = budgetConnectors(connectors)
     for (const c of connectors) c.start()
     const days = opts.backfillDays ?? config.BACKFILL_DAYS
     // the venues' own history, newest first, resumed where a previous run stopped (one process: the backfill lease's holder)
