@@ -188,7 +188,7 @@ export class Ingest implements EventSink, BarSink {
         this.sample(e)
         return
       case 'funding':
-        this.pendingFunding.push({ exchange: e.exchange, coin: e.coin, ts: e.ts, rate: e.rate, intervalHours: e.intervalHours })
+        this.pendingFunding.push({ exchange: e.exchange, coin: e.coin, ts: e.ts, rate: e.rate, intervalHours: e.intervalHours, source: e.source ?? 'live' })
         return
       case 'book':
         if (live) {
@@ -247,7 +247,7 @@ export class Ingest implements EventSink, BarSink {
       setTicker(s.row, e)
     } else {
       s.oiTs = Math.max(s.oiTs, e.ts)
-      s.row.openInterest = e.openInterest
+      setOpenInterest(s.row, e)
     }
   }
 
@@ -257,7 +257,7 @@ export class Ingest implements EventSink, BarSink {
     const partial = (ts: number): MarketSample => {
       const row = { ...emptySample(e, ts) }
       if (isTicker) setTicker(row, e)
-      else row.openInterest = e.openInterest
+      else setOpenInterest(row, e)
       return row
     }
     const held = s.written.filter((w) => w.slot >= slot)
@@ -394,6 +394,8 @@ function setTicker(row: MarketSample, e: TickerEvent): void {
   row.fundingIntervalHours = e.fundingIntervalHours
   row.nextFundingTime = e.nextFundingTime
 }
+
+const setOpenInterest = (row: MarketSample, e: OpenInterestEvent) => ((row.openInterest = e.openInterest), (row.oiSource = e.source ?? 'live'))
 
 const emptySample = (e: TickerEvent | OpenInterestEvent, slot: number): MarketSample => ({
   exchange: e.exchange,
