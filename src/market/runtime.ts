@@ -65,7 +65,7 @@ export async function startMarketRuntime(
       ? new (await import('./writer-lease.js')).WriterLeases({ url: config.store.url, sql: db.sql, venues, tasks: ['backfill'], pollMs: config.LEASE_POLL_MS, logger, clock, onAcquire: (n) => n === 'backfill' && startBackfill() })
       : null
   const publish = bus ? busPublisher(bus, market, (e) => !leases || leases.holds(e), () => (leases ? leases.writing() : [...market.enabled])) : null
-  const ingest = new Ingest({ db, market, logger, onEvent: opts.onEvent, cacheHours: true, gate: leases ?? undefined, onLive: publish?.live, onWritten: publish?.written })
+  const ingest = new Ingest({ db, market, logger, tradeSource: source.kind === 'simulator' ? 'simulated' : 'trades', onEvent: opts.onEvent, cacheHours: true, gate: leases ?? undefined, onLive: publish?.live, onWritten: publish?.written })
   // The simulator replays: its live feed starts at the start of the minute it comes up in, so that minute is whole,
   // and at the start of a recent minute a shutdown left partial, so that minute and those since are completed
   // (trades already stored are skipped). Live venues cannot replay: their cut minutes keep or get a mark.

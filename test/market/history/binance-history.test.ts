@@ -50,8 +50,8 @@ describe('Binance history on the venue double', () => {
   const pageKey = (r: { path: string; query: URLSearchParams }) => `${r.path}?${r.query.get('symbol')}&${r.query.get('startTime')}&${r.query.get('endTime')}`
 
   async function storedCandles(coin: string, marketType: 'perp' | 'spot') {
-    return svc.services.db.sql.query<{ ts: string; open: number; high: number; low: number; close: number; volume: number; buy_volume: number; sell_volume: number; quote_volume: number; trades: number }>(
-      "SELECT ts, open, high, low, close, volume, buy_volume, sell_volume, quote_volume, trades FROM candle_1m WHERE exchange = 'binance' AND coin = $1 AND market_type = $2 ORDER BY ts",
+    return svc.services.db.sql.query<{ ts: string; open: number; high: number; low: number; close: number; volume: number; buy_volume: number; sell_volume: number; quote_volume: number; trades: number; source: string }>(
+      "SELECT ts, open, high, low, close, volume, buy_volume, sell_volume, quote_volume, trades, source FROM candle_1m WHERE exchange = 'binance' AND coin = $1 AND market_type = $2 ORDER BY ts",
       [coin, marketType],
     )
   }
@@ -74,6 +74,8 @@ describe('Binance history on the venue double', () => {
         const got = await storedCandles(coin, mt)
         expect(want.length).toBe(DAYS * 1440)
         expect(got.map((r) => Number(r.ts))).toEqual(want.map((c) => c.openTime))
+        // provenance: every minute says it came from the venue's klines
+        expect(new Set(got.map((r) => r.source))).toEqual(new Set(['venue_kline']))
         got.forEach((r, i) => {
           const c = want[i]!
           expect([r.open, r.high, r.low, r.close, r.trades]).toEqual([c.open, c.high, c.low, c.close, c.trades])
