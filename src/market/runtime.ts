@@ -47,6 +47,8 @@ export async function startMarketRuntime(
     backfillDays?: number
     /** replay only: extra options for the replayed connectors (tests poll faster than the real intervals) */
     replayConnectorOptions?: Partial<ConnectorOptions>
+    /** live only: extra options for the connectors (tests against venue doubles poll faster) */
+    liveConnectorOptions?: Partial<ConnectorOptions>
   } = {},
 ): Promise<MarketRuntime> {
   const { config, db, market, logger, clock, bus } = services
@@ -116,9 +118,18 @@ export async function startMarketRuntime(
   } else if (source.kind === 'live') {
     // CCXT is loaded only when live connectors are configured
     const { createConnector } = await import('./connectors/index.js')
+    const { refusalReason } = await import('./connectors/venue-access.js')
     for (const exchange of source.exchanges) {
       market.enabled.add(exchange)
-      const c = createConnector(exchange, { coins: [...market.coins()], sink: ingest, logger: logger.child({ exchange }) })
+      const c = createConnector(exchange, {
+        coins: [...market.coins()],
+        sink: ingest,
+        logger: logger.child({ exchange }),
+        access: config.venueAccess[exchange],
+        // a venue refusing us (451, 403) is that venue's error, on /v1/markets/exchanges; the others keep running
+        onRefusal: (r) => (r ? market.refuse(exchange, refusalReason(exchange, r)) : market.clearRefusal(exchange)),
+        ...opts.liveConnectorOptions,
+      })
       connectors.push(c)
       c.start()
     }
