@@ -9,7 +9,7 @@ import { startMarketRuntime, type MarketRuntime } from '../../src/market/runtime
 import { startTestService, type TestService } from '../helpers/service.js'
 import { startVenueDouble, type VenueDouble } from '../helpers/venue-doubles/index.js'
 
-const VENUES = ['binance'] as const
+const VENUES = ['binance', 'bybit'] as const
 
 // one clock for the doubles, the service and the connectors, running 20 times faster than the wall clock, so
 // minutes close within seconds and the service's minutes can be compared with the doubles' own
@@ -67,6 +67,8 @@ describe('live connectors against the venue doubles', () => {
     const row = (await json('/v1/markets/ticker?coin=BTC')).data.find((r: any) => r.exchange === 'binance')
     const served = binance.requests.filter((r) => r.path === '/fapi/v1/premiumIndex').map((r) => binance.history.price('BTC', 'perp', r.at))
     expect(served).toContain(row.mark_price)
+    // every call the connectors made is one the doubles know, answered 200
+    for (const d of doubles.values()) expect(d.requests.filter((r) => r.status !== 200).map((r) => `${r.path} ${r.status}`), d.venue).toEqual([])
   })
 
   it('trades from the streams become the minutes of /v1/markets/ohlc, equal to the double\'s own minutes', async () => {
@@ -90,5 +92,31 @@ describe('live connectors against the venue doubles', () => {
     expect(candle.volume).toBeCloseTo(sum(trades), 6)
     expect(candle.buy_volume).toBeCloseTo(sum(trades.filter((x) => x.buy)), 6)
     expect(candle.trades).toBe(trades.length)
+  })
+
+  it('a venue refusing the service (451) is reported on /v1/markets/exchanges while the others keep running', async () => {
+    const bybit = doubles.get('bybit')!
+    const binance = doubles.get('binance')!
+    bybit.fault({ kind: 'refuse', status: 451 })
+    const exchanges = async () => (await json('/v1/markets/exchanges')).data as Array<{ id: string; status: string; status_reason: string | null }>
+    await vi.waitFor(
+      async () => {
+        const by = (await exchanges()).find((e) => e.id === 'bybit')!
+        expect(by.status).not.toBe('operational')
+        expect(by.status_reason).toMatch(/^bybit refuses this service: HTTP 451/)
+        expect(by.status_reason).toMatch(/BYBIT_REST_URL\/BYBIT_WS_URL or HTTPS_PROXY/)
+      },
+      { timeout: 20_000, interval: 250 },
+    )
+    expect(t.services.market.refusal('binance')).toBeNull()
+    // Binance goes on: fresh polls answered, its feed operational
+    const before = binance.requests.length
+    await vi.waitFor(async () => {
+      expect(binance.requests.length).toBeGreaterThan(before + 5)
+      expect((await exchanges()).find((e) => e.id === 'binance')!.status).toBe('operational')
+    }, { timeout: 10_000, interval: 250 })
+    // the block lifted: the refusal clears once the refused loops succeed again
+    bybit.fault(null)
+    await vi.waitFor(() => expect(t.services.market.refusal('bybit')).toBeNull(), { timeout: 20_000, interval: 250 })
   })
 })
