@@ -52,6 +52,8 @@ export async function startMarketRuntime(
     replayConnectorOptions?: Partial<ConnectorOptions>
     /** live only: tests shorten the gap repair's delays and pick the history's concurrency */
     history?: Pick<HistoryServiceOptions, 'repairDelayMs' | 'outageCheckMs' | 'concurrency'>
+    /** live only: extra options for the connectors (tests against venue doubles poll faster) */
+    liveConnectorOptions?: Partial<ConnectorOptions>
   } = {},
 ): Promise<MarketRuntime> {
   const { config, db, market, logger, clock, bus } = services
@@ -123,9 +125,19 @@ export async function startMarketRuntime(
     // CCXT is loaded only when live connectors are configured
     const { createConnector } = await import('./connectors/index.js')
     const { budgetConnectors, startHistory } = await import('./history/service.js')
+    const { refusalReason } = await import('./connectors/venue-access.js')
     for (const exchange of source.exchanges) {
       market.enabled.add(exchange)
-      connectors.push(createConnector(exchange, { coins: [...market.coins()], sink: ingest, logger: logger.child({ exchange }) }))
+      const c = createConnector(exchange, {
+        coins: [...market.coins()],
+        sink: ingest,
+        logger: logger.child({ exchange }),
+        access: config.venueAccess[exchange],
+        // a venue refusing us (451, 403) is that venue's error, on /v1/markets/exchanges; the others keep running
+        onRefusal: (r) => (r ? market.refuse(exchange, refusalReason(exchange, r)) : market.clearRefusal(exchange)),
+        ...opts.liveConnectorOptions,
+      })
+      connectors.push(c)
     }
     // every REST call of a venue draws from one budget: live polls first, then gap repair, then backfill
     const budgets = budgetConnectors(connectors)
