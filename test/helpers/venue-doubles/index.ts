@@ -4,6 +4,7 @@
 import type { ExchangeId } from '../../../src/domain/exchanges.js'
 import { binanceVenue } from './binance.js'
 import { bybitVenue } from './bybit.js'
+import { okxVenue } from './okx.js'
 import type { HistoryData } from './history.js'
 import { startDoubleServer, type DoubleRequest, type Fault, type VenueBehaviour } from './server.js'
 import type { VenueOptions } from './venue-kit.js'
@@ -34,7 +35,7 @@ export interface VenueDouble {
 }
 
 type Builder = (opts: VenueOptions) => { behaviour: VenueBehaviour; history: HistoryData }
-const BUILDERS: Partial<Record<ExchangeId, Builder>> = { binance: binanceVenue, bybit: bybitVenue }
+const BUILDERS: Partial<Record<ExchangeId, Builder>> = { binance: binanceVenue, bybit: bybitVenue, okx: okxVenue }
 
 export async function startVenueDouble(venue: ExchangeId, opts: VenueDoubleOptions = {}): Promise<VenueDouble> {
   const build = BUILDERS[venue]
