@@ -44,7 +44,7 @@ export async function benchScaleOut(seconds: number, load: Load): Promise<Row[]>
   }
   const clock = { epoch: Date.now(), speed: SPEED }
   const prefix = `bench${Date.now().toString(36)}`
-  const base = { BACKFILL_DAYS: '0', RATE_LIMIT_RPS: '0', AUTH_FAILURE_LIMIT: '0', SIGNUP_LIMIT: '0', LOG_LEVEL: 'warn', LEASE_POLL_MS: '500' }
+  const base = { MARKET_SOURCE: 'simulator', BACKFILL_DAYS: '0', RATE_LIMIT_RPS: '0', AUTH_FAILURE_LIMIT: '0', SIGNUP_LIMIT: '0', LOG_LEVEL: 'warn', LEASE_POLL_MS: '500' }
   const path = '/v1/markets/ticker?coin=BTC'
   const nodes: Node[] = []
   const dbs: Awaited<ReturnType<typeof freshDatabase>>[] = []

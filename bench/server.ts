@@ -26,7 +26,7 @@ async function service() {
   // per-key limit is off (one key is driven far past 50 requests per second on purpose); one process on its own store
   // (no bus, no Redis, whatever the caller's environment says).
   const { NATS_URL: _nats, REDIS_URL: _redis, ROLE: _role, ...env } = process.env
-  const config = loadConfig({ ...env, SIM_COINS: process.env.BENCH_COINS ?? 'BTC,ETH', BACKFILL_DAYS: process.env.BENCH_DAYS ?? '30', RATE_LIMIT_RPS: '0', LOG_LEVEL: 'warn' })
+  const config = loadConfig({ ...env, MARKET_SOURCE: 'simulator', SIM_COINS: process.env.BENCH_COINS ?? 'BTC,ETH', BACKFILL_DAYS: process.env.BENCH_DAYS ?? '30', RATE_LIMIT_RPS: '0', LOG_LEVEL: 'warn' })
   const services = await createServices(config, { logger: pino({ level: 'warn' }) })
   const t0 = Date.now()
   const running = await startRole(services)

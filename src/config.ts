@@ -72,7 +72,8 @@ const EnvSchema = z.object({
     .refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v) || v.startsWith('pglite:'), {
       message: 'DATABASE_URL must be a postgres:// URL (or pglite:<dir>|pglite:memory); leave it unset for the embedded store',
     }),
-  MARKET_SOURCE: z.string().min(1).default('simulator'),
+  /** auto (default): live when a venue answers at start, else the simulator; simulator, live, a list of venues, replay:<file>, none */
+  MARKET_SOURCE: z.string().default('auto'),
   /** reaching the venues (docs/connectors.md#reaching-the-venues): a base URL replacing every REST / WebSocket host of a venue */
   BINANCE_REST_URL: restBase('BINANCE_REST_URL'),
   BINANCE_WS_URL: wsBase('BINANCE_WS_URL'),

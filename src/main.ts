@@ -6,6 +6,8 @@ import { ConfigError, loadConfig } from './config.js'
 import { createOpsApp, startRole, stopNode } from './roles.js'
 import { answerClientErrors, createApp } from './server.js'
 import { StoreLockedError } from './store/data-dir-lock.js'
+import { StoreSourceError } from './market/source-choice.js'
+import { sourceBanner } from './market/source-banner.js'
 
 async function main() {
   const config = loadConfig()
@@ -32,6 +34,7 @@ async function main() {
     '',
     `  Perp analytics is running at ${url}${role === 'all' ? '' : ` (ROLE=${role}${role === 'ingest' ? ': /healthz, /readyz and /metrics only' : ''})`}`,
     `  store:      ${services.db.kind === 'pglite' ? `embedded PGlite (${config.store.kind === 'pglite' ? (config.store.dir ?? 'memory') : ''})` : 'PostgreSQL'}`,
+    ...(running.runtime ? [`  market:     ${sourceBanner(running.runtime.choice)}`] : []),
     ...(role === 'ingest' ? [] : [`  dashboard:  ${url}/dashboard      GraphQL explorer: ${url}/graphql      OpenAPI: ${url}/openapi.json`]),
     role === 'ingest' ? '' : demo.apiKey ? `  demo key:   ${demo.apiKey}` : '  demo key:   (the store already had accounts; sign up at /v1/auth/signup or use your key)',
     demo.apiKey ? `  try:        curl -H "Authorization: Bearer ${demo.apiKey}" ${url}/v1/markets/exchanges` : '',
@@ -72,6 +75,6 @@ async function main() {
 }
 
 main().catch((e: unknown) => {
-  process.stderr.write(`${e instanceof ConfigError || e instanceof StoreLockedError ? e.message : e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`)
+  process.stderr.write(`${e instanceof ConfigError || e instanceof StoreLockedError || e instanceof StoreSourceError ? e.message : e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`)
   process.exit(1)
 })

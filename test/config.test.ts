@@ -6,7 +6,7 @@ describe('configuration', () => {
   it('defaults: embedded store in ./data, simulator, 30 days, 1000 trial credits, 50 rps', () => {
     const c = loadConfig({})
     expect(c.store).toEqual({ kind: 'pglite', dir: path.resolve('./data', 'pglite') })
-    expect([c.PORT, c.HOST, c.MARKET_SOURCE, c.BACKFILL_DAYS, c.TRIAL_CREDITS, c.RATE_LIMIT_RPS, c.STRIPE_WEBHOOK_SECRET]).toEqual([8080, '127.0.0.1', 'simulator', 30, 1000, 50, undefined])
+    expect([c.PORT, c.HOST, c.MARKET_SOURCE, c.BACKFILL_DAYS, c.TRIAL_CREDITS, c.RATE_LIMIT_RPS, c.STRIPE_WEBHOOK_SECRET]).toEqual([8080, '127.0.0.1', 'auto', 30, 1000, 50, undefined])
   })
 
   it('proxies, origins and limits: defaults and lists', () => {

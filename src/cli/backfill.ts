@@ -4,6 +4,7 @@ import { pino } from 'pino'
 import { createServices } from '../bootstrap.js'
 import { loadConfig } from '../config.js'
 import { planBackfill, runBackfill } from '../market/backfill.js'
+import { claimStoreFor } from '../market/source-choice.js'
 import { DEFAULT_COINS } from '../market/coins.js'
 import { WorkerHistory } from '../market/simulator/worker-history.js'
 import { BACKFILL_USAGE, parseBackfillArgs, UsageError } from './backfill-args.js'
@@ -21,6 +22,8 @@ async function main(): Promise<number> {
   const services = await createServices(config, { logger: pino({ level: 'warn' }) })
   const sourceName = `simulator:${seed}`
   const now = Date.now()
+  // simulated history never goes into a store of live or replayed data
+  await claimStoreFor(config, services.db, 'simulator', `npm run backfill (${sourceName})`, now)
   const t0 = Date.now()
   // simulated on a worker thread while this one writes (src/market/simulator/worker-history.ts)
   const history = new WorkerHistory({ seed, coins: DEFAULT_COINS })

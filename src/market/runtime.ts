@@ -5,7 +5,8 @@ import type { Services } from '../services.js'
 import { runBackfill, type BackfillProgress } from './backfill.js'
 import type { ExchangeConnector } from './connectors/index.js'
 import type { ConnectorOptions } from './connectors/connector-options.js'
-import { parseMarketSource } from './connectors/source.js'
+import { chooseSource, type SourceChoice } from './source-choice.js'
+import type { ProbeResult } from './connectors/probe.js'
 import type { MarketEvent } from './events.js'
 import { DEFAULT_COINS } from './coins.js'
 import { Ingest } from './ingest.js'
@@ -34,6 +35,8 @@ export interface MarketRuntime {
   leases: WriterLeases | null
   /** live venues: their REST history (backfill, gap repair, budgets), null otherwise or until it starts */
   readonly history: HistoryService | null
+  /** the source that runs and why (MARKET_SOURCE=auto decides at start): the start banner says it */
+  choice: SourceChoice
   /** stop sources, finish the backfill chunk in hand, write everything pending */
   stop(): Promise<void>
 }
@@ -54,10 +57,17 @@ export async function startMarketRuntime(
     history?: Pick<HistoryServiceOptions, 'repairDelayMs' | 'outageCheckMs' | 'concurrency'>
     /** live only: extra options for the connectors (tests against venue doubles poll faster) */
     liveConnectorOptions?: Partial<ConnectorOptions>
+    /** MARKET_SOURCE=auto: how the venues are asked (default: each venue's public REST, src/market/connectors/probe.ts) */
+    probe?: () => Promise<ProbeResult[]>
   } = {},
 ): Promise<MarketRuntime> {
   const { config, db, market, logger, clock, bus } = services
-  const source = parseMarketSource(config.MARKET_SOURCE)
+  const probe = opts.probe ?? (async () => (await import('./connectors/probe.js')).probeVenues({ access: config.venueAccess }))
+  const choice = await chooseSource({ config, db, now: clock, probe })
+  market.sourceChoice = choice
+  if (choice.source.kind !== 'none') market.storeKind = choice.source.kind
+  logger.info({ source: choice.source, reason: choice.reason }, 'market source')
+  const source = choice.source
   // on PostgreSQL another process may ingest the same venues: one writer per venue (writer-lease.ts)
   const venues = source.kind === 'live' ? source.exchanges : source.kind === 'none' ? [] : [...EXCHANGE_IDS]
   let startBackfill = () => {}
@@ -177,6 +187,7 @@ export async function startMarketRuntime(
     get history() {
       return history
     },
+    choice,
     async stop() {
       stopping = true
       clearInterval(timer)

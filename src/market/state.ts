@@ -11,6 +11,8 @@ import { StreamHub } from './stream/hub.js'
 import { CoinSeries } from './series.js'
 import { TierBook } from './tiers/book.js'
 import type { HistoryHole } from './history/store.js'
+import type { SourceChoice } from './source-choice.js'
+import { readStoreSource, type StoreSourceKind } from './store/store-source.js'
 
 /** the data tick: ingest writes, the series and caches move, feed freshness is persisted this often */
 export const DATA_TICK_MS = 2000
@@ -53,6 +55,10 @@ export class MarketState {
   readonly tiers = new TierBook()
   /** the push channels (GET /v1/stream, alerts): live tickers and liquidations go in as they arrive */
   readonly stream: StreamHub
+  /** the source this process runs and why (the runtime sets it; null on an API node) */
+  sourceChoice: SourceChoice | null = null
+  /** the kind of source the store's market data comes from (store_source), as last read */
+  storeKind: StoreSourceKind | null = null
 
   constructor(
     private readonly db: Database,
@@ -103,6 +109,18 @@ export class MarketState {
 
   async refreshExchanges(): Promise<void> {
     this.exchangeRows = await this.db.prisma.exchange.findMany()
+    // recorded once by the first writing start: read until there is one
+    if (this.storeKind === null) this.storeKind = (await readStoreSource(this.db)).kind
+  }
+
+  /**
+   * Where a venue's data comes from: simulator, live or replay. This process's source for the venues it feeds; on a
+   * node that runs none (an API node, MARKET_SOURCE=none), the store's source for venues the store has data of.
+   */
+  sourceOf(exchange: ExchangeId): StoreSourceKind | null {
+    const s = this.sourceChoice?.source
+    if (s && s.kind !== 'none') return this.enabled.has(exchange) ? s.kind : null
+    return this.storeKind !== null && this.lastEventAt(exchange) !== null ? this.storeKind : null
   }
 
   async refreshCoins(): Promise<void> {

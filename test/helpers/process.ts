@@ -4,6 +4,7 @@ import path from 'node:path'
 import { NODE_FLAGS } from '../../scripts/build.mjs'
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..')
+const NO_NETWORK = path.join(ROOT, 'test', 'helpers', 'no-network.mjs')
 
 export interface Running {
   proc: ChildProcess
@@ -37,7 +38,8 @@ export async function startService(
   env: Record<string, string> = {},
   opts: { nodeArgs?: string[] } = {},
 ): Promise<Running & { output: () => string }> {
-  const proc = spawn(process.execPath, [...NODE_FLAGS, ...(opts.nodeArgs ?? []), 'scripts/start.mjs'], {
+  // offline like the test itself: the default MARKET_SOURCE=auto probes the venues and must find none
+  const proc = spawn(process.execPath, [...NODE_FLAGS, '--import', NO_NETWORK, ...(opts.nodeArgs ?? []), 'scripts/start.mjs'], {
     cwd: ROOT,
     env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', BACKFILL_DAYS: '0.02', LOG_LEVEL: 'warn', RATE_LIMIT_RPS: '0', SIM_SEED: '11', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -85,7 +85,8 @@ export interface Node {
 
 /** a service process (`npm start`'s entry, preloaded with the shared fast clock); resolves once it listens */
 export async function startNode(name: string, env: Record<string, string>, clock: { epoch: number; speed: number }): Promise<Node> {
-  const proc = spawn(process.execPath, [...NODE_FLAGS, '--import', path.join(ROOT, 'test', 'helpers', 'clock-speed.mjs'), 'scripts/start.mjs'], {
+  // offline like the tests: the default MARKET_SOURCE=auto finds no venue
+  const proc = spawn(process.execPath, [...NODE_FLAGS, '--import', path.join(ROOT, 'test', 'helpers', 'no-network.mjs'), '--import', path.join(ROOT, 'test', 'helpers', 'clock-speed.mjs'), 'scripts/start.mjs'], {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', CLOCK_EPOCH_MS: String(clock.epoch), CLOCK_SPEED: String(clock.speed), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

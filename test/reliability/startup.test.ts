@@ -18,6 +18,8 @@ describe('fresh start', () => {
     dir = await fs.mkdtemp(path.join(os.tmpdir(), 'startup-'))
     const t0 = Date.now()
     svc = await startService(dir, { BACKFILL_DAYS: '4', LOG_LEVEL: 'info' })
+    // the default MARKET_SOURCE=auto found no venue (the process is offline, test/helpers/no-network.mjs) and says so
+    expect(svc.output()).toMatch(/market: {5}SIMULATED data \(the market simulator, not real prices\)\n {14}MARKET_SOURCE=auto: no venue answered within \d+\.\d s \(binance .*\), so the simulator runs/)
     const auth = { authorization: `Bearer ${svc.key}` }
     let data: { candles: unknown[]; exchanges: string[] } = { candles: [], exchanges: [] }
     // asked again and again, as a user would, until the last hour has candles

@@ -24,7 +24,9 @@ describe('GET /v1/markets/exchanges', () => {
       ['dydx', 'dYdX', 'DEX'],
     ])
     for (const e of body.data) {
-      expect(Object.keys(e).sort()).toEqual(['id', 'last_update', 'liquidations', 'name', 'positioning', 'status', 'status_reason', 'type'])
+      expect(Object.keys(e).sort()).toEqual(['id', 'last_update', 'liquidations', 'name', 'positioning', 'source', 'status', 'status_reason', 'type'])
+      // nothing feeds this service (no source started): no venue says where its data comes from
+      expect(e.source).toBeNull()
       expect(['operational', 'degraded', 'down']).toContain(e.status)
     }
     // which venues publish liquidations and long/short ratios (issue 18): Hyperliquid publishes no liquidation

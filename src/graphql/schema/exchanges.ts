@@ -5,8 +5,13 @@ import { FeedInfoRef } from './liquidations.js'
 import { LiquidationFeedRef } from './liquidation-coverage.js'
 import type { MarketState } from '../../market/state.js'
 import { liquidationFeeds } from '../../market/read/liquidation-coverage.js'
+import { unansweredVenues } from '../../market/source-choice.js'
 
 const ExchangeTypeEnum = builder.enumType('ExchangeType', { values: ['CEX', 'DEX'] as const })
+const MarketSourceKindEnum = builder.enumType('MarketSourceKind', {
+  description: "Where a venue's data comes from: the venue itself (live), the market simulator, or a replayed recording of the venue (docs/connectors.md#auto)",
+  values: ['simulator', 'live', 'replay'] as const,
+})
 const ExchangeStatusEnum = builder.enumType('ExchangeStatus', {
   description: 'Derived from the freshness of the exchange feed (docs/data.md)',
   values: ['operational', 'degraded', 'down'] as const,
@@ -40,6 +45,12 @@ builder.prismaObject('Exchange', {
       description: 'whether the venue publishes long/short ratios, and from where (the DEXs publish none; docs/methodology.md#positioning)',
       resolve: (e) => POSITIONING_FEEDS[e.id as ExchangeId],
     }),
+    source: t.field({
+      type: MarketSourceKindEnum,
+      nullable: true,
+      description: "where this venue's data comes from: live (the venue), simulator (simulated, not real prices) or replay (a recording); null when nothing feeds it here. One deployment never mixes them (MARKET_SOURCE, docs/connectors.md#auto)",
+      resolve: (e, _a, ctx) => ctx.services.market.sourceOf(e.id as ExchangeId),
+    }),
   }),
 })
 
@@ -51,7 +62,7 @@ function statusReason(market: MarketState, id: ExchangeId, now: number): string 
   const marked = status === 'degraded' ? market.degradedReason(id) : null
   if (marked) return marked
   const last = market.lastEventAt(id)
-  if (last === null) return market.enabled.has(id) ? 'no market event received yet' : 'not collected by this deployment (MARKET_SOURCE)'
+  if (last === null) return market.enabled.has(id) ? 'no market event received yet' : (unansweredVenues(market.sourceChoice).get(id) ?? 'not collected by this deployment (MARKET_SOURCE)')
   return `no market event for ${Math.round((now - last) / 1000)} s`
 }
 

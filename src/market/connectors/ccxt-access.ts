@@ -36,3 +36,9 @@ export function findByBase(
     candidates.find((m) => String(m.baseId ?? '').toUpperCase() === coin)
   )
 }
+
+/** The venue's perpetual markets, its market list loaded again (not CCXT's cached copy). */
+export async function reloadPerps(ex: Exchange): Promise<MarketInterface[]> {
+  await ex.loadMarkets(true)
+  return Object.values(ex.markets ?? {}).filter((m): m is MarketInterface => !!m && m.swap === true)
+}

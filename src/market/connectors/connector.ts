@@ -2,7 +2,7 @@
 // retry with capped exponential backoff + jitter, throttled book snapshots, health, and a clean stop.
 // Venue classes only say which CCXT instance/symbols/endpoints to use and how to read their payloads.
 import type { Exchange, FundingRateHistory, MarketInterface, Trade } from 'ccxt'
-import { findByBase } from './ccxt-access.js'
+import { findByBase, reloadPerps } from './ccxt-access.js'
 import type { BookSnapshotEvent, EventSink, FundingEvent, LiquidationEvent, MarketEvent, OpenInterestEvent, TickerEvent } from '../events.js'
 import { exchangeById, type ExchangeId, type MarketType } from '../../domain/exchanges.js'
 import type { WideBook } from '../../domain/books.js'
@@ -184,6 +184,12 @@ export abstract class ExchangeConnector {
   /** The markets this run follows (after start() resolved). */
   markets(): readonly MarketRef[] {
     return this.refs
+  }
+
+  /** the venue's perps as its market list says now (reloaded), for the coin universe (src/market/universe/); rejects on failure */
+  listedPerps(): Promise<MarketInterface[]> {
+    const ex = this.exchangeFor('perp')
+    return ex ? reloadPerps(ex) : Promise.resolve([])
   }
 
   /** 1-minute (or other) klines of one market, REST, for the importer and reconciliation. */

@@ -55,7 +55,7 @@ function bypass(host: string, noProxy: readonly string[] | undefined): boolean {
 }
 
 /** the proxy for a target URL: HTTPS_PROXY for https/wss, HTTP_PROXY for http/ws, none for NO_PROXY hosts */
-function proxyFor(target: string | undefined, a: VenueAccess): string | undefined {
+export function proxyFor(target: string | undefined, a: VenueAccess): string | undefined {
   if (!target) return undefined
   let url: URL
   try {

@@ -13,11 +13,13 @@ import { EXCHANGE_IDS } from '../../../src/domain/exchanges.js'
 import { RecordingSink } from './offline.js'
 
 describe('parseMarketSource (MARKET_SOURCE)', () => {
-  it('unset, empty or "simulator" -> simulator', () => {
-    expect(parseMarketSource(undefined)).toEqual({ kind: 'simulator' })
-    expect(parseMarketSource('')).toEqual({ kind: 'simulator' })
-    expect(parseMarketSource('  ')).toEqual({ kind: 'simulator' })
+  it('unset, empty or "auto" -> auto (the default); "simulator" -> simulator', () => {
+    expect(parseMarketSource(undefined)).toEqual({ kind: 'auto' })
+    expect(parseMarketSource('')).toEqual({ kind: 'auto' })
+    expect(parseMarketSource('  ')).toEqual({ kind: 'auto' })
+    expect(parseMarketSource('Auto')).toEqual({ kind: 'auto' })
     expect(parseMarketSource('Simulator')).toEqual({ kind: 'simulator' })
+    expect(() => parseMarketSource('auto,binance')).toThrow(/"auto" cannot be combined/)
   })
 
   it('"live" -> all five exchanges', () => {
@@ -37,7 +39,7 @@ describe('parseMarketSource (MARKET_SOURCE)', () => {
     try {
       parseMarketSource('ftx')
     } catch (e) {
-      expect((e as MarketSourceError).allowed).toEqual(['simulator', 'live', 'none', 'replay:<file>', ...EXCHANGE_IDS])
+      expect((e as MarketSourceError).allowed).toEqual(['auto', 'simulator', 'live', 'none', 'replay:<file>', ...EXCHANGE_IDS])
     }
   })
 })
