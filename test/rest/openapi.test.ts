@@ -167,7 +167,7 @@ describe('/openapi.json', () => {
     const meta = { request_id: 'r', credits_charged: 1, credits_remaining: 1, as_of: 1 }
     const feed = { published: true, source: 'a stream', note: null }
     const liquidations = { ...feed, completeness: 'sample', price: 'average_fill', usd: 'ap × z', status: 'operational', status_reason: null, up_since: 1 }
-    const good = { id: 'binance', name: 'Binance', type: 'CEX', status: 'operational', status_reason: null, last_update: 1, liquidations, positioning: feed }
+    const good = { id: 'binance', name: 'Binance', type: 'CEX', status: 'operational', status_reason: null, last_update: 1, liquidations, positioning: feed, source: 'live' }
     expect(validate(pointer, { data: [good], meta })).toBeNull()
     expect(validate(pointer, { data: [{ ...good, extra: 1 }], meta })).toMatch(/additional/)
     expect(validate(pointer, { data: [{ ...good, name: 5 }], meta })).toMatch(/string/)
