@@ -13,6 +13,7 @@ import { storedMinuteRanges, writeMinuteBars, type HourCache } from './store/can
 import { clearPartial, markPartial, marksOf, readResumablePartials } from './store/partial-minutes.js'
 import { isStoredLargeTrade, LARGE_TRADE_RETENTION_MS, pruneLargeTrades, writeLargeTrades } from './store/large-trades.js'
 import { SideEvents } from './side-events.js'
+import { emptySample, setOpenInterest, setTicker, type SlotState } from './sample-slots.js'
 import { mergeSamples, writeBooks, writeFunding, writeSamples, type FundingRow, type MarketSample } from './store/samples.js'
 import type { DataKind } from './reader.js'
 import type { WriteGate } from './writer-lease.js'
@@ -59,21 +60,6 @@ export interface IngestStats {
   samplesWritten: number
   fundingWritten: number
   booksWritten: number
-}
-
-/** what a slot row carries: the newest ticker and open-interest event applied to it (their own ts) */
-interface SlotSources {
-  slot: number
-  tickerTs: number
-  oiTs: number
-}
-
-interface SlotState extends SlotSources {
-  row: MarketSample
-  /** the row of `slot` was handed to the store when the clock left the slot (a quiet feed's last values) */
-  closed: boolean
-  /** slots already handed to the store, newest last (kept LATE_REWRITE_MS back) */
-  written: SlotSources[]
 }
 
 /**
@@ -385,29 +371,3 @@ export class Ingest implements EventSink, BarSink {
     this.stats.booksWritten += books.length
   }
 }
-
-function setTicker(row: MarketSample, e: TickerEvent): void {
-  row.markPrice = e.markPrice
-  row.indexPrice = e.indexPrice
-  row.lastPrice = e.lastPrice
-  row.fundingRate = e.fundingRate
-  row.fundingIntervalHours = e.fundingIntervalHours
-  row.nextFundingTime = e.nextFundingTime
-}
-
-const setOpenInterest = (row: MarketSample, e: OpenInterestEvent) => ((row.openInterest = e.openInterest), (row.oiSource = e.source ?? 'live'))
-
-const emptySample = (e: TickerEvent | OpenInterestEvent, slot: number): MarketSample => ({
-  exchange: e.exchange,
-  coin: e.coin,
-  marketType: e.marketType,
-  ts: slot,
-  markPrice: null,
-  indexPrice: null,
-  lastPrice: null,
-  fundingRate: null,
-  fundingIntervalHours: null,
-  nextFundingTime: null,
-  openInterest: null,
-})
-

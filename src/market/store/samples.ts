@@ -138,6 +138,28 @@ export async function readSamples(sql: Pick<Sql, 'query'>, q: { coins: readonly 
   return rows.map(toSample)
 }
 
+/** the perp sample columns the hot series reads (series.ts load), with their types for a binary read (selectRows) */
+export const SERIES_SAMPLE_COLUMNS = [
+  ['exchange', 'text'], ['coin', 'text'], ['ts', 'int8'], ['open_interest', 'float8'], ['mark_price', 'float8'], ['funding_rate', 'float8'], ['funding_interval_hours', 'float8'],
+] as const
+
+export interface SeriesSampleRow {
+  exchange: string
+  coin: string
+  ts: number | string
+  open_interest: number | null
+  mark_price: number | null
+  funding_rate: number | null
+  funding_interval_hours: number | null
+}
+
+/** a row of those columns as a perp sample (the fields the series keeps) */
+export const seriesSample = (r: SeriesSampleRow): MarketSample => ({
+  exchange: r.exchange as ExchangeId, coin: r.coin, marketType: 'perp', ts: Number(r.ts),
+  markPrice: r.mark_price, indexPrice: null, lastPrice: null, fundingRate: r.funding_rate, fundingIntervalHours: r.funding_interval_hours,
+  nextFundingTime: null, openInterest: r.open_interest,
+})
+
 export interface FundingRow {
   exchange: ExchangeId
   coin: string
