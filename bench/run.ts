@@ -10,6 +10,7 @@ import autocannon from 'autocannon'
 import { DEFAULT_COINS } from '../src/market/coins.js'
 import { benchAggregator } from './aggregate-fold.js'
 import { benchHistory } from './history-time.js'
+import { benchCoins } from './coins.js'
 import { benchCredits } from './credits-pg.js'
 import { benchEventLoop } from './event-loop.js'
 import { benchScaleOut } from './scale-out.js'
@@ -20,8 +21,8 @@ import { build, NODE_FLAGS } from '../scripts/build.mjs'
 import type { Row } from './report.js'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
-/** run only some steps: BENCH_ONLY=fold,backfill,start,cheap,shim,views,heavy,memory,loop,postgres,credits,scale,history (default: all) */
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'fold,backfill,start,cheap,shim,views,heavy,memory,loop,postgres,credits,scale,history').split(','))
+/** run only some steps: BENCH_ONLY=fold,backfill,start,cheap,shim,views,heavy,memory,loop,postgres,credits,scale,history,coins (default: all) */
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'fold,backfill,start,cheap,shim,views,heavy,memory,loop,postgres,credits,scale,history,coins').split(','))
 /** the steps that need the simulated service (2 to 6) */
 const SIM_STEPS = ['backfill', 'start', 'cheap', 'shim', 'views', 'heavy', 'memory', 'loop', 'postgres']
 const ROOT = path.resolve(import.meta.dirname, '..')
@@ -122,6 +123,11 @@ async function main() {
     const fold = benchAggregator()
     rows.push({ bench: 'aggregator fold (trades/s, one core)', measured: fmt(fold.tradesPerSecond, 0), baseline: `${fmt(fold.bareLoopPerSecond, 0)} bare loop`, ratio: fold.tradesPerSecond / 1e6, target: '≥ 1,000,000/s (ratio to target ≥ 1)', pass: fold.tradesPerSecond >= 1e6 })
   }
+
+  // 1b. what one more coin costs: memory and CPU on the simulator, REST requests per venue (bench/coins.ts)
+  if (ONLY.has('coins')) rows.push(...(await benchCoins({ start, cpuSeconds, rss }, { seconds: SECONDS })))
+  // the coin step alone needs none of the shared store below
+  if (ONLY.size === 1 && ONLY.has('coins')) return report(keep ? null : dir)
 
   // 2.-6. the simulated service: its backfill, start, reads, memory and event loop (only when one of them is asked for)
   let tickerBody = '{}'
@@ -245,7 +251,11 @@ async function main() {
   // the split deployment (ROLE=ingest + 2 × ROLE=api over NATS) against one process, same run (bench/scale-out.ts)
   if (ONLY.has('scale')) rows.push(...(await benchScaleOut(SECONDS, load)))
 
-  if (!keep) fs.rmSync(dir, { recursive: true, force: true })
+  report(keep ? null : dir)
+}
+
+function report(remove: string | null) {
+  if (remove) fs.rmSync(remove, { recursive: true, force: true })
   const table = ['| benchmark | measured | baseline (same run) | ratio | target | ok |', '|---|---|---|---|---|---|', ...rows.map((r) => `| ${r.bench} | ${r.measured} | ${r.baseline} | ${fmt(r.ratio, 2)} | ${r.target} | ${r.pass ? 'yes' : 'NO'} |`)].join('\n')
   console.log(`\n${table}\n`)
   fs.mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true })

@@ -155,6 +155,16 @@ const EnvSchema = z.object({
   REDIS_URL: optionalUrl(['redis:', 'rediss:'], 'REDIS_URL must be a redis:// or rediss:// URL'),
   /** the bus's subject prefix and stream-name stem: one per deployment sharing a NATS server */
   BUS_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, { message: 'BUS_PREFIX must be 1-32 letters, digits, _ or -' }).default('perp'),
+  /**
+   * the coins followed: unset = the 12 default coins (and coins imported into the store); a comma-separated list; or
+   * all = every coin with a linear USDT or USDC perp on at least 2 of the 5 venues, from their market lists, refreshed
+   * daily (live sources only; the simulator simulates the default coins). docs/connectors.md#the-universe
+   */
+  COINS: z
+    .string()
+    .default('')
+    .transform((v): 'default' | 'all' | string[] => (v.trim() === '' ? 'default' : v.trim().toLowerCase() === 'all' ? 'all' : list(v).map((c) => c.toUpperCase())))
+    .refine((v) => typeof v === 'string' || (v.length > 0 && v.every((c) => /^[A-Z0-9]{1,20}$/.test(c))), { message: 'COINS must be all or a comma-separated list of coin symbols (e.g. BTC,ETH,SOL)' }),
   /** MARKET_SOURCE=simulator: the coins simulated (comma-separated); default the default universe */
   SIM_COINS: z
     .string()

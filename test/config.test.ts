@@ -3,10 +3,17 @@ import { describe, expect, it } from 'vitest'
 import { ConfigError, loadConfig } from '../src/config.js'
 
 describe('configuration', () => {
-  it('defaults: embedded store in ./data, simulator, 30 days, 1000 trial credits, 50 rps', () => {
+  it('defaults: embedded store in ./data, auto source (live if a venue answers, else the simulator), 30 days, 1000 trial credits, 50 rps', () => {
     const c = loadConfig({})
     expect(c.store).toEqual({ kind: 'pglite', dir: path.resolve('./data', 'pglite') })
     expect([c.PORT, c.HOST, c.MARKET_SOURCE, c.BACKFILL_DAYS, c.TRIAL_CREDITS, c.RATE_LIMIT_RPS, c.STRIPE_WEBHOOK_SECRET]).toEqual([8080, '127.0.0.1', 'auto', 30, 1000, 50, undefined])
+  })
+
+  it('COINS: unset = the default coins, all = the universe, or a list (upper-cased, trimmed)', () => {
+    expect(loadConfig({}).COINS).toBe('default')
+    expect(loadConfig({ COINS: '' }).COINS).toBe('default')
+    expect(loadConfig({ COINS: ' ALL ' }).COINS).toBe('all')
+    expect(loadConfig({ COINS: 'btc, eth,PEPE,' }).COINS).toEqual(['BTC', 'ETH', 'PEPE'])
   })
 
   it('proxies, origins and limits: defaults and lists', () => {
@@ -60,6 +67,8 @@ describe('configuration', () => {
     [{ MARKET_SOURCE: 'binance,kraken' }, /MARKET_SOURCE: unknown source "kraken"/],
     [{ MARKET_SOURCE: 'simulator,okx' }, /MARKET_SOURCE/],
     [{ TRUST_PROXY: 'true' }, /TRUST_PROXY/],
+    [{ COINS: 'BTC,ETH-PERP' }, /COINS must be all or a comma-separated list of coin symbols/],
+    [{ COINS: ',' }, /COINS/],
     [{ TRUST_PROXY: '10.0.0.0/33' }, /TRUST_PROXY/],
     [{ CORS_ORIGINS: 'app.example.com' }, /CORS_ORIGINS/],
     [{ CORS_ORIGINS: 'https://app.example.com/path' }, /CORS_ORIGINS/],

@@ -33,6 +33,13 @@ export interface Coverage {
   partial: boolean
   /** why the figure is partial, in a sentence; null when it is not */
   note: string | null
+  /** COINS=all: the figure's coin left the universe (its history stays, nothing new arrives): since when, and why */
+  delisted: Delisting | null
+}
+
+export interface Delisting {
+  since: number
+  note: string
 }
 
 export interface WindowRange {
@@ -53,6 +60,8 @@ export interface CoverageInput {
   toleranceMs?: number
   /** the history backfill, when one is running: a window reaching before completeFrom is still being filled */
   backfill?: { completeFrom: number; done: boolean } | null
+  /** the figure's coin was delisted from the universe */
+  delisted?: Delisting | null
 }
 
 const rank = (e: ExchangeId) => EXCHANGE_IDS.indexOf(e)
@@ -106,5 +115,6 @@ export function buildCoverage(input: CoverageInput): Coverage {
     requestedTo: req?.to ?? null,
     partial,
     note,
+    delisted: input.delisted ?? null,
   }
 }

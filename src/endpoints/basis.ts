@@ -96,8 +96,8 @@ export const basis = defineEndpoint({
           coin, interval: v.interval, exchange: exchange ?? null, start: w.start, end: w.end, asOf: Math.min(w.end, ctx.now), next: w.next,
           exchanges: all.venues.map((e) => ({ ...e, points: onPage(e.points, w) })),
           missing: missingExchanges('perp', all.venues.map((e) => e.exchange), noPremium, exchange),
-          coverage: coverageOf(ctx, { used: premiumRanges.keys(), gaps: unpublished, noData: noPremium, only: exchange, requested, ranges: premiumRanges, toleranceMs: OI_SAMPLE_TOLERANCE_MS }),
-          spotCoverage: coverageOf(ctx, { marketType: 'spot', used: spotRanges.keys(), noData: noSpot, only: exchange, requested, ranges: spotRanges, toleranceMs: OI_SAMPLE_TOLERANCE_MS }),
+          coverage: coverageOf(ctx, { coin, used: premiumRanges.keys(), gaps: unpublished, noData: noPremium, only: exchange, requested, ranges: premiumRanges, toleranceMs: OI_SAMPLE_TOLERANCE_MS }),
+          spotCoverage: coverageOf(ctx, { coin, marketType: 'spot', used: spotRanges.keys(), noData: noSpot, only: exchange, requested, ranges: spotRanges, toleranceMs: OI_SAMPLE_TOLERANCE_MS }),
         }
       },
     }),

@@ -10,9 +10,9 @@ import { venueGaps } from '../market/read/coverage.js'
 import { loadAll, requestLoaders } from '../market/read/request-loaders.js'
 import { OKX_SWAP_CONTRACT_SIZES } from '../market/import/symbols.js'
 import { marketId } from '../market/live.js'
-import { coinsOf, defineEndpoint } from './define.js'
+import { defineEndpoint } from './define.js'
 
-type ListingStatus = 'listed' | 'no_data' | 'down' | 'degraded'
+type ListingStatus = 'listed' | 'no_data' | 'down' | 'degraded' | 'delisted'
 
 interface CoinMarket {
   exchange: ExchangeId
@@ -28,6 +28,8 @@ interface CoinMarket {
 interface CoinListing {
   coin: string
   markets: CoinMarket[]
+  /** COINS=all: when the coin left the universe (listed on fewer than 2 venues); null while listed */
+  delistedAt: number | null
 }
 
 /**
@@ -55,8 +57,8 @@ function contractSize(e: ExchangeId, coin: string, mt: MarketType): { size: numb
 }
 
 const ListingStatusEnum = builder.enumType('ListingStatus', {
-  description: 'listed: the market delivers data here; else why it does not (no_data, or the venue feed down or degraded)',
-  values: ['listed', 'no_data', 'down', 'degraded'] as const,
+  description: 'listed: the market delivers data here; else why it does not (no_data, the venue feed down or degraded, or the coin delisted from the universe)',
+  values: ['listed', 'no_data', 'down', 'degraded', 'delisted'] as const,
 })
 
 const CoinMarketRef = builder.objectRef<CoinMarket>('CoinMarket').implement({
@@ -78,6 +80,12 @@ const CoinListingRef = builder.objectRef<CoinListing>('CoinListing').implement({
   fields: (t) => ({
     coin: t.exposeString('coin'),
     markets: t.field({ type: [CoinMarketRef], description: 'per venue (canonical order), perp before spot', resolve: (c) => c.markets }),
+    delistedAt: t.field({
+      type: 'Timestamp',
+      nullable: true,
+      description: 'COINS=all: when the coin left the universe (a linear USDT/USDC perp on fewer than 2 venues at a daily refresh); its history stays. Null while listed (docs/connectors.md#the-universe)',
+      resolve: (c) => c.delistedAt,
+    }),
   }),
 })
 
@@ -96,8 +104,9 @@ export const coins = defineEndpoint({
       args: f.args,
       resolve: async (_r, args, ctx) => {
         const v = f.params(args, ctx)
-        const coins = [...coinsOf(v, ctx)].sort()
         const market = ctx.services.market
+        // every known coin, delisted ones too (they say so): the listing is where a coin's state is read
+        const coins = [...(v.coin ? [v.coin] : market.coins())].sort()
         // perps: the live ticker, else a stored one of the last minutes (another process ingests); spot: the live cache
         const perpTickers = await loadAll(requestLoaders(ctx).tickers, coins)
         const venues = EXCHANGES.filter((e) => !v.exchange || e.id === v.exchange)
@@ -114,7 +123,11 @@ export const coins = defineEndpoint({
             }
           }
           let status: ListingStatus = 'listed'
-          if (!ticker) {
+          const gone = market.delisting(coin)
+          if (gone) {
+            status = 'delisted'
+            notes.push(`${coin} left the universe on ${new Date(gone.at).toISOString()}: listed on ${gone.venues.length ? gone.venues.join(', ') : 'no venue'} then, fewer than 2; its history is kept`)
+          } else if (!ticker) {
             const gap = venueGaps(market, ctx.now, mt, [], () => `no ${coin} ${mt} data from ${e.name}: not followed here, or not listed by the venue`, e.id)[0]!
             status = gap.status as Exclude<ListingStatus, 'listed'>
             notes.push(gap.reason)
@@ -124,7 +137,7 @@ export const coins = defineEndpoint({
             contractSize: size.size, fundingIntervalHours, status, note: notes.length ? notes.join('; ') : null,
           }
         }
-        return coins.map((coin, i) => ({ coin, markets: venues.flatMap((e) => e.marketTypes.map((mt) => row(coin, i, e, mt))) }))
+        return coins.map((coin, i) => ({ coin, markets: venues.flatMap((e) => e.marketTypes.map((mt) => row(coin, i, e, mt))), delistedAt: market.delisting(coin)?.at ?? null }))
       },
     }),
 })

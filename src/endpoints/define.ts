@@ -61,7 +61,8 @@ export function defineEndpoint<S extends z.ZodObject>(e: {
 }
 
 /** the coins a per-coin endpoint covers: the one asked for, or all of them */
-export const coinsOf = (v: { coin?: string }, ctx: RequestContext): string[] => (v.coin ? [v.coin] : [...ctx.services.market.coins()])
+/** the coin asked for, else "all coins": every coin but those delisted from the universe (their history stays readable by name) */
+export const coinsOf = (v: { coin?: string }, ctx: RequestContext): string[] => (v.coin ? [v.coin] : [...ctx.services.market.listedCoins()])
 
 /**
  * Per-coin results taken from the view of every coin that is precomputed on the data tick
@@ -74,7 +75,7 @@ export async function fromAllCoinsView<R>(
   compute: (coins: readonly string[], now: number) => Promise<Map<string, R>>,
 ): Promise<R[]> {
   const { market } = ctx.services
-  const view = await tickView(market, name, market.clock(), (now) => compute([...market.coins()], now))
+  const view = await tickView(market, name, market.clock(), (now) => compute([...market.listedCoins()], now))
   const missing = coins.filter((c) => !view.has(c))
   const alone = missing.length ? await compute(missing, ctx.now) : new Map<string, R>()
   return coins.map((c) => view.get(c) ?? alone.get(c)!)

@@ -41,5 +41,5 @@ function divergenceCoverage(ctx: CoverageContext, coin: string, d: CoinDivergenc
   const hours = { from: floorTo(from, HOUR_MS), to: ctx.now }
   const bars = (['perp', 'spot'] as const).flatMap((m) => ctx.services.market.series.hours.marketBars(coin, m, hours.from, hours.to))
   gaps = [...gaps, ...lackGaps(bars, 'no_taker_split', HOUR_MS, hours)]
-  return coverageOf(ctx, { used, gaps, noData: () => `no ${coin} perp data`, requested: { from, to: ctx.now }, ranges, toleranceMs: HOUR_MS })
+  return coverageOf(ctx, { coin, used, gaps, noData: () => `no ${coin} perp data`, requested: { from, to: ctx.now }, ranges, toleranceMs: HOUR_MS })
 }

@@ -39,7 +39,7 @@ export const imbalance = defineEndpoint({
               if (unreached.length) gaps.push({ exchange: e.exchange, status: 'truncated', reason: `the book does not reach ${unreached.join(', ')} (bid side to ${fmtPct(e.bidReachPct)}, ask side to ${fmtPct(e.askReachPct)})` })
             }
           }
-          const coverage = coverageOf(ctx, { used: c.aggregate.exchanges, gaps, noData: () => `no ${coin} order book`, only: v.exchange })
+          const coverage = coverageOf(ctx, { coin, used: c.aggregate.exchanges, gaps, noData: () => `no ${coin} order book`, only: v.exchange })
           return { ...c, missing: missingExchanges('perp', c.exchanges.map((e) => e.exchange), () => `no ${coin} order book`, v.exchange), coverage }
         })
       },

@@ -106,7 +106,7 @@ export const largeTrades = defineEndpoint({
         const trades = rows.slice(0, v.limit)
         const last = trades.at(-1)
         const next = rows.length > v.limit && last ? nextCursor(v, { s: from, e: last.ts + 1, f: last.seq }) : null
-        const coverage = coverageOf(ctx, { used: new Set(trades.map((x) => x.exchange)), noData: () => `no trade of at least ${v.min_usd} USD in the last ${LARGE_TRADE_RETENTION_MS / HOUR_MS} h`, only: v.exchange })
+        const coverage = coverageOf(ctx, { coin: v.coin, used: new Set(trades.map((x) => x.exchange)), noData: () => `no trade of at least ${v.min_usd} USD in the last ${LARGE_TRADE_RETENTION_MS / HOUR_MS} h`, only: v.exchange })
         return { asOf: ctx.now, minUsd: v.min_usd, storedMinUsd: LARGE_TRADE_STORE_MIN_USD, retentionHours: LARGE_TRADE_RETENTION_MS / HOUR_MS, trades, coverage, next }
       },
     }),

@@ -125,7 +125,7 @@ export const liquidationHeatmap = defineEndpoint({
         const used = per.filter((p) => p.hours > 0).map((p) => p.exchange)
         const ranges = rangesOf(per.filter((p) => p.hours > 0).map((p) => ({ exchange: p.exchange, ts: Math.max(w.first, p.firstTs!) })), (r) => w.end - r.ts)
         const noData = () => `no ${coin} open-interest history in the window`
-        const coverage: Coverage = coverageOf(ctx, { used, noData, only: exchange, requested: { from: w.first, to: w.end }, ranges, toleranceMs: HOUR_MS })
+        const coverage: Coverage = coverageOf(ctx, { coin, used, noData, only: exchange, requested: { from: w.first, to: w.end }, ranges, toleranceMs: HOUR_MS })
         // the observed side: which venues' published liquidations are complete over the window, a lower bound, or none
         const observedCoverage = (await liquidationCoverage(ctx, { window: { from: w.first, to: w.end }, coin, only: exchange })).liquidationCoverage
         return {

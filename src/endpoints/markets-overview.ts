@@ -40,13 +40,13 @@ async function computeOverview(services: Services, now: number): Promise<Overvie
   // liquidations: the minutes starting in [now − 24 h, now), as /v1/liquidations/history?interval=1m&lookback=24h reads them
   const liq = { from: Math.ceil((now - DAY_MS) / MINUTE_MS) * MINUTE_MS, to: now }
   // (read up to the minute after now: the same minute rows, and one read per minute rather than per tick)
-  const [minutes, spans] = await Promise.all([market.reader.liquidationMinutes([...market.coins()], liq.from, Math.ceil(now / MINUTE_MS) * MINUTE_MS), market.reader.feedSpans('liquidations', liq.from, liq.to)])
+  const [minutes, spans] = await Promise.all([market.reader.liquidationMinutes([...market.listedCoins()], liq.from, Math.ceil(now / MINUTE_MS) * MINUTE_MS), market.reader.feedSpans('liquidations', liq.from, liq.to)])
   const liquidationsOf = (coin: string) => {
     const c = buildLiquidationCoverage({ venues: EXCHANGE_IDS, spans: spans.filter((s) => s.coins.includes(coin)), window: liq, now }).coverage
     // nothing collected for the coin (no venue's stream up in the window): null, never a 0 that was not observed
     return c.basis === 'none' ? null : liquidationTotalUsd(minutes.filter((m) => m.coin === coin))
   }
-  const rows = [...market.coins()].map((coin): OverviewRow & { outliers: CloseOutlier[] } => {
+  const rows = [...market.listedCoins()].map((coin): OverviewRow & { outliers: CloseOutlier[] } => {
     const p = priceChanges(market, coin, now, HORIZONS)
     const vol = perpQuoteVolume(market, coin, to - DAY_MS, to)
     const { oiSamples } = seriesHistory(market, coin, now)
@@ -77,7 +77,7 @@ async function computeOverview(services: Services, now: number): Promise<Overvie
   // a venue's span: the hours its perp candles of the last day fall in, ending at the current minute (the hour in
   // progress holds closed minutes up to it, not the whole hour)
   const from = to - DAY_MS
-  const bars = [...market.coins()].flatMap((coin) => market.series.hours.perpCloses(coin, floorTo(from, HOUR_MS), now))
+  const bars = [...market.listedCoins()].flatMap((coin) => market.series.hours.perpCloses(coin, floorTo(from, HOUR_MS), now))
   const ranges = rangesOf(bars.map((b) => ({ exchange: b.exchange, ts: floorTo(b.ts, HOUR_MS) })), HOUR_MS)
   for (const r of ranges.values()) r.to = Math.min(r.to, to)
   const coverage = coverageOf({ services, now }, { used: new Set(rows.flatMap((r) => r.exchanges)), gaps: outlierGaps(rows), noData: () => 'no perp candle in the last 24 h for any coin', requested: { from, to: now }, ranges, toleranceMs: HOUR_MS })

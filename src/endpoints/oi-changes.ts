@@ -38,6 +38,7 @@ async function oiView(ctx: CoverageContext, coins: readonly string[]) {
       .map((e) => ({ exchange: e.exchange, status: 'stale', reason: `latest ${coin} open interest older than 5 minutes` }))
     const withOi = samples[i]!.filter((x) => x.ts <= ctx.now && x.openInterest !== null && current.includes(x.exchange as ExchangeId))
     const coverage = coverageOf(ctx, {
+      coin,
       used: current, gaps, noData: () => `no ${coin} perp open interest sample`,
       requested: { from: ctx.now - OI_HORIZON_MS['24h'], to: ctx.now },
       // a venue's span: its samples, each good for the tolerance the reference lookup allows

@@ -108,6 +108,7 @@ export const regime = defineEndpoint({
         // venues left out of the hourly closes the classifications read (each reads REGIME_SPAN_MS of hours before its end)
         const gaps = closeOutlierGaps(hourCloseOutliers(market, v.coin, page.start - REGIME_SPAN_MS, Math.min(page.end, hour)))
         const coverage = coverageOf(ctx, {
+          coin: v.coin,
           used: used as Set<ExchangeId>, gaps, noData: () => `no complete hour of ${v.coin} perp candles in the window`,
           requested: { from: page.start, to: page.end }, ranges: closeHourRanges(market, v.coin, page.start, Math.min(page.end, hour)), toleranceMs: HOUR_MS,
         })

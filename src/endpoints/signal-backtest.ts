@@ -116,7 +116,7 @@ export const signalBacktest = defineEndpoint({
         const ranges = rangesOf(input.venueHours, HOUR_MS)
         // venues left out of the hourly closes the signals and forward returns read
         const gaps = closeOutlierGaps(input.closeOutliers)
-        const coverage = coverageOf(ctx, { used: ranges.keys(), gaps, noData: () => `no ${v.coin} hourly history in the window`, requested: window, ranges, toleranceMs: HOUR_MS })
+        const coverage = coverageOf(ctx, { coin: v.coin, used: ranges.keys(), gaps, noData: () => `no ${v.coin} hourly history in the window`, requested: window, ranges, toleranceMs: HOUR_MS })
         return { coin: v.coin, lookback: v.lookback, from, to, asOf: ctx.now, costs, rows, coverage }
       },
     }),

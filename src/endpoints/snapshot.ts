@@ -46,7 +46,7 @@ const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z')
 async function computeSnapshot(services: Services, now: number): Promise<SnapshotResult> {
   const { market } = services
   const version = market.series.version
-  const coins = [...market.coins()]
+  const coins = [...market.listedCoins()]
     // tickers and books come from the live cache; the history comes from the hot series, not the store, so a
   // refresh reads nothing from disk and never stalls other requests
   // venues without a mark of their own are priced by their last trades in the spread, as /v1/structure/spread does

@@ -47,6 +47,7 @@ async function spreadView(ctx: CoverageContext, coins: readonly string[]) {
     ]
     const history = rows.filter((r) => r.price !== null && r.ts <= ctx.now && used.includes(r.exchange))
     const coverage = coverageOf(ctx, {
+      coin,
       used, gaps, noData: () => `no ${coin} perp price`,
       requested: { from: ctx.now - SPREAD_Z_WINDOW.lookbackMs, to: ctx.now },
       ranges: rangesOf(history, MINUTE_MS),

@@ -40,6 +40,7 @@ async function fundingView(ctx: CoverageContext, coins: readonly string[]) {
       .map((e) => ({ exchange: e.exchange, status: e.ts === null ? 'stale' : 'no_data', reason: e.ts === null ? `latest ${coin} funding sample older than 5 minutes` : (e.reason ?? 'not weighted') }))
     const past = samples[i]!.filter((x) => x.ts <= ctx.now && x.fundingRate !== null)
     const coverage = coverageOf(ctx, {
+      coin,
       used: weighted, gaps, noData: () => `no ${coin} perp funding sample`,
       requested: { from: floorTo(ctx.now, HOUR_MS) - FUNDING_STATS_WINDOW.lookbackMs, to: ctx.now },
       ranges: rangesOf(past.filter((x) => weighted.includes(x.exchange as ExchangeId)).map((x) => ({ exchange: x.exchange, ts: floorTo(x.ts, HOUR_MS) })), HOUR_MS),

@@ -18,10 +18,13 @@ import { DATA_TICK_MS } from './state.js'
 import type { ReplayPlayer } from './replay/player.js'
 import { startTierRefresh } from './tiers/refresh.js'
 import { floorTo } from '../domain/time.js'
-import { EXCHANGE_IDS } from '../domain/exchanges.js'
+import { EXCHANGE_IDS, type ExchangeId } from '../domain/exchanges.js'
+import { followUniverse, registerListedCoins, startCoins } from './universe/follow.js'
+import type { Schedule, UniverseRefresh } from './universe/refresh.js'
 import { busPublisher } from './bus/publisher.js'
 import type { WriterLeases } from './writer-lease.js'
 import type { HistoryService, HistoryServiceOptions } from './history/service.js'
+import type { VenueBudget } from './history/budget.js'
 
 export interface MarketRuntime {
   ingest: Ingest
@@ -37,6 +40,8 @@ export interface MarketRuntime {
   readonly history: HistoryService | null
   /** the source that runs and why (MARKET_SOURCE=auto decides at start): the start banner says it */
   choice: SourceChoice
+  /** COINS=all with live venues: the daily refresh of the universe */
+  universe: UniverseRefresh | null
   /** stop sources, finish the backfill chunk in hand, write everything pending */
   stop(): Promise<void>
 }
@@ -59,6 +64,10 @@ export async function startMarketRuntime(
     liveConnectorOptions?: Partial<ConnectorOptions>
     /** MARKET_SOURCE=auto: how the venues are asked (default: each venue's public REST, src/market/connectors/probe.ts) */
     probe?: () => Promise<ProbeResult[]>
+    /** live only: extra options per venue's connector (tests inject offline CCXT instances) */
+    connectorOptions?: (exchange: ExchangeId) => Partial<ConnectorOptions>
+    /** COINS=all: the timer of the daily refresh (tests drive it) */
+    universeSchedule?: Schedule
   } = {},
 ): Promise<MarketRuntime> {
   const { config, db, market, logger, clock, bus } = services
@@ -92,10 +101,14 @@ export async function startMarketRuntime(
   let stopping = false
   let backfill: Promise<void> = Promise.resolve()
   let history: HistoryService | null = null
+  let universe: UniverseRefresh | null = null
+  await registerListedCoins(db, market, config.COINS)
 
   if (source.kind === 'simulator') {
-    // the simulated universe is the default coins; imported coins have only their imported history
-    simulator = new MarketSimulator({ seed: config.SIM_SEED, coins: config.SIM_COINS.length ? config.SIM_COINS : DEFAULT_COINS })
+    // the simulated universe: SIM_COINS, else a COINS list, else the default coins (COINS=all needs the venues' lists);
+    // imported coins have only their imported history
+    if (config.COINS === 'all') logger.warn('COINS=all takes the venues\' market lists, which the simulator has not: it simulates the default coins')
+    simulator = new MarketSimulator({ seed: config.SIM_SEED, coins: config.SIM_COINS.length ? config.SIM_COINS : Array.isArray(config.COINS) ? config.COINS : DEFAULT_COINS })
     for (const e of ['binance', 'bybit', 'okx', 'hyperliquid', 'dydx'] as const) market.enabled.add(e)
     // the backfill ends where the live feed begins
     const now = liveFrom
@@ -134,32 +147,51 @@ export async function startMarketRuntime(
   } else if (source.kind === 'live') {
     // CCXT is loaded only when live connectors are configured
     const { createConnector } = await import('./connectors/index.js')
-    const { budgetConnectors, startHistory } = await import('./history/service.js')
+    const { budgetConnectors, drawFromVenueBudget, startHistory } = await import('./history/service.js')
     const { refusalReason } = await import('./connectors/venue-access.js')
-    for (const exchange of source.exchanges) {
-      market.enabled.add(exchange)
+    const { plannedIntervals } = await import('./connectors/poll-cost.js')
+    // every REST call of a venue draws from one budget (live polls first, then gap repair, then backfill): connectors
+    // made later (the universe changed) draw from the same one
+    let budgets: Map<ExchangeId, VenueBudget> | null = null
+    // the polls of a venue whose limits the coins would exceed are slowed to fit (nothing changes for the default 12)
+    const create = (exchange: ExchangeId, coins: string[], listOnly = false) => {
       const c = createConnector(exchange, {
-        coins: [...market.coins()],
+        pollIntervalMs: plannedIntervals(exchange, coins.length),
+        ...opts.connectorOptions?.(exchange),
+        coins,
         sink: ingest,
         logger: logger.child({ exchange }),
         access: config.venueAccess[exchange],
         // a venue refusing us (451, 403) is that venue's error, on /v1/markets/exchanges; the others keep running
         onRefusal: (r) => (r ? market.refuse(exchange, refusalReason(exchange, r)) : market.clearRefusal(exchange)),
         ...opts.liveConnectorOptions,
+        ...(listOnly ? { marketTypes: ['perp'] as const } : {}),
       })
+      const budget = budgets?.get(exchange)
+      if (budget) drawFromVenueBudget(c, budget)
+      return c
+    }
+    universe = config.COINS === 'all' ? followUniverse({ db, market, logger, now: clock, connectors, create, schedule: opts.universeSchedule }) : null
+    const coins = await startCoins(config, market, universe)
+    for (const exchange of source.exchanges) {
+      market.enabled.add(exchange)
+      const c = create(exchange, coins)
       connectors.push(c)
     }
     // every REST call of a venue draws from one budget: live polls first, then gap repair, then backfill
-    const budgets = budgetConnectors(connectors)
+    budgets = budgetConnectors(connectors)
+    const venueBudgets = budgets
     for (const c of connectors) c.start()
     const days = opts.backfillDays ?? config.BACKFILL_DAYS
     // the venues' own history, newest first, resumed where a previous run stopped (one process: the backfill lease's holder)
     startBackfill = () => {
       if (stopping || history) return
-      history = startHistory({ connectors, budgets, db, market, days, now: clock, logger, onWritten: publish?.written, onHoursWritten: () => ingest.forgetHours(), ...opts.history })
+      history = startHistory({ connectors, budgets: venueBudgets, db, market, days, now: clock, logger, onWritten: publish?.written, onHoursWritten: () => ingest.forgetHours(), ...opts.history })
       backfill = history.idle().catch((err: unknown) => logger.error({ err }, 'history backfill failed'))
     }
     if (!leases) startBackfill()
+    // the first refresh in the background: the connectors start on the stored universe and take up the new one
+    universe?.start().catch((err: unknown) => logger.error({ err }, 'universe refresh failed'))
   }
   await leases?.start()
   const stopTiers = startTierRefresh(connectors, market.tiers, { now: clock, warn: (o, m) => logger.warn(o, m) })
@@ -188,12 +220,16 @@ export async function startMarketRuntime(
       return history
     },
     choice,
+    get universe() {
+      return universe
+    },
     async stop() {
       stopping = true
       clearInterval(timer)
       stopTiers()
       simulator?.stop()
       await history?.stop()
+      await universe?.stop()
       await replay?.stop()
       await Promise.all(connectors.map((c) => c.stop()))
       await backfill

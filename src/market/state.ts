@@ -32,6 +32,7 @@ export interface BackfillStatus {
 
 export class MarketState {
   private coinList: string[] = [...DEFAULT_COINS]
+  private delistings = new Map<string, { at: number; venues: readonly ExchangeId[] }>()
   private readonly lastEvent = new Map<ExchangeId, number>()
   /** why a venue is impaired although data still flows (e.g. a replay that cannot answer a call) */
   private readonly degradedBy = new Map<ExchangeId, string>()
@@ -69,8 +70,19 @@ export class MarketState {
     this.live.listener = (e) => this.stream.publish(liveDraft(e))
   }
 
+  /** every coin known to the store: the valid coin parameters (a delisted coin's history stays readable) */
   coins(): readonly string[] {
     return this.coinList
+  }
+
+  /** the coins "all coins" means: every known coin but those delisted from the universe (COINS=all) */
+  listedCoins(): readonly string[] {
+    return this.delistings.size === 0 ? this.coinList : this.coinList.filter((c) => !this.delistings.has(c))
+  }
+
+  /** COINS=all: when the coin left the universe and the venues still listing it then; null while listed */
+  delisting(coin: string): { at: number; venues: readonly ExchangeId[] } | null {
+    return this.delistings.get(coin) ?? null
   }
 
   /** where load() took the hot series from: the snapshot the last process left at shutdown, or the store */
@@ -126,6 +138,7 @@ export class MarketState {
   async refreshCoins(): Promise<void> {
     const rows = await this.db.prisma.coin.findMany({ orderBy: { symbol: 'asc' } })
     this.coinList = rows.map((r) => r.symbol)
+    this.delistings = new Map(rows.filter((r) => r.delistedAt).map((r) => [r.symbol, { at: r.delistedAt!.getTime(), venues: (r.venues ?? []) as ExchangeId[] }]))
   }
 
   /** a source saw data from this exchange at ts */

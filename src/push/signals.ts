@@ -46,7 +46,7 @@ export function signalSource(services: Services, schema: GraphQLSchema): SignalS
   const round = async () => {
     // the kinds and coins streams and alert rules follow right now (StreamHub.want)
     const todo = new Map<SignalKind, Iterable<string>>()
-    for (const [k, coins] of services.market.stream.wanted()) if (k in FIELD) todo.set(k as SignalKind, coins ?? services.market.coins())
+    for (const [k, coins] of services.market.stream.wanted()) if (k in FIELD) todo.set(k as SignalKind, coins ?? services.market.listedCoins())
     // computed events are dated by their slot, so nodes computing the same slot publish one event (eventKey)
     const every = services.config.PUSH_SIGNAL_MS
     const now = Math.floor(services.clock() / every) * every

@@ -130,10 +130,10 @@ describe('GET /v1/markets/coins', () => {
     const res = await t.fetch('/graphql', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ query, variables: { coin: 'BTC', exchange: 'OKX' } }) })
     expect(res.status).toBe(200)
     expect(res.headers.get('x-credits-charged')).toBe('1')
-    const gql = (await res.json()) as { data: { coins: { coin: string; markets: Record<string, unknown>[] }[] } }
+    const gql = (await res.json()) as { data: { coins: { coin: string; markets: Record<string, unknown>[]; delistedAt: number | null }[] } }
     const { body } = await get('?coin=BTC&exchange=okx')
     const snake = (k: string) => k.replace(/[A-Z]/g, (ch) => `_${ch.toLowerCase()}`)
-    expect(gql.data.coins.map((c) => ({ coin: c.coin, markets: c.markets.map((m) => Object.fromEntries(Object.entries(m).map(([k, v]) => [snake(k), v]))) }))).toEqual(body.data)
+    expect(gql.data.coins.map((c) => ({ coin: c.coin, markets: c.markets.map((m) => Object.fromEntries(Object.entries(m).map(([k, v]) => [snake(k), v]))), delisted_at: c.delistedAt }))).toEqual(body.data)
     expect(body.data[0]!.markets.map((m) => [m.instrument, m.contract_size])).toEqual([['BTC-USDT-SWAP', 0.01], ['BTC-USDT', 1]])
   })
 })

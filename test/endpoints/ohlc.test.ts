@@ -43,7 +43,7 @@ describe('/v1/markets/ohlc coverage over a fully backfilled store', () => {
     expect(d.candles.at(-1).ts).toBe(Math.floor(NOW / HOUR_MS) * HOUR_MS)
     expect(d.coverage).toEqual({
       exchanges: EXCHANGES, missing: [], from: ceilTo(start, HOUR_MS), to: Math.floor(NOW / HOUR_MS) * HOUR_MS + HOUR_MS,
-      requested_from: ceilTo(start, HOUR_MS), requested_to: NOW, partial: false, note: null,
+      requested_from: ceilTo(start, HOUR_MS), requested_to: NOW, partial: false, note: null, delisted: null,
     })
   })
 

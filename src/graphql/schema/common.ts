@@ -1,5 +1,5 @@
 // Types several analytics share.
-import { COVERAGE_STATUSES, type Coverage, type CoverageGap } from '../../analytics/coverage.js'
+import { COVERAGE_STATUSES, type Coverage, type CoverageGap, type Delisting } from '../../analytics/coverage.js'
 import type { ExchangeNote } from '../../market/read/coverage.js'
 import { builder } from '../builder.js'
 
@@ -26,6 +26,14 @@ const CoverageGapRef = builder.objectRef<CoverageGap>('CoverageGap').implement({
   }),
 })
 
+const DelistingRef = builder.objectRef<Delisting>('Delisting').implement({
+  description: "A coin that left the universe (COINS=all: a linear USDT/USDC perp on fewer than 2 venues at a daily refresh); its history is kept",
+  fields: (t) => ({
+    since: t.field({ type: 'Timestamp', resolve: (d) => d.since }),
+    note: t.exposeString('note'),
+  }),
+})
+
 export const CoverageRef = builder.objectRef<Coverage>('Coverage').implement({
   description: 'What a figure covers: the venues in it, those left out and why, and the time range its data spans (docs/methodology.md#coverage)',
   fields: (t) => ({
@@ -37,6 +45,7 @@ export const CoverageRef = builder.objectRef<Coverage>('Coverage').implement({
     requestedTo: t.field({ type: 'Timestamp', nullable: true, resolve: (c) => c.requestedTo }),
     partial: t.exposeBoolean('partial', { description: 'a venue listing the market is missing or in only in part, or the data does not span the requested range' }),
     note: t.exposeString('note', { nullable: true, description: 'why the figure is partial' }),
+    delisted: t.field({ type: DelistingRef, nullable: true, description: "the figure's coin left the universe (COINS=all): since when and why; null while it is listed (docs/connectors.md#the-universe)", resolve: (c) => c.delisted }),
   }),
 })
 

@@ -37,8 +37,9 @@ export function findByBase(
   )
 }
 
-/** The venue's perpetual markets, its market list loaded again (not CCXT's cached copy). */
-export async function reloadPerps(ex: Exchange): Promise<MarketInterface[]> {
+/** The venue's perpetual markets, its market list loaded again (not CCXT's cached copy); none without an instance. */
+export async function reloadPerps(ex: Exchange | undefined): Promise<MarketInterface[]> {
+  if (!ex) return []
   await ex.loadMarkets(true)
   return Object.values(ex.markets ?? {}).filter((m): m is MarketInterface => !!m && m.swap === true)
 }

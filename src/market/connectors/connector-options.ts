@@ -28,6 +28,11 @@ export interface PollIntervals {
 
 export const DEFAULT_POLL_INTERVALS: PollIntervals = { tickerMs: 5_000, openInterestMs: 30_000, fundingMs: 60_000, wideBookMs: 15_000, positioningMs: 300_000 }
 
+/** ConnectorOptions.pollIntervalMs -> every loop's interval: a number sets the ticker poll and scales the others as the defaults are scaled */
+export function pollIntervals(p: ConnectorOptions['pollIntervalMs']): PollIntervals {
+  return typeof p === 'number' ? { tickerMs: p, openInterestMs: p * 6, fundingMs: p * 12, wideBookMs: p * 3, positioningMs: p * 60 } : { ...DEFAULT_POLL_INTERVALS, ...p }
+}
+
 export interface ConnectorOptions {
   /** base assets, e.g. ['BTC', 'ETH']; coins a venue does not list are skipped with a warning */
   coins: readonly string[]

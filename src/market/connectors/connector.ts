@@ -7,7 +7,7 @@ import type { BookSnapshotEvent, EventSink, FundingEvent, LiquidationEvent, Mark
 import { exchangeById, type ExchangeId, type MarketType } from '../../domain/exchanges.js'
 import type { WideBook } from '../../domain/books.js'
 import { sleep, type BackoffOptions } from './backoff.js'
-import { DEFAULT_POLL_INTERVALS, type ConnectorHealth, type ConnectorLogger, type ConnectorOptions, type KlineQuery, type PollIntervals, type StreamName } from './connector-options.js'
+import { pollIntervals, type ConnectorHealth, type ConnectorLogger, type ConnectorOptions, type KlineQuery, type PollIntervals, type StreamName } from './connector-options.js'
 import type { Kline } from '../bars.js'
 import { klineFromOhlcv } from './klines.js'
 import { bookEvent, fundingEvents, marketRef, tradeEvent, type BookDepth, type MarketRef } from './mapping.js'
@@ -60,11 +60,7 @@ export abstract class ExchangeConnector {
     this.coins = [...new Set(opts.coins.map((c) => c.trim().toUpperCase()).filter(Boolean))]
     this.sink = opts.sink
     this.log = opts.logger ?? SILENT
-    const p = opts.pollIntervalMs
-    this.intervals =
-      typeof p === 'number'
-        ? { tickerMs: p, openInterestMs: p * 6, fundingMs: p * 12, wideBookMs: p * 3, positioningMs: p * 60 }
-        : { ...DEFAULT_POLL_INTERVALS, ...p }
+    this.intervals = pollIntervals(opts.pollIntervalMs)
     this.marketTypes = opts.marketTypes
     this.bookIntervalMs = opts.bookIntervalMs ?? 1_000
     this.bookBand = opts.bookBand ?? 0.05
@@ -187,10 +183,7 @@ export abstract class ExchangeConnector {
   }
 
   /** the venue's perps as its market list says now (reloaded), for the coin universe (src/market/universe/); rejects on failure */
-  listedPerps(): Promise<MarketInterface[]> {
-    const ex = this.exchangeFor('perp')
-    return ex ? reloadPerps(ex) : Promise.resolve([])
-  }
+  listedPerps = (): Promise<MarketInterface[]> => reloadPerps(this.exchangeFor('perp'))
 
   /** 1-minute (or other) klines of one market, REST, for the importer and reconciliation. */
   async fetchKlines(coin: string, marketType: MarketType, query: KlineQuery = {}): Promise<Kline[]> {

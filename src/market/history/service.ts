@@ -25,12 +25,19 @@ export function budgetConnectors(connectors: readonly ExchangeConnector[], now: 
     if (!setup) continue
     const budget = new VenueBudget(setup.limits, now)
     budgets.set(c.exchange, budget)
-    for (const t of ['perp', 'spot'] as const) {
-      const ex = c.exchangeFor(t)
-      if (ex) drawFromBudget(ex, budget, setup.price)
-    }
+    drawFromVenueBudget(c, budget)
   }
   return budgets
+}
+
+/** a connector's CCXT instances draw every REST call from its venue's budget (one made later joins the same budget) */
+export function drawFromVenueBudget(c: ExchangeConnector, budget: VenueBudget): void {
+  const setup = historySetup(c.exchange)
+  if (!setup) return
+  for (const t of ['perp', 'spot'] as const) {
+    const ex = c.exchangeFor(t)
+    if (ex) drawFromBudget(ex, budget, setup.price)
+  }
 }
 
 export interface HistoryServiceOptions {

@@ -59,6 +59,8 @@ export interface CoverageSpec {
   noData: (e: ExchangeId) => string
   /** the one venue asked for */
   only?: ExchangeId
+  /** the figure's one coin: a coin delisted from the universe says so (Coverage.delisted) */
+  coin?: string
   /** windowed figures: the window asked for, each used venue's data range in it, and the slack at its ends */
   requested?: WindowRange | null
   ranges?: ReadonlyMap<ExchangeId, WindowRange>
@@ -85,7 +87,9 @@ export function coverageOf(ctx: CoverageContext, spec: CoverageSpec): Coverage {
     if (why && !gaps.some((g) => g.exchange === e)) gaps.push({ exchange: e, status: 'degraded', reason: why })
   }
   const b = market.backfill
-  return buildCoverage({ used, ranges: spec.ranges, gaps, requested: spec.requested, toleranceMs: spec.toleranceMs, backfill: b && { completeFrom: b.completeFrom, done: b.done } })
+  const gone = spec.coin ? market.delisting(spec.coin) : null
+  const delisted = gone && { since: gone.at, note: `${spec.coin} left the universe on ${new Date(gone.at).toISOString()} (listed on ${gone.venues.length ? gone.venues.join(', ') : 'no venue'}, fewer than 2): its history is kept, nothing newer arrives` }
+  return buildCoverage({ used, ranges: spec.ranges, gaps, requested: spec.requested, toleranceMs: spec.toleranceMs, backfill: b && { completeFrom: b.completeFrom, done: b.done }, delisted })
 }
 
 /**

@@ -33,7 +33,7 @@ export async function liquidationCoverage(ctx: CoverageContext, q: { window: Win
   })
   const used = new Set<ExchangeId>([...built.ranges.keys(), ...(q.used ?? [])])
   const noData = (e: ExchangeId) => `no ${exchangeById.get(e)!.name} liquidation stream was up in the window`
-  const coverage = coverageOf(ctx, { used, gaps, noData, only: q.only, requested: q.window, ranges: built.ranges, toleranceMs: LIQUIDATION_OUTAGE_TOLERANCE_MS })
+  const coverage = coverageOf(ctx, { coin: q.coin, used, gaps, noData, only: q.only, requested: q.window, ranges: built.ranges, toleranceMs: LIQUIDATION_OUTAGE_TOLERANCE_MS })
   return { liquidationCoverage: built.coverage, coverage }
 }
 

@@ -30,9 +30,9 @@ export async function refreshTiers(fetchers: readonly TierFetcher[], book: TierB
 
 /** start the periodic refresh; returns a stop function */
 export function startTierRefresh(connectors: readonly unknown[], book: TierBook, opts: { now: () => number; warn: (obj: object, msg: string) => void }): () => void {
-  const fetchers = connectors.filter(fetchesTiers)
-  if (!fetchers.length) return () => {}
-  const run = () => void refreshTiers(fetchers, book, opts.now, (exchange, err) => opts.warn({ exchange, err: err instanceof Error ? err.message : String(err) }, 'leverage tiers not fetched; the shipped table stays in use'))
+  if (!connectors.some(fetchesTiers)) return () => {}
+  // the connectors of each run: COINS=all replaces them when the universe changes (src/market/universe/follow.ts)
+  const run = () => void refreshTiers(connectors.filter(fetchesTiers), book, opts.now, (exchange, err) => opts.warn({ exchange, err: err instanceof Error ? err.message : String(err) }, 'leverage tiers not fetched; the shipped table stays in use'))
   const first = setTimeout(run, TIER_FIRST_FETCH_MS)
   const timer = setInterval(run, TIER_REFRESH_MS)
   first.unref()

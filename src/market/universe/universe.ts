@@ -53,6 +53,8 @@ export interface Universe {
   excluded: ExcludedMarket[]
   /** the venues whose market list went in */
   venues: ExchangeId[]
+  /** every coin any list (or fallback) names, with the venues listing it: the universe's and those on one venue */
+  listed: ReadonlyMap<string, ExchangeId[]>
 }
 
 /** a linear perpetual settled in USDT or USDC, active, and on Hyperliquid on its main dex (HIP-3 dexes are not ours) */
@@ -109,10 +111,11 @@ export function universeOf(
       else excluded.push({ exchange: e, name: e === 'hyperliquid' ? venueBase(e, m) : String(m.id), symbol: m.symbol, reason: c.reason, multiplier: c.multiplier })
     }
   }
-  const coins = [...listing]
-    .filter(([, s]) => s.size >= min)
-    .map(([coin, s]) => ({ coin, venues: EXCHANGE_IDS.filter((e) => s.has(e)) }))
+  const listed = new Map([...listing].map(([coin, s]) => [coin, EXCHANGE_IDS.filter((e) => s.has(e))]))
+  const coins = [...listed]
+    .filter(([, v]) => v.length >= min)
+    .map(([coin, venues]) => ({ coin, venues }))
     .sort((a, b) => (a.coin < b.coin ? -1 : a.coin > b.coin ? 1 : 0))
   excluded.sort((a, b) => EXCHANGE_IDS.indexOf(a.exchange) - EXCHANGE_IDS.indexOf(b.exchange) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-  return { coins, excluded, venues }
+  return { coins, excluded, venues, listed }
 }

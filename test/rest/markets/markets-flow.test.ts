@@ -87,7 +87,7 @@ function expectCandleEquals(c: Json, expected: ReturnType<typeof fold>, what: st
 }
 
 const OHLC_KEYS = ['as_of', 'candles', 'coin', 'coverage', 'end', 'exchange', 'exchanges', 'interval', 'lookback', 'market_type', 'missing', 'start']
-const COVERAGE_KEYS = ['exchanges', 'from', 'missing', 'note', 'partial', 'requested_from', 'requested_to', 'to']
+const COVERAGE_KEYS = ['delisted', 'exchanges', 'from', 'missing', 'note', 'partial', 'requested_from', 'requested_to', 'to']
 const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z')
 const CANDLE_KEYS = ['buy_volume', 'close', 'exchanges', 'high', 'kline_minutes', 'low', 'no_split_minutes', 'open', 'outliers', 'sell_volume', 'source', 'trades', 'ts', 'volume']
 
@@ -434,7 +434,7 @@ describe('GET /v1/flow/imbalance (5 credits)', () => {
     expect(c.ts).toBe(TEST_NOW)
     expect(c.missing).toEqual([])
     // a point-in-time figure: every venue's book in, whole, nothing partial
-    expect(c.coverage).toEqual({ exchanges: [...EXCHANGES], missing: [], from: null, to: null, requested_from: null, requested_to: null, partial: false, note: null })
+    expect(c.coverage).toEqual({ exchanges: [...EXCHANGES], missing: [], from: null, to: null, requested_from: null, requested_to: null, partial: false, note: null, delisted: null })
     expect(c.exchanges.map((e: Json) => e.exchange)).toEqual([...EXCHANGES])
     expect(sortedKeys(c.aggregate)).toEqual(['bands', 'exchanges', 'note'])
     expect(c.aggregate.exchanges).toEqual([...EXCHANGES])
