@@ -27,7 +27,7 @@ export function budgetConnectors(connectors: readonly ExchangeConnector[], now: 
     budgets.set(c.exchange, budget)
     for (const t of ['perp', 'spot'] as const) {
       const ex = c.exchangeFor(t)
-      if (ex) drawFromBudget(ex, budget, setup.price)
+      if (ex) drawFromBudget(ex, budget, setup.price, setup.stop)
     }
   }
   return budgets
