@@ -10,6 +10,7 @@ import type { EventSink, MarketEvent } from '../events.js'
 import type { ExchangeId } from '../../domain/exchanges.js'
 import { ccxtInstances, instanceList, type VenueInstances } from './instances.js'
 import { Recorder, type RecorderStats } from './recorder.js'
+import type { VenueAccess } from '../connectors/venue-access.js'
 
 export interface RecordProgress {
   elapsedMs: number
@@ -35,6 +36,8 @@ export interface RecordOptions {
   /** ends the session early (SIGINT, or a test) */
   stop?: Promise<unknown>
   connectorOptions?: Partial<ConnectorOptions>
+  /** per venue: base-URL overrides, proxy, testnet (config.venueAccess), so a recording can be made through them */
+  access?: Partial<Record<ExchangeId, VenueAccess>>
 }
 
 export interface RecordSummary {
@@ -64,6 +67,7 @@ export async function recordSession(opts: RecordOptions): Promise<RecordSummary>
         logger: opts.logger.child({ exchange: venue }),
         ccxtExchange: instances.perp,
         ccxtSpotExchange: instances.spot,
+        access: opts.access?.[venue],
         // Binance without a spot instance here would make its own, which the recorder never saw: record perps only
         ...(instances.spot || venue !== 'binance' ? {} : { marketTypes: ['perp'] as const }),
         ...opts.connectorOptions,

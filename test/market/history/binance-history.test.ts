@@ -50,8 +50,8 @@ describe('Binance history on the venue double', () => {
   const pageKey = (r: { path: string; query: URLSearchParams }) => `${r.path}?${r.query.get('symbol')}&${r.query.get('startTime')}&${r.query.get('endTime')}`
 
   async function storedCandles(coin: string, marketType: 'perp' | 'spot') {
-    return svc.services.db.sql.query<{ ts: string; open: number; high: number; low: number; close: number; volume: number; buy_volume: number; sell_volume: number; quote_volume: number; trades: number }>(
-      "SELECT ts, open, high, low, close, volume, buy_volume, sell_volume, quote_volume, trades FROM candle_1m WHERE exchange = 'binance' AND coin = $1 AND market_type = $2 ORDER BY ts",
+    return svc.services.db.sql.query<{ ts: string; open: number; high: number; low: number; close: number; volume: number; buy_volume: number; sell_volume: number; quote_volume: number; trades: number; source: string }>(
+      "SELECT ts, open, high, low, close, volume, buy_volume, sell_volume, quote_volume, trades, source FROM candle_1m WHERE exchange = 'binance' AND coin = $1 AND market_type = $2 ORDER BY ts",
       [coin, marketType],
     )
   }
@@ -74,6 +74,8 @@ describe('Binance history on the venue double', () => {
         const got = await storedCandles(coin, mt)
         expect(want.length).toBe(DAYS * 1440)
         expect(got.map((r) => Number(r.ts))).toEqual(want.map((c) => c.openTime))
+        // provenance: every minute says it came from the venue's klines
+        expect(new Set(got.map((r) => r.source))).toEqual(new Set(['venue_kline']))
         got.forEach((r, i) => {
           const c = want[i]!
           expect([r.open, r.high, r.low, r.close, r.trades]).toEqual([c.open, c.high, c.low, c.close, c.trades])
@@ -97,6 +99,22 @@ describe('Binance history on the venue double', () => {
     const progress = await svc.services.db.sql.query<{ covered_from: string; covered_to: string }>("SELECT covered_from, covered_to FROM history_progress WHERE exchange = 'binance'")
     expect(progress).toHaveLength(COINS.length * 5)
     for (const p of progress) expect([Number(p.covered_from) <= start(), Number(p.covered_to)]).toEqual([true, end()])
+    // the service's figures: /v1/markets/ohlc's hourly candles are the double's minutes folded by hand
+    const key = (await svc.signup()).apiKey
+    const res = await svc.get('/v1/markets/ohlc?coin=BTC&exchange=binance&interval=1h&lookback=24h', key)
+    expect(res.status).toBe(200)
+    const ohlc = ((await res.json()) as { data: any }).data
+    const hours = ohlc.candles as { ts: number; open: number; high: number; low: number; close: number; volume: number; buy_volume: number }[]
+    // the window's whole hours: from the first hour opening inside it to the last closed one
+    const first = Math.ceil((clock - DAY) / (60 * MIN)) * 60 * MIN
+    expect(hours.map((c) => c.ts)).toEqual(Array.from({ length: (end() - first) / (60 * MIN) }, (_, i) => first + i * 60 * MIN))
+    for (const c of hours) {
+      const ms = double.history.candles('BTC', 'perp', c.ts, c.ts + 60 * MIN).filter((x) => x.closed)
+      expect([c.open, c.high, c.low, c.close]).toEqual([ms[0]!.open, Math.max(...ms.map((x) => x.high)), Math.min(...ms.map((x) => x.low)), ms.at(-1)!.close])
+      expect(c.volume).toBeCloseTo(ms.reduce((a, x) => a + x.volume, 0), 6)
+      expect(c.buy_volume).toBeCloseTo(ms.reduce((a, x) => a + x.takerBuyVolume, 0), 6)
+    }
+    expect(ohlc.coverage).toMatchObject({ exchanges: ['binance'], partial: false })
     const health = (await (await svc.get('/healthz')).json()) as { history: any; backfill: any }
     expect(health.history.binance.kinds.candles_perp).toMatchObject({ coins: 2, pages_remaining: 0, covered_to: end() })
     expect(health.backfill).toMatchObject({ done: true, window_to: end() })
@@ -128,6 +146,14 @@ describe('Binance history on the venue double', () => {
     const holes = await svc.services.db.sql.query<{ coin: string; kind: string; from_ts: string; to_ts: string }>("SELECT coin, kind, from_ts, to_ts FROM history_hole WHERE exchange = 'binance' ORDER BY coin")
     expect(holes.map((r) => [r.coin, r.kind, Number(r.from_ts), Number(r.to_ts)])).toEqual(COINS.map((c) => [c, 'candles_perp', hole.from, hole.to]))
     await until(() => svc.services.market.historyHoles.length === 2)
+    // the figures over it say so: binance is in only in part, the span named
+    const key = (await svc.signup()).apiKey
+    const ohlc = ((await (await svc.get('/v1/markets/ohlc?coin=BTC&exchange=binance&interval=1h&lookback=24h', key)).json()) as { data: any }).data
+    expect(ohlc.coverage.partial).toBe(true)
+    const gap = ohlc.coverage.missing.find((g: { exchange: string }) => g.exchange === 'binance')
+    expect(gap).toMatchObject({ status: 'truncated' })
+    expect(gap.reason).toContain(new Date(hole.from).toISOString())
+    expect(gap.reason).toContain(new Date(hole.to).toISOString())
     // the venue's feed goes down for 25 minutes of its time, then comes back: the minutes between are repaired
     double.fault({ kind: 'down' })
     await until(() => h.connector.health().failing.includes('tickers'))
