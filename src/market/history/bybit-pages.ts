@@ -41,7 +41,7 @@ export function bybitOiEvents(ref: MarketRef, body: unknown): OpenInterestEvent[
     const ts = num(r?.['timestamp'])
     const amount = bybitOneSidedOi(r as { openInterest?: string; singleOpenInterest?: string })
     if (ts === null || amount === null || amount < 0 || ref.inverse) continue
-    out.push({ type: 'open_interest', exchange: ref.exchange, coin: ref.coin, marketType: 'perp', ts, openInterest: coinSize(ref, amount, 1) })
+    out.push({ type: 'open_interest', exchange: ref.exchange, coin: ref.coin, marketType: 'perp', ts, openInterest: coinSize(ref, amount, 1) , source: 'venue_history' })
   }
   return out.sort((a, b) => a.ts - b.ts)
 }

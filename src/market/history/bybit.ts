@@ -9,8 +9,9 @@ import { bybitPositioningRows } from '../connectors/positioning.js'
 import type { MarketRef } from '../connectors/mapping.js'
 import type { Pay } from './binance.js'
 import { bybitFundingRows, bybitKlines, bybitList, bybitOiEvents, bybitStatedIntervalHours } from './bybit-pages.js'
+import { klineMinuteBar } from '../bars.js'
 import { CcxtHistory } from './ccxt-history.js'
-import { BARS_CARRY_NULL_SPLIT, SETTLEMENT_GAP_MS, klineBar, klinesIn, newestFirstFrom } from './venue-call.js'
+import { SETTLEMENT_GAP_MS, klinesIn, newestFirstFrom } from './venue-call.js'
 import { bybitStopRule } from './venue-stops.js'
 import type { HistoryCost, HistoryKind, HistoryPage, HistoryRequest } from './venue-history.js'
 
@@ -33,7 +34,7 @@ const COSTS: Record<Exclude<HistoryKind, 'liquidations'>, HistoryCost> = {
 
 export class BybitHistory extends CcxtHistory {
   readonly venue = 'bybit' as const
-  readonly kinds: ReadonlySet<HistoryKind> = new Set<HistoryKind>([...(BARS_CARRY_NULL_SPLIT ? (['candles_perp', 'candles_spot'] as const) : []), 'open_interest', 'funding', 'long_short'])
+  readonly kinds: ReadonlySet<HistoryKind> = new Set<HistoryKind>(['candles_perp', 'candles_spot', 'open_interest', 'funding', 'long_short'])
   protected readonly stop = bybitStopRule
   /** per spot market: a kline exists at or before this time (the listing probe need not ask again above it) */
   private readonly olderThan = new Map<string, number>()
@@ -66,7 +67,7 @@ export class BybitHistory extends CcxtHistory {
       }
       case 'long_short': {
         const body = await this.call('publicGetV5MarketAccountRatio', { category: 'linear', symbol: ref.id, period: '5min', ...range, limit: RATIO_LIMIT })
-        const events = bybitPositioningRows(ref, body).filter((e) => e.ts >= req.from && e.ts < req.to)
+        const events = bybitPositioningRows(ref, body).map((e) => ({ ...e, source: 'venue_history' as const })).filter((e) => e.ts >= req.from && e.ts < req.to)
         return { from: newestFirstFrom(req, events.map((e) => e.ts), RATIO_LIMIT, FIVE_MINUTES), to: req.to, bars: [], events, exhaustedBefore: this.listingCut(ref, req, FIVE_MINUTES) }
       }
       default:
@@ -78,7 +79,7 @@ export class BybitHistory extends CcxtHistory {
     const category = ref.marketType === 'perp' ? 'linear' : 'spot'
     const body = await this.call('publicGetV5MarketKline', { category, symbol: ref.id, interval: '1', start: req.from, end: req.to - 1, limit: KLINES })
     const klines = klinesIn(bybitKlines(ref, body), req.from, req.to)
-    const page: HistoryPage = { from: newestFirstFrom(req, klines.map((k) => k.ts), KLINES, MINUTE_MS), to: req.to, bars: klines.map((k) => klineBar(ref, k)), events: [] }
+    const page: HistoryPage = { from: newestFirstFrom(req, klines.map((k) => k.ts), KLINES, MINUTE_MS), to: req.to, bars: klines.map((k) => klineMinuteBar(ref, k)), events: [] }
     if (page.from > req.from || (klines.length && klines[0]!.ts === req.from)) return page
     // nothing from the span's start: before the market's listing?
     const cut = this.listingCut(ref, req) ?? (this.listedAt(ref) === null ? await this.probeListing(ref, req, klines[0]?.ts ?? req.to, pay) : undefined)

@@ -75,6 +75,6 @@ export abstract class CcxtHistory implements VenueHistory {
   /** settlements (ascending) as settled funding, each with the interval it covered (venue-call.ts settlementIntervals) */
   protected fundingEvents(ref: MarketRef, rows: readonly { ts: number; rate: number }[], statedHours: number): FundingEvent[] {
     const hours = settlementIntervals(rows.map((r) => r.ts), statedHours)
-    return rows.map((r, i) => ({ type: 'funding', exchange: ref.exchange, coin: ref.coin, marketType: 'perp', ts: r.ts, rate: r.rate, intervalHours: hours[i]! }))
+    return rows.map((r, i) => ({ type: 'funding', exchange: ref.exchange, coin: ref.coin, marketType: 'perp', ts: r.ts, rate: r.rate, intervalHours: hours[i]!, source: 'venue_history' }))
   }
 }

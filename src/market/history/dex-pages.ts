@@ -70,7 +70,7 @@ export function dydxOiEvents(ref: Pick<MarketRef, 'exchange' | 'coin'>, body: un
     const ts = isoMs(r?.['startedAt'])
     const oi = num(r?.['startingOpenInterest'])
     if (ts === null || oi === null || oi < 0) continue
-    out.push({ type: 'open_interest', exchange: ref.exchange, coin: ref.coin, marketType: 'perp', ts, openInterest: oi })
+    out.push({ type: 'open_interest', exchange: ref.exchange, coin: ref.coin, marketType: 'perp', ts, openInterest: oi , source: 'venue_history' })
   }
   return out.sort((a, b) => a.ts - b.ts)
 }

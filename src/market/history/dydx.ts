@@ -7,9 +7,10 @@
 import { HOUR_MS, MINUTE_MS } from '../../domain/time.js'
 import type { MarketRef } from '../connectors/mapping.js'
 import type { Pay } from './binance.js'
+import { klineMinuteBar } from '../bars.js'
 import { CcxtHistory } from './ccxt-history.js'
 import { dydxFundingRows, dydxKlines, dydxOiEvents } from './dex-pages.js'
-import { BARS_CARRY_NULL_SPLIT, SETTLEMENT_GAP_MS, klineBar, klinesIn, newestFirstFrom } from './venue-call.js'
+import { SETTLEMENT_GAP_MS, klinesIn, newestFirstFrom } from './venue-call.js'
 import { dydxStopRule } from './venue-stops.js'
 import type { HistoryCost, HistoryKind, HistoryPage, HistoryRequest } from './venue-history.js'
 
@@ -30,7 +31,7 @@ const COSTS: Partial<Record<HistoryKind, HistoryCost>> = {
 
 export class DydxHistory extends CcxtHistory {
   readonly venue = 'dydx' as const
-  readonly kinds: ReadonlySet<HistoryKind> = new Set<HistoryKind>([...(BARS_CARRY_NULL_SPLIT ? (['candles_perp'] as const) : []), 'open_interest', 'funding'])
+  readonly kinds: ReadonlySet<HistoryKind> = new Set<HistoryKind>(['candles_perp', 'open_interest', 'funding'])
   protected readonly stop = dydxStopRule
   /** per market: a candle exists at or before this time (the listing probe need not ask again above it) */
   private readonly olderThan = new Map<string, number>()
@@ -62,7 +63,7 @@ export class DydxHistory extends CcxtHistory {
       stamps = page.events.map((e) => e.ts)
     } else {
       const klines = klinesIn(dydxKlines(body), req.from, req.to)
-      page.bars = klines.map((k) => klineBar(ref, k))
+      page.bars = klines.map((k) => klineMinuteBar(ref, k))
       stamps = klines.map((k) => k.ts)
     }
     page.from = newestFirstFrom(req, stamps, LIMIT, step)

@@ -6,11 +6,12 @@
 import { HOUR_MS, MINUTE_MS } from '../../domain/time.js'
 import type { MarketRef } from '../connectors/mapping.js'
 import type { Pay } from './binance.js'
+import { klineMinuteBar } from '../bars.js'
 import { CcxtHistory } from './ccxt-history.js'
 import { httpStopRule } from './ccxt-budget.js'
 import { hyperliquidFundingRows, hyperliquidKlines } from './dex-pages.js'
 import { HYPERLIQUID_CANDLES, hyperliquidInfoWeight } from './limits.js'
-import { BARS_CARRY_NULL_SPLIT, klineBar, klinesIn, oldestFirstTo } from './venue-call.js'
+import { klinesIn, oldestFirstTo } from './venue-call.js'
 import type { HistoryCost, HistoryKind, HistoryPage, HistoryRequest } from './venue-history.js'
 
 /** "Responses that take a time range will only return 500 elements": the next page starts after the last row */
@@ -27,7 +28,7 @@ const COSTS: Partial<Record<HistoryKind, HistoryCost>> = {
 
 export class HyperliquidHistory extends CcxtHistory {
   readonly venue = 'hyperliquid' as const
-  readonly kinds: ReadonlySet<HistoryKind> = new Set<HistoryKind>([...(BARS_CARRY_NULL_SPLIT ? (['candles_perp'] as const) : []), 'funding'])
+  readonly kinds: ReadonlySet<HistoryKind> = new Set<HistoryKind>(['candles_perp', 'funding'])
   protected readonly stop = httpStopRule
   /** per market: a candle exists at or before this time (the listing probe need not ask again above it) */
   private readonly olderThan = new Map<string, number>()
@@ -62,7 +63,7 @@ export class HyperliquidHistory extends CcxtHistory {
     const all = hyperliquidKlines(body)
     const to = oldestFirstTo(req, all.map((k) => k.ts), RANGE_CAP, MINUTE_MS)
     const klines = klinesIn(all, req.from, to)
-    const page: HistoryPage = { from: req.from, to, bars: klines.map((k) => klineBar(ref, k)), events: [] }
+    const page: HistoryPage = { from: req.from, to, bars: klines.map((k) => klineMinuteBar(ref, k)), events: [] }
     if (!klines.length || klines[0]!.ts > req.from) {
       const cut = await this.probeListing(ref, coin, req, klines[0]?.ts ?? to, pay)
       if (cut) page.exhaustedBefore = cut

@@ -42,7 +42,7 @@ export function okxOiEvents(ref: MarketRef, body: unknown): OpenInterestEvent[] 
     const contracts = num(row[1])
     const coins = num(row[2]) ?? (contracts === null ? null : contracts * ref.contractSize)
     if (ts === null || coins === null || coins < 0) continue
-    out.push({ type: 'open_interest', exchange: ref.exchange, coin: ref.coin, marketType: 'perp', ts, openInterest: coins })
+    out.push({ type: 'open_interest', exchange: ref.exchange, coin: ref.coin, marketType: 'perp', ts, openInterest: coins , source: 'venue_history' })
   }
   return out.sort((a, b) => a.ts - b.ts)
 }

@@ -8,9 +8,10 @@
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../domain/time.js'
 import { okxPositioningRows } from '../connectors/positioning.js'
 import type { MarketRef } from '../connectors/mapping.js'
+import { klineMinuteBar } from '../bars.js'
 import { CcxtHistory } from './ccxt-history.js'
 import { okxFundingRows, okxKlines, okxOiEvents } from './okx-pages.js'
-import { BARS_CARRY_NULL_SPLIT, SETTLEMENT_GAP_MS, klineBar, klinesIn, newestFirstFrom } from './venue-call.js'
+import { SETTLEMENT_GAP_MS, klinesIn, newestFirstFrom } from './venue-call.js'
 import { okxStopRule } from './venue-stops.js'
 import type { HistoryCost, HistoryKind, HistoryPage, HistoryRequest } from './venue-history.js'
 
@@ -36,7 +37,7 @@ const COSTS: Record<Exclude<HistoryKind, 'liquidations'>, HistoryCost> = {
 
 export class OkxHistory extends CcxtHistory {
   readonly venue = 'okx' as const
-  readonly kinds: ReadonlySet<HistoryKind> = new Set<HistoryKind>([...(BARS_CARRY_NULL_SPLIT ? (['candles_perp', 'candles_spot'] as const) : []), 'open_interest', 'funding', 'long_short'])
+  readonly kinds: ReadonlySet<HistoryKind> = new Set<HistoryKind>(['candles_perp', 'candles_spot', 'open_interest', 'funding', 'long_short'])
   protected readonly stop = okxStopRule
 
   cost(kind: HistoryKind): HistoryCost {
@@ -56,7 +57,7 @@ export class OkxHistory extends CcxtHistory {
       case 'candles_spot': {
         const body = await this.call('publicGetMarketHistoryCandles', { instId: ref.id, bar: '1m', after: req.to - 1, before: req.from - 1, limit: CANDLES })
         const klines = klinesIn(okxKlines(ref, body), req.from, req.to)
-        const page: HistoryPage = { from: newestFirstFrom(req, klines.map((k) => k.ts), CANDLES, MINUTE_MS), to: req.to, bars: klines.map((k) => klineBar(ref, k)), events: [] }
+        const page: HistoryPage = { from: newestFirstFrom(req, klines.map((k) => k.ts), CANDLES, MINUTE_MS), to: req.to, bars: klines.map((k) => klineMinuteBar(ref, k)), events: [] }
         const cut = this.listingCut(ref, req)
         if (cut) page.exhaustedBefore = cut
         return page
@@ -71,7 +72,7 @@ export class OkxHistory extends CcxtHistory {
         return { from: newestFirstFrom(req, rows.map((r) => r.ts), FUNDING_LIMIT, SETTLEMENT_GAP_MS), to: req.to, bars: [], events: this.fundingEvents(ref, rows, DEFAULT_FUNDING_HOURS) }
       }
       case 'long_short': {
-        const events = okxPositioningRows(ref, await this.call('publicGetRubikStatContractsLongShortAccountRatioContract', stats)).filter((e) => e.ts >= req.from && e.ts < req.to)
+        const events = okxPositioningRows(ref, await this.call('publicGetRubikStatContractsLongShortAccountRatioContract', stats)).map((e) => ({ ...e, source: 'venue_history' as const })).filter((e) => e.ts >= req.from && e.ts < req.to)
         return { from: newestFirstFrom(req, events.map((e) => e.ts), STATS_LIMIT, FIVE_MINUTES), to: req.to, bars: [], events, exhaustedBefore: this.listingCut(ref, req, FIVE_MINUTES) }
       }
       default:

@@ -1,11 +1,11 @@
 // What the Bybit, OKX, Hyperliquid and dYdX history fetchers share: one implicit-method call of the venue's CCXT
 // instance (already paid from the budget) whose failure becomes a VenueHttpError the runner understands, what a page
 // covers for sure when the venue answers newest first (and may stop at its page size), the interval of each settled
-// funding rate from the spacing of the settlements, and the one-minute kline as a minute bar.
+// funding rate from the spacing of the settlements.
 import type { Exchange } from 'ccxt'
 import { HOUR_MS, MINUTE_MS } from '../../domain/time.js'
 import type { ExchangeId } from '../../domain/exchanges.js'
-import type { Kline, MarketKey, MinuteBar } from '../bars.js'
+import type { Kline } from '../bars.js'
 import { callRaw } from '../connectors/ccxt-access.js'
 import { paidCall, type StopRule } from './ccxt-budget.js'
 import { VenueHttpError, type HistoryRequest } from './venue-history.js'
@@ -79,42 +79,6 @@ function wholeHours(gapMs: number): number | null {
 export function settlementIntervals(stamps: readonly number[], statedHours: number): number[] {
   const gaps = stamps.map((t, i) => (i > 0 ? wholeHours(t - stamps[i - 1]!) : null))
   return stamps.map((_, i) => gaps[i] ?? (i === 0 ? gaps[1] : null) ?? statedHours)
-}
-
-/**
- * Whether a minute bar can say "the venue gave no taker split / quote volume / trade count" (t30-prov's nullable bar
- * fields and candle_1m's nullable columns). Until it can, the candles of venues without a taker split are not fetched
- * at all: storing a zero split would be inventing one.
- */
-export const BARS_CARRY_NULL_SPLIT = false
-
-/**
- * A venue's 1-minute kline as a minute bar: source 'venue_kline', no volume at price (klines have none), null for what
- * the venue does not give: no taker-buy volume is no taker split (never a guessed one), no quote volume, no trade count.
- * (The same rule as t30-prov's klineMinuteBar; the cast goes once the bar type has the nullable fields.)
- */
-export function klineBar(key: MarketKey, k: Kline): MinuteBar {
-  const buy = k.buyVolume === undefined ? null : Math.min(k.buyVolume, k.volume)
-  const bar = {
-    exchange: key.exchange,
-    coin: key.coin,
-    marketType: key.marketType,
-    ts: k.ts,
-    open: k.open,
-    high: k.high,
-    low: k.low,
-    close: k.close,
-    volume: k.volume,
-    buyVolume: buy,
-    sellVolume: buy === null ? null : Math.max(0, k.volume - buy),
-    quoteVolume: k.quoteVolume ?? null,
-    trades: k.trades ?? null,
-    source: 'venue_kline' as const,
-    noSplitMinutes: buy === null ? 1 : 0,
-    klineMinutes: 1,
-    vap: new Map(),
-  }
-  return bar as unknown as MinuteBar
 }
 
 /** the minute-aligned klines of [from, to), oldest first */

@@ -1,8 +1,7 @@
 // The pieces the Bybit, OKX, Hyperliquid and dYdX fetchers share: what a newest-first or oldest-first page covers
-// for sure, each settlement's interval from the spacing of the settlements, a kline as a minute bar (null where the
-// venue gives nothing), and how each venue's answers say "stop".
+// for sure, each settlement's interval from the spacing of the settlements, and how each venue's answers say "stop".
 import { describe, expect, it } from 'vitest'
-import { klineBar, newestFirstFrom, oldestFirstTo, settlementIntervals, SETTLEMENT_GAP_MS } from '../../../src/market/history/venue-call.js'
+import { newestFirstFrom, oldestFirstTo, settlementIntervals, SETTLEMENT_GAP_MS } from '../../../src/market/history/venue-call.js'
 import { bybitStopRule, dydxStopRule, okxStopRule } from '../../../src/market/history/venue-stops.js'
 
 const MIN = 60_000
@@ -45,17 +44,6 @@ describe('settlement intervals', () => {
     // a gap that is no whole number of hours up to 8 (a missing day of rows): the stated interval
     expect(settlementIntervals([T, T + 24 * H, T + 25 * H], 1)).toEqual([1, 1, 1])
     expect(settlementIntervals([T, T + 90 * MIN], 8)).toEqual([8, 8])
-  })
-})
-
-describe('kline as a minute bar', () => {
-  it('a venue kline: source venue_kline, no volume at price, null for the taker split, quote volume and trades it does not give', () => {
-    const key = { exchange: 'bybit' as const, coin: 'BTC', marketType: 'perp' as const }
-    const b = klineBar(key, { ts: T, open: 1, high: 2, low: 0.5, close: 1.5, volume: 10, quoteVolume: 15 }) as unknown as Record<string, unknown>
-    expect(b).toMatchObject({ exchange: 'bybit', coin: 'BTC', marketType: 'perp', ts: T, open: 1, high: 2, low: 0.5, close: 1.5, volume: 10, buyVolume: null, sellVolume: null, quoteVolume: 15, trades: null, source: 'venue_kline', noSplitMinutes: 1, klineMinutes: 1 })
-    expect((b['vap'] as Map<number, unknown>).size).toBe(0)
-    const s = klineBar(key, { ts: T, open: 1, high: 2, low: 0.5, close: 1.5, volume: 10, buyVolume: 4, quoteVolume: 15, trades: 7 }) as unknown as Record<string, unknown>
-    expect(s).toMatchObject({ buyVolume: 4, sellVolume: 6, trades: 7, noSplitMinutes: 0 })
   })
 })
 

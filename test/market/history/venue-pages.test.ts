@@ -25,7 +25,7 @@ describe('bybit history pages', () => {
 
   it('open_interest.json: a row with only openInterest (before Bybit counted both sides) is the one side, in coins', () => {
     expect(bybitOiEvents(ref('bybit'), fixture('bybit/open_interest.json'))).toEqual([
-      { type: 'open_interest', exchange: 'bybit', coin: 'BTC', marketType: 'perp', ts: 1739725200000, openInterest: 62129.455 },
+      { type: 'open_interest', exchange: 'bybit', coin: 'BTC', marketType: 'perp', ts: 1739725200000, openInterest: 62129.455, source: 'venue_history' },
     ])
   })
 
