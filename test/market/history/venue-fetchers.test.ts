@@ -16,11 +16,11 @@ const MIN = 60_000
 const H = 3_600_000
 const signal = new AbortController().signal
 
-function offline<T>(ex: Exchange, venue: MarketRef['exchange'], markets: string, symbols: string[], routes: Route[]) {
+function offline(ex: Exchange, venue: MarketRef['exchange'], markets: string, symbols: string[], routes: Route[]) {
   ex.setMarkets(fixture(markets))
-  const refs = symbols.map((s) => marketRef(venue, ex.markets[s]!.base, ex.markets[s]!))
+  const refs = symbols.map((s) => marketRef(venue, ex.market(s).base, ex.market(s)))
   const requests = offlineHttp(ex, routes)
-  return { refs, requests, markets: () => refs as readonly MarketRef[], make: (ctor: new (o: { ex: Exchange; markets: () => readonly MarketRef[] }) => T) => new ctor({ ex, markets: () => refs }) }
+  return { refs, requests, markets: () => refs as readonly MarketRef[], make: <T>(ctor: new (o: { ex: Exchange; markets: () => readonly MarketRef[] }) => T): T => new ctor({ ex, markets: () => refs }) }
 }
 
 const query = (url: string) => Object.fromEntries(new URL(url).searchParams)
