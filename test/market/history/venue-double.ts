@@ -68,6 +68,10 @@ export function storeReads(services: Services, venue: ExchangeId) {
     positioning: (coin: string, kind: string, before: number) =>
       sql.query<{ ts: string; long_share: number; short_share: number; ratio: number }>('SELECT ts, long_share, short_share, ratio FROM positioning_sample WHERE exchange = $1 AND coin = $2 AND kind = $3 AND ts < $4 ORDER BY ts', [venue, coin, kind, before]),
     holes: () => sql.query<{ coin: string; kind: string; from_ts: string; to_ts: string }>('SELECT coin, kind, from_ts, to_ts FROM history_hole WHERE exchange = $1 ORDER BY coin, kind', [venue]),
-    progress: () => sql.query<{ coin: string; kind: string; covered_from: string; covered_to: string; exhausted_reason: string | null }>('SELECT coin, kind, covered_from, covered_to, exhausted_reason FROM history_progress WHERE exchange = $1', [venue]),
+    progress: () =>
+      sql.query<{ coin: string; kind: string; covered_from: string; covered_to: string; exhausted_before: string | null; exhausted_reason: string | null }>(
+        'SELECT coin, kind, covered_from, covered_to, exhausted_before, exhausted_reason FROM history_progress WHERE exchange = $1 ORDER BY coin, kind',
+        [venue],
+      ),
   }
 }
