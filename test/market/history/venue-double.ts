@@ -3,7 +3,7 @@
 // venue's budget, and the history runs on the test service's store. Streams are off (trades would build minutes of
 // their own); the polls run, slowly, so the double's own rate limits see what the service would send.
 import type { ExchangeId } from '../../../src/domain/exchanges.js'
-import { createConnector, type ExchangeConnector } from '../../../src/market/connectors/index.js'
+import { createConnector, type ConnectorOptions, type ExchangeConnector } from '../../../src/market/connectors/index.js'
 import { Ingest } from '../../../src/market/ingest.js'
 import { budgetConnectors, startHistory, type HistoryService } from '../../../src/market/history/service.js'
 import type { VenueBudget } from '../../../src/market/history/budget.js'
@@ -18,7 +18,7 @@ export interface VenueLive {
   stop(): Promise<void>
 }
 
-export async function startVenueHistory(services: Services, venue: ExchangeId, double: VenueDouble, o: { coins: string[]; days: number; concurrency?: number; pollIntervalMs?: number }): Promise<VenueLive> {
+export async function startVenueHistory(services: Services, venue: ExchangeId, double: VenueDouble, o: { coins: string[]; days: number; concurrency?: number; pollIntervalMs?: number; streams?: ConnectorOptions['streams'] }): Promise<VenueLive> {
   const { db, market, clock } = services
   const ingest = new Ingest({ db, market, cacheHours: true })
   await ingest.resume(null)
@@ -30,7 +30,7 @@ export async function startVenueHistory(services: Services, venue: ExchangeId, d
     now: clock,
     pollIntervalMs: o.pollIntervalMs ?? 1000,
     backoff: { baseMs: 50, maxMs: 200 },
-    streams: { trades: false, books: false, liquidations: false },
+    streams: { trades: false, books: false, liquidations: false, ...o.streams },
   })
   const budgets = budgetConnectors([connector])
   await connector.start()
