@@ -48,7 +48,8 @@ describe('live connectors against the venue doubles', () => {
     return (await res.json()) as any
   }
 
-  it('every venue loads its markets from its double and its tickers reach /v1/markets/ticker', async () => {
+  // generous waits: five doubles and the service share the machine with the rest of the suite
+  it('every venue loads its markets from its double and its tickers reach /v1/markets/ticker', { timeout: 240_000 }, async () => {
     await vi.waitFor(
       async () => {
         const body = await json('/v1/markets/ticker?coin=BTC')
@@ -58,14 +59,14 @@ describe('live connectors against the venue doubles', () => {
           expect(row?.mark_price ?? row?.index_price, v).toBeGreaterThan(0)
         }
       },
-      { timeout: 20_000, interval: 250 },
+      { timeout: 90_000, interval: 250 },
     )
     const binance = doubles.get('binance')!
     // the market lists, the polls and the book snapshots the streams start from were all asked of the double
     await vi.waitFor(() => {
       const paths = new Set(binance.requests.map((r) => r.path))
       for (const p of ['/fapi/v1/exchangeInfo', '/api/v3/exchangeInfo', '/fapi/v1/premiumIndex', '/fapi/v1/openInterest', '/fapi/v1/fundingRate', '/fapi/v1/depth', '/api/v3/depth']) expect(paths, p).toContain(p)
-    }, { timeout: 10_000 })
+    }, { timeout: 90_000, interval: 250 })
     // the mark served is the double's price path at the poll
     const row = (await json('/v1/markets/ticker?coin=BTC')).data.find((r: any) => r.exchange === 'binance')
     const served = binance.requests.filter((r) => r.path === '/fapi/v1/premiumIndex').map((r) => binance.history.price('BTC', 'perp', r.at))
@@ -80,12 +81,12 @@ describe('live connectors against the venue doubles', () => {
         expect(Math.abs(mid / d.history.price('BTC', 'perp', clock()) - 1), `${v} mid`).toBeLessThan(0.01)
         expect(t.services.market.live.openInterest.size, 'open interest').toBeGreaterThan(0)
       }
-    }, { timeout: 15_000, interval: 250 })
+    }, { timeout: 90_000, interval: 250 })
     // every call the connectors made is one the doubles know, answered 200
     for (const d of doubles.values()) expect(d.requests.filter((r) => r.status !== 200).map((r) => `${r.path} ${r.status}`), d.venue).toEqual([])
   })
 
-  it('trades from the streams become the minutes of /v1/markets/ohlc, equal to the double\'s own minutes', async () => {
+  it('trades from the streams become the minutes of /v1/markets/ohlc, equal to the double\'s own minutes', { timeout: 180_000 }, async () => {
     const binance = doubles.get('binance')!
     // a minute that began after the streams were up holds every trade of that minute
     let candle: any
@@ -95,7 +96,7 @@ describe('live connectors against the venue doubles', () => {
         candle = body.data.candles.find((c: any) => c.ts >= startedAt + 2 * 60_000)
         expect(candle).toBeDefined()
       },
-      { timeout: 30_000, interval: 250 },
+      { timeout: 90_000, interval: 250 },
     )
     const trades = binance.history.trades('BTC', 'perp', candle.ts, candle.ts + 60_000)
     const sum = (xs: typeof trades) => xs.reduce((a, x) => a + x.size, 0)
@@ -108,7 +109,7 @@ describe('live connectors against the venue doubles', () => {
     expect(candle.trades).toBe(trades.length)
   })
 
-  it('a venue refusing the service (451) is reported on /v1/markets/exchanges while the others keep running', async () => {
+  it('a venue refusing the service (451) is reported on /v1/markets/exchanges while the others keep running', { timeout: 240_000 }, async () => {
     const bybit = doubles.get('bybit')!
     const binance = doubles.get('binance')!
     bybit.fault({ kind: 'refuse', status: 451 })
@@ -120,7 +121,7 @@ describe('live connectors against the venue doubles', () => {
         expect(by.status_reason).toMatch(/^bybit refuses this service: HTTP 451/)
         expect(by.status_reason).toMatch(/BYBIT_REST_URL\/BYBIT_WS_URL or HTTPS_PROXY/)
       },
-      { timeout: 20_000, interval: 250 },
+      { timeout: 90_000, interval: 250 },
     )
     expect(t.services.market.refusal('binance')).toBeNull()
     // Binance goes on: fresh polls answered, its feed operational
@@ -128,9 +129,9 @@ describe('live connectors against the venue doubles', () => {
     await vi.waitFor(async () => {
       expect(binance.requests.length).toBeGreaterThan(before + 5)
       expect((await exchanges()).find((e) => e.id === 'binance')!.status).toBe('operational')
-    }, { timeout: 10_000, interval: 250 })
+    }, { timeout: 90_000, interval: 250 })
     // the block lifted: the refusal clears once the refused loops succeed again
     bybit.fault(null)
-    await vi.waitFor(() => expect(t.services.market.refusal('bybit')).toBeNull(), { timeout: 20_000, interval: 250 })
+    await vi.waitFor(() => expect(t.services.market.refusal('bybit')).toBeNull(), { timeout: 90_000, interval: 250 })
   })
 })

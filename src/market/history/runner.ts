@@ -3,6 +3,7 @@
 // nothing it holds), written through the ingest pipeline, its holes recorded, and the series' progress stored after
 // every page so a restart resumes where this one stopped. Gap repair adds spans (an outage, the holes found before)
 // at repair priority.
+import { setMaxListeners } from 'node:events'
 import { Heap } from 'heap-js'
 import type { Logger } from 'pino'
 import type { Database } from '../../store/database.js'
@@ -86,7 +87,10 @@ export class HistoryRunner {
   /** pages fetched by this process */
   fetched = 0
 
-  constructor(private readonly opts: RunnerOptions) {}
+  constructor(private readonly opts: RunnerOptions) {
+    // every worker's budget wait and backoff listens to it, as do the fetches' extra calls
+    setMaxListeners(100, this.controller.signal)
+  }
 
   get venue() {
     return this.opts.venue.venue
