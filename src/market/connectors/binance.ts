@@ -9,7 +9,7 @@ import type { ConnectorOptions, KlineQuery } from './connector-options.js'
 import type { Kline } from '../bars.js'
 import { binanceKline } from './klines.js'
 import { parseIntervalHours, partsFromFundingRate, tickerEvent, type MarketRef } from './mapping.js'
-import { callRaw, setOption, skipCurrencies } from './ccxt-access.js'
+import { callRaw, loadMarkets, setOption, skipCurrencies } from './ccxt-access.js'
 import { binanceForceOrder, watchLiquidationLoops } from './liquidations.js'
 import type { Supervisor } from './supervisor.js'
 import type { LiquidationStream } from './liveness.js'
@@ -142,7 +142,7 @@ export class BinanceConnector extends ExchangeConnector {
   override async fetchKlines(coin: string, marketType: MarketType, query: KlineQuery = {}): Promise<Kline[]> {
     const ex = this.exchangeFor(marketType)
     if (!ex) throw new Error(`binance: no ${marketType} instance`)
-    await ex.loadMarkets()
+    await loadMarkets(ex)
     const market = this.findMarket(ex, coin.toUpperCase(), marketType)
     if (!market) throw new Error(`binance lists no ${marketType} market for ${coin}`)
     const request: Record<string, unknown> = { symbol: market.id, interval: query.timeframe ?? '1m' }

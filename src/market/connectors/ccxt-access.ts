@@ -17,6 +17,21 @@ export async function callRaw<T = unknown>(ex: Exchange, method: string, params:
 }
 
 /**
+ * CCXT's loadMarkets, asked again after a failure. CCXT 4.5.84 keeps the promise of a failed load (`marketsLoading`,
+ * cleared only by `reload`): every later loadMarkets() returns the same rejection without asking the venue, so a
+ * connector whose first load failed (the venue down, rate limited or refusing at start) would never load its markets.
+ * A failed load is forgotten here, so the next attempt asks the venue.
+ */
+export async function loadMarkets(ex: Exchange): Promise<void> {
+  try {
+    await ex.loadMarkets()
+  } catch (err) {
+    ;(ex as unknown as { marketsLoading?: unknown }).marketsLoading = undefined
+    throw err
+  }
+}
+
+/**
  * Skip CCXT's fetchCurrencies inside loadMarkets. Public market data needs no currency list, and on some venues it
  * is an extra call (Hyperliquid: spotMeta) that would only add a way for startup to fail.
  */

@@ -2,7 +2,7 @@
 // retry with capped exponential backoff + jitter, throttled book snapshots, health, and a clean stop.
 // Venue classes only say which CCXT instance/symbols/endpoints to use and how to read their payloads.
 import type { Exchange, FundingRateHistory, MarketInterface, Trade } from 'ccxt'
-import { findByBase, reloadPerps } from './ccxt-access.js'
+import { findByBase, loadMarkets, reloadPerps } from './ccxt-access.js'
 import type { BookSnapshotEvent, EventSink, FundingEvent, LiquidationEvent, MarketEvent, OpenInterestEvent, TickerEvent } from '../events.js'
 import { exchangeById, type ExchangeId, type MarketType } from '../../domain/exchanges.js'
 import type { WideBook } from '../../domain/books.js'
@@ -222,7 +222,7 @@ export abstract class ExchangeConnector {
     const refs: MarketRef[] = []
     for (const type of this.wantedTypes()) {
       const ex = this.exchangeFor(type)!
-      await ex.loadMarkets()
+      await loadMarkets(ex)
       for (const coin of this.coins) {
         const market = this.findMarket(ex, coin, type)
         if (market) refs.push(marketRef(this.exchange, coin, market))
@@ -235,7 +235,7 @@ export abstract class ExchangeConnector {
   private async resolveOne(coin: string, marketType: MarketType): Promise<MarketRef> {
     const ex = this.exchangeFor(marketType)
     if (!ex) throw new Error(`${this.exchange} has no ${marketType} market`)
-    await ex.loadMarkets()
+    await loadMarkets(ex)
     const market = this.findMarket(ex, coin.toUpperCase(), marketType)
     if (!market) throw new Error(`${this.exchange} lists no ${marketType} market for ${coin}`)
     return marketRef(this.exchange, coin.toUpperCase(), market)

@@ -7,7 +7,8 @@ import type { Database } from '../../store/database.js'
 import { MINUTE_MS, floorTo } from '../../domain/time.js'
 import type { ExchangeId } from '../../domain/exchanges.js'
 import type { MarketState } from '../state.js'
-import type { MarketEvent } from '../events.js'
+import type { MarketEvent, PositioningKind } from '../events.js'
+import { publishedPositioningKinds } from '../connectors/positioning.js'
 import { Ingest, type Written } from '../ingest.js'
 import { storedOiStamps, storedPositioningStamps, storedWholeMinutes } from './store.js'
 import { kindMarketType, type HistoryKind, type HistoryPage } from './venue-history.js'
@@ -49,7 +50,9 @@ export async function storedView(db: Database, s: Series, from: number, to: numb
       const step = STEP_MS.long_short!
       const sets = new Map([...byKind].map(([k, ts]) => [k, new Set(ts.map((t) => floorTo(t, step)))]))
       const has = (kind: string, t: number) => sets.get(kind)?.has(floorTo(t, step)) ?? false
-      return { step: (t) => has('account', t) && has('top_position', t), event: (e) => e.type === 'positioning' && has(e.kind, e.ts) }
+      // a period is stored once every figure the venue publishes is (Binance two, Bybit and OKX one)
+      const kinds = publishedPositioningKinds(s.exchange)
+      return { step: (t) => kinds.every((k) => has(k, t)), event: (e) => e.type === 'positioning' && has(e.kind, e.ts) }
     }
     default:
       return NOTHING
@@ -72,7 +75,7 @@ export async function writePage(opts: { db: Database; market: MarketState; page:
 }
 
 /** the steps of [from, to) in neither the store nor the page: spans the venue could not serve */
-export function pageHoles(kind: HistoryKind, from: number, to: number, page: HistoryPage, stored: StoredView): { from: number; to: number }[] {
+export function pageHoles(kind: HistoryKind, from: number, to: number, page: HistoryPage, stored: StoredView, positioning: readonly PositioningKind[] = ['account', 'top_position']): { from: number; to: number }[] {
   const step = STEP_MS[kind]
   if (!step || !(to > from)) return []
   const have = new Set<number>()
@@ -84,7 +87,7 @@ export function pageHoles(kind: HistoryKind, from: number, to: number, page: His
     perKind.get(key)!.add(floorTo(e.ts, step))
   }
   const inPage = (t: number) =>
-    kind === 'long_short' ? !!perKind.get('account')?.has(t) && !!perKind.get('top_position')?.has(t) : kind === 'open_interest' ? !!perKind.get('open_interest')?.has(t) : have.has(t)
+    kind === 'long_short' ? positioning.every((k) => !!perKind.get(k)?.has(t)) : kind === 'open_interest' ? !!perKind.get('open_interest')?.has(t) : have.has(t)
   const out: { from: number; to: number }[] = []
   for (let t = Math.ceil(from / step) * step; t + step <= to; t += step) {
     if (stored.step(t) || inPage(t)) continue

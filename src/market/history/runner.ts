@@ -14,6 +14,7 @@ import { backoffDelay, sleep } from '../connectors/backoff.js'
 import { BudgetAbortedError, type Draw, type VenueBudget } from './budget.js'
 import { extendCovered, missingSpan, pagesOf, planSeries } from './planner.js'
 import { STEP_MS, pageHoles, storedView, writePage } from './page-writer.js'
+import { publishedPositioningKinds } from '../connectors/positioning.js'
 import { readHoles, readProgress, replaceHoles, seriesKey, writeProgress, type SeriesProgress } from './store.js'
 import { VenueHttpError, kindMarketType, type ExhaustedReason, type HistoryKind, type HistoryPage, type HistoryRequest, type VenueHistory } from './venue-history.js'
 
@@ -233,14 +234,20 @@ export class HistoryRunner {
       s.exhausted = page.exhaustedBefore
       s.done.push({ from: Math.min(this.window.start, page.exhaustedBefore.ts), to: page.exhaustedBefore.ts })
     }
-    const holeFrom = Math.max(span.from, s.exhausted?.ts ?? -Infinity)
-    const holes = pageHoles(s.kind, holeFrom, page.to, page, stored)
+    // what the page covers for sure: a newest-first venue's full page may start after the span's start
+    const pageFrom = Math.min(Math.max(span.from, page.from), page.to)
+    const holeFrom = Math.max(pageFrom, s.exhausted?.ts ?? -Infinity)
+    const holes = pageHoles(s.kind, holeFrom, page.to, page, stored, publishedPositioningKinds(this.venue))
     await this.holes(s, { from: holeFrom, to: page.to }, holes.map((h) => ({ ...h, reason: 'the venue serves no data for this span' })))
-    // a page that stopped short: the rest is asked as its own page
+    // a page that stopped short: the rest is asked as its own page (the newer rest of an oldest-first page, the
+    // older rest of a newest-first one)
     if (page.to < span.to) this.push({ ...job, from: page.to, to: span.to, attempts: 0 })
+    if (pageFrom > span.from) this.push({ ...job, from: span.from, to: pageFrom, attempts: 0 })
     const upTo = page.to < span.to ? page.to : job.to
-    s.done.push({ from: job.from, to: upTo })
+    const doneFrom = pageFrom > span.from ? pageFrom : job.from
+    s.done.push({ from: doneFrom, to: upTo })
     if (page.to < span.to && span.to < job.to) s.done.push({ from: span.to, to: job.to })
+    if (doneFrom > job.from && span.from > job.from) s.done.push({ from: job.from, to: span.from })
     await this.finish(s, job, upTo, page)
   }
 

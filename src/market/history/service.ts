@@ -36,7 +36,7 @@ export function drawFromVenueBudget(c: ExchangeConnector, budget: VenueBudget): 
   if (!setup) return
   for (const t of ['perp', 'spot'] as const) {
     const ex = c.exchangeFor(t)
-    if (ex) drawFromBudget(ex, budget, setup.price)
+    if (ex) drawFromBudget(ex, budget, setup.price, setup.stop)
   }
 }
 

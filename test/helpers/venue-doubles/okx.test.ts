@@ -74,7 +74,10 @@ describe('OKX double', () => {
     expect(Number(ls[0][1])).toBe(p.ratio)
   })
 
-  it('funding-rate-history: 3 months, newest first, after pages back, max 100', async () => {
+  it('funding-rate-history: 3 months, newest first, after pages back, max 400', async () => {
+    clock += 2001
+    expect((await get('/api/v5/public/funding-rate-history?instId=BTC-USDT-SWAP&limit=401')).body.code).toBe('51000')
+    expect((await get('/api/v5/public/funding-rate-history?instId=BTC-USDT-SWAP&limit=400')).body.data).toHaveLength(270) // 90 days at 8 h
     const all: number[] = []
     let after: string | undefined
     for (let i = 0; i < 10; i++) {

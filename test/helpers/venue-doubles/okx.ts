@@ -14,7 +14,8 @@
 //   records newer than the requested ts", limit max 100, "the latest 1,440 data entries" of the period (5 days at 5m);
 //   rows [ts, oi (contracts), oiCcy (coin), oiUsd], newest first.
 // - rubik/stat/contracts/long-short-account-ratio-contract: same paging, max 100, latest 1,440 entries; rows [ts, ratio].
-// - public/funding-rate-history: "data from the last 3 months", before/after, limit max 100, newest first; rows as
+// - public/funding-rate-history: "data from the last 3 months", before/after, limit max 400, default 400 ("The maximum is
+//   `400`; The default is `400`", docs-v5 #public-data-rest-api-get-funding-rate-history, 2026-07), newest first; rows as
 //   fixtures funding_rate_history.json {instType, instId, fundingRate, realizedRate, fundingTime}.
 // - Instruments from fixtures instruments.json (SWAP) and ccxt_markets.json's raw info (SPOT); ctVal converts coins
 //   to contracts everywhere a SWAP size is given.
@@ -190,10 +191,10 @@ export function okxVenue(opts: VenueOptions): { behaviour: VenueBehaviour; histo
     const q = req.query
     const m = instrument(q)
     if (!m || m.type !== 'perp') return bad('51001', "Instrument ID doesn't exist")
-    const limit = intParam(q, 'limit') ?? 100
+    const limit = intParam(q, 'limit') ?? 400
     const after = intParam(q, 'after')
     const before = intParam(q, 'before')
-    if (Number.isNaN(limit) || limit < 1 || limit > 100) return bad('51000', 'Parameter limit error')
+    if (Number.isNaN(limit) || limit < 1 || limit > 400) return bad('51000', 'Parameter limit error')
     if (Number.isNaN(after) || Number.isNaN(before)) return bad('51000', 'Parameter after or before error')
     const h = history.predictedFunding(m.coin, now()).intervalHours
     const rows = page((from, to) => history.funding(m.coin, from, to), after, before, limit, h * HOUR, Math.max(m.spec.listedAt, now() - FUNDING_RETENTION), opts.holes(req.path))
