@@ -76,7 +76,8 @@ export class HistoryRunner {
   private readonly series = new Map<string, SeriesRun>()
   private readonly queue = new Heap<Job>((a, b) => (a.priority === b.priority ? b.to - a.to : a.priority === 'repair' ? -1 : 1))
   private readonly controller = new AbortController()
-  private wake: (() => void) | null = null
+  /** idle workers waiting for a page (each its own: one wake per worker, so none is lost) */
+  private readonly idleWorkers: (() => void)[] = []
   private workers: Promise<void>[] = []
   private window = { start: 0, end: 0 }
   state: 'waiting' | 'running' | 'idle' | 'refused' | 'stopped' = 'waiting'
@@ -137,7 +138,7 @@ export class HistoryRunner {
 
   async stop(): Promise<void> {
     this.controller.abort()
-    this.wake?.()
+    for (const w of this.idleWorkers.splice(0)) w()
     await Promise.allSettled(this.workers)
     if (this.state !== 'refused') this.state = 'stopped'
   }
@@ -175,9 +176,7 @@ export class HistoryRunner {
   private push(j: Job): void {
     j.s.queued++
     this.queue.push(j)
-    const w = this.wake
-    this.wake = null
-    w?.()
+    this.idleWorkers.shift()?.()
   }
 
   private async work(): Promise<void> {
@@ -186,7 +185,7 @@ export class HistoryRunner {
       const job = this.queue.pop()
       if (!job) {
         if (this.state === 'running') this.state = 'idle'
-        await new Promise<void>((r) => (this.wake = r))
+        await new Promise<void>((r) => this.idleWorkers.push(r))
         continue
       }
       this.state = 'running'
