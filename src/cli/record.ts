@@ -118,8 +118,13 @@ async function main(): Promise<number> {
   })
   bar?.stop()
   console.log(`wrote ${summary.file}: ${summary.stats.lines} lines (http ${summary.stats.http}, ws ${summary.stats.ws}), ${mb(summary.stats.bytes)} in ${clock(summary.elapsedMs)}`)
-  if (summary.history && !summary.history.done)
-    console.log(`the history backfill did not finish (${summary.history.pagesLeft} pages left): its replay records holes for them; record longer or with fewer --backfill-days`)
+  const h = summary.history
+  if (h && !h.done)
+    console.log(
+      h.pagesDone + h.pagesLeft > 0
+        ? `the history backfill did not finish (${h.pagesLeft} pages left): its replay records holes for them; record longer or with fewer --backfill-days`
+        : 'the history backfill did not start (the venues\' market lists did not load): the recording holds no history',
+    )
   console.log(`replay it: MARKET_SOURCE=replay:${summary.file} npm start`)
   return 0
 }

@@ -103,9 +103,11 @@ export async function recordSession(opts: RecordOptions): Promise<RecordSummary>
   } finally {
     clearTimeout(timer)
     clearInterval(ticker)
+    // how far the history got, before stopping it (a stopped runner has nothing left to do)
+    const pages = history && historyProgress(history.service)
     await history?.service.stop()
     await Promise.all(connectors.map((c) => c.stop()))
-    last = snapshot()
+    last = { ...snapshot(), ...(pages ? { history: pages } : {}) }
     opts.onProgress?.(last)
     await history?.close()
     stream.end()
