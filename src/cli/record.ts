@@ -102,8 +102,11 @@ async function main(): Promise<number> {
   const history = args.backfillDays > 0 ? `, with ${args.backfillDays} day${args.backfillDays === 1 ? '' : 's'} of REST history` : ''
   console.log(`recording ${args.exchanges.join(', ')} (${args.coins.join(', ')}) for ${args.minutes} min${history} into ${args.out}`)
   bar?.start(Math.round(args.minutes * 60), 0, { elapsed: '0:00', total_time: clock(args.minutes * 60_000), lines: 0, size: mb(0), venues: '', history: '' })
+  // <VENUE>_REST_URL / _WS_URL / _TESTNET and the proxy apply to a recording as to the service
+  const { venueAccess } = (await import('../config.js')).loadConfig(process.env)
   const summary = await recordSession({
     ...args,
+    access: venueAccess,
     logger,
     stop,
     onProgress: (p) => {

@@ -108,7 +108,7 @@ export const fundingHistory = defineEndpoint({
           weighted: onPage(all.weighted, w),
           cumulative: all.cumulative,
           missing: missingExchanges('perp', used, noData, exchange),
-          coverage: coverageOf(ctx, { used, noData, only: exchange, requested: { from: w.first, to: w.end }, ranges, toleranceMs: longest * HOUR_MS }),
+          coverage: coverageOf(ctx, { used, noData, only: exchange, requested: { from: w.first, to: w.end }, ranges, toleranceMs: longest * HOUR_MS, history: { coin, kinds: ['funding'] } }),
         }
       },
     }),

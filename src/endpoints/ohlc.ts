@@ -82,7 +82,7 @@ export const ohlc = defineEndpoint({
         const gaps = [...payload.outliers.map((o): CoverageGap => ({ exchange: o.exchange, status: 'outlier', reason: outlierRunReason(o, all.length, 'candles') })), ...short]
         const why = (e: ExchangeId) => gaps.find((g) => g.exchange === e)?.reason ?? 'no trades in the window'
         const missing = missingExchanges(marketType, payload.exchanges, why, exchange)
-        const coverage = coverageOf(ctx, { marketType, used: payload.exchanges as ExchangeId[], gaps, noData: () => 'no trades in the window', only: exchange, requested: { from: first, to: end }, ranges, toleranceMs: WINDOW_TOLERANCE_MS })
+        const coverage = coverageOf(ctx, { marketType, used: payload.exchanges as ExchangeId[], gaps, noData: () => 'no trades in the window', only: exchange, requested: { from: first, to: end }, ranges, toleranceMs: WINDOW_TOLERANCE_MS, history: { coin, kinds: [marketType === 'spot' ? 'candles_spot' : 'candles_perp'] } })
         return { ...rest, candles: shown, start, end, asOf: Math.min(end, ctx.now), missing, coverage, next: page.next }
       },
     }),

@@ -91,7 +91,7 @@ export const oiHistory = defineEndpoint({
           exchanges: all.exchanges.map((e) => ({ exchange: e.exchange, points: onPage(e.points, w) })),
           aggregate: exchange ? null : onPage(all.aggregate, w),
           missing: missingExchanges('perp', used, noData, exchange),
-          coverage: coverageOf(ctx, { used, noData, only: exchange, requested: { from: w.first, to: w.end }, ranges, toleranceMs: OI_SAMPLE_TOLERANCE_MS }),
+          coverage: coverageOf(ctx, { used, noData, only: exchange, requested: { from: w.first, to: w.end }, ranges, toleranceMs: OI_SAMPLE_TOLERANCE_MS, history: { coin, kinds: ['open_interest'] } }),
         }
       },
     }),

@@ -50,7 +50,7 @@ export const positioning = defineEndpoint({
           coin, interval: v.interval, exchange: exchange ?? null, start: w.start, end: w.end, asOf: Math.min(w.end, ctx.now), next: w.next,
           exchanges,
           missing: missingExchanges('perp', ranges.keys(), (e) => (POSITIONING_FEEDS[e].published ? noData() : POSITIONING_FEEDS[e].note!), exchange),
-          coverage: coverageOf(ctx, { used: ranges.keys(), gaps: unpublished(exchange), noData, only: exchange, requested: { from: w.first, to: w.end }, ranges, toleranceMs: POSITIONING_TOLERANCE_MS }),
+          coverage: coverageOf(ctx, { used: ranges.keys(), gaps: unpublished(exchange), noData, only: exchange, requested: { from: w.first, to: w.end }, ranges, toleranceMs: POSITIONING_TOLERANCE_MS, history: { coin, kinds: ['long_short'] } }),
         }
       },
     }),

@@ -99,6 +99,6 @@ export async function flowLeg(ctx: RequestContext, q: { coin: string; marketType
     exchanges: all.exchanges.map((v) => ({ exchange: v.exchange, points: onPage(v.points, w) })),
     aggregate: exchange ? null : onPage(all.aggregate, w),
     missing: missingExchanges(marketType, used, noData, exchange),
-    coverage: coverageOf(ctx, { marketType, used, gaps: all.short, noData, only: exchange, requested: { from: w.first, to: w.end }, ranges, toleranceMs: SERIES_TOLERANCE_MS }),
+    coverage: coverageOf(ctx, { marketType, used, gaps: all.short, noData, only: exchange, requested: { from: w.first, to: w.end }, ranges, toleranceMs: SERIES_TOLERANCE_MS, history: { coin: q.coin, kinds: [marketType === 'spot' ? 'candles_spot' : 'candles_perp'] } }),
   }
 }

@@ -44,7 +44,7 @@ export const volumeProfileEndpoint = defineEndpoint({
         return {
           ...profile, coin, exchange: exchange ?? 'all', exchanges: present, marketType, lookback, bins, start, end, asOf: Math.min(end, ctx.now),
           missing: missingExchanges(marketType, present, () => 'no trades in the window', exchange),
-          coverage: coverageOf(ctx, { marketType, used: present, gaps, noData: () => 'no trades in the window', only: exchange, requested: { from: start, to: end }, ranges, toleranceMs: WINDOW_TOLERANCE_MS }),
+          coverage: coverageOf(ctx, { marketType, used: present, gaps, noData: () => 'no trades in the window', only: exchange, requested: { from: start, to: end }, ranges, toleranceMs: WINDOW_TOLERANCE_MS, history: { coin: q.coin, kinds: [marketType === 'spot' ? 'candles_spot' : 'candles_perp'] } }),
         }
       },
     }),

@@ -357,7 +357,7 @@ export type OhlcQueryVariables = Exact<{
 }>;
 
 
-export type OhlcQuery = { ohlc: { coin: string, exchange: string, exchanges: Array<string>, interval: string, lookback: string, marketType: string, start: number, end: number, asOf: number, next: string | null, candles: Array<{ ts: number, open: number, high: number, low: number, close: number, volume: number, buyVolume: number, sellVolume: number, trades: number, exchanges: Array<string> | null, outliers: Array<string> | null }>, missing: Array<{ exchange: string, reason: string }>, coverage: { exchanges: Array<string>, from: number | null, to: number | null, requestedFrom: number | null, requestedTo: number | null, partial: boolean, note: string | null, missing: Array<{ exchange: string, status: CoverageStatus, reason: string }> } } };
+export type OhlcQuery = { ohlc: { coin: string, exchange: string, exchanges: Array<string>, interval: string, lookback: string, marketType: string, start: number, end: number, asOf: number, next: string | null, candles: Array<{ ts: number, open: number, high: number, low: number, close: number, volume: number, buyVolume: number | null, sellVolume: number | null, trades: number | null, exchanges: Array<string> | null, outliers: Array<string> | null }>, missing: Array<{ exchange: string, reason: string }>, coverage: { exchanges: Array<string>, from: number | null, to: number | null, requestedFrom: number | null, requestedTo: number | null, partial: boolean, note: string | null, missing: Array<{ exchange: string, status: CoverageStatus, reason: string }> } } };
 
 export type OiChangesQueryVariables = Exact<{
   coin: string | null | undefined;

@@ -52,6 +52,8 @@ export async function startMarketRuntime(
     replayConnectorOptions?: Partial<ConnectorOptions>
     /** live only: tests shorten the gap repair's delays and pick the history's concurrency */
     history?: Pick<HistoryServiceOptions, 'repairDelayMs' | 'outageCheckMs' | 'concurrency'>
+    /** live only: extra options for the connectors (tests against venue doubles poll faster) */
+    liveConnectorOptions?: Partial<ConnectorOptions>
   } = {},
 ): Promise<MarketRuntime> {
   const { config, db, market, logger, clock, bus } = services
@@ -65,7 +67,7 @@ export async function startMarketRuntime(
       ? new (await import('./writer-lease.js')).WriterLeases({ url: config.store.url, sql: db.sql, venues, tasks: ['backfill'], pollMs: config.LEASE_POLL_MS, logger, clock, onAcquire: (n) => n === 'backfill' && startBackfill() })
       : null
   const publish = bus ? busPublisher(bus, market, (e) => !leases || leases.holds(e), () => (leases ? leases.writing() : [...market.enabled])) : null
-  const ingest = new Ingest({ db, market, logger, onEvent: opts.onEvent, cacheHours: true, gate: leases ?? undefined, onLive: publish?.live, onWritten: publish?.written })
+  const ingest = new Ingest({ db, market, logger, tradeSource: source.kind === 'simulator' ? 'simulated' : 'trades', onEvent: opts.onEvent, cacheHours: true, gate: leases ?? undefined, onLive: publish?.live, onWritten: publish?.written })
   // The simulator replays: its live feed starts at the start of the minute it comes up in, so that minute is whole,
   // and at the start of a recent minute a shutdown left partial, so that minute and those since are completed
   // (trades already stored are skipped). Live venues cannot replay: their cut minutes keep or get a mark.
@@ -134,12 +136,22 @@ export async function startMarketRuntime(
     // CCXT is loaded only when live connectors are configured
     const { createConnector } = await import('./connectors/index.js')
     const { budgetConnectors, startHistory } = await import('./history/service.js')
+    const { refusalReason } = await import('./connectors/venue-access.js')
     for (const exchange of source.exchanges) {
       market.enabled.add(exchange)
-      connectors.push(createConnector(exchange, { coins: [...market.coins()], sink: ingest, logger: logger.child({ exchange }) }))
+      const c = createConnector(exchange, {
+        coins: [...market.coins()],
+        sink: ingest,
+        logger: logger.child({ exchange }),
+        access: config.venueAccess[exchange],
+        // a venue refusing us (451, 403) is that venue's error, on /v1/markets/exchanges; the others keep running
+        onRefusal: (r) => (r ? market.refuse(exchange, refusalReason(exchange, r)) : market.clearRefusal(exchange)),
+        ...opts.liveConnectorOptions,
+      })
+      connectors.push(c)
     }
     // every REST call of a venue draws from one budget: live polls first, then gap repair, then backfill
-    const budgets = budgetConnectors(connectors, clock)
+    const budgets = budgetConnectors(connectors)
     for (const c of connectors) c.start()
     const days = opts.backfillDays ?? config.BACKFILL_DAYS
     // the venues' own history, newest first, resumed where a previous run stopped (one process: the backfill lease's holder)

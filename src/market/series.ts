@@ -12,7 +12,7 @@ import { CANDLE_VALUE_COLUMNS, CANDLE_VALUE_LIST, rowToBarValues, type CandleRow
 import type { MarketSample } from './store/samples.js'
 import { mergePoint, sampleCarry, type CoinPoint } from './series-point.js'
 import { decodeSeries, encodeSeries, type GridParts } from './series-snapshot.js'
-import { BAR_WIDTH, BUY, CLOSE, HIGH, LOW, OPEN, QUOTE, Ring, SAMPLE_WIDTH, SELL, S_INTERVAL, S_MARK, S_OI, S_RATE, S_TS, TRADES, VOLUME, orNull, type BarTrack, type SampleCell, type SampleTrack } from './series-ring.js'
+import { BAR_WIDTH, BUY, CLOSE, HIGH, KLINE, LOW, NO_SPLIT, OPEN, QUOTE, Ring, SAMPLE_WIDTH, SELL, SOURCE, SOURCES, S_INTERVAL, S_MARK, S_OI, S_RATE, S_TS, TRADES, VOLUME, orNaN, orNull, type BarTrack, type SampleCell, type SampleTrack } from './series-ring.js'
 
 export type { CoinPoint } from './series-point.js'
 
@@ -113,10 +113,13 @@ class Grid {
     d[o + LOW] = b.low
     d[o + CLOSE] = b.close
     d[o + VOLUME] = b.volume
-    d[o + BUY] = b.buyVolume
-    d[o + SELL] = b.sellVolume
-    d[o + QUOTE] = b.quoteVolume
-    d[o + TRADES] = b.trades
+    d[o + BUY] = orNaN(b.buyVolume)
+    d[o + SELL] = orNaN(b.sellVolume)
+    d[o + QUOTE] = orNaN(b.quoteVolume)
+    d[o + TRADES] = orNaN(b.trades)
+    d[o + SOURCE] = SOURCES.indexOf(b.source)
+    d[o + NO_SPLIT] = b.noSplitMinutes
+    d[o + KLINE] = b.klineMinutes
   }
 
   setSample(s: MarketSample): void {
@@ -172,7 +175,8 @@ class Grid {
         out.push({
           exchange: t.exchange, coin, marketType, ts,
           open: d[o + OPEN]!, high: d[o + HIGH]!, low: d[o + LOW]!, close: d[o + CLOSE]!, volume: d[o + VOLUME]!,
-          buyVolume: d[o + BUY]!, sellVolume: d[o + SELL]!, quoteVolume: d[o + QUOTE]!, trades: d[o + TRADES]!, vap: new Map(),
+          buyVolume: orNull(d[o + BUY]!), sellVolume: orNull(d[o + SELL]!), quoteVolume: orNull(d[o + QUOTE]!), trades: orNull(d[o + TRADES]!),
+          source: SOURCES[d[o + SOURCE]!]!, noSplitMinutes: d[o + NO_SPLIT]!, klineMinutes: d[o + KLINE]!, vap: new Map(),
         })
       }
     }

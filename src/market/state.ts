@@ -33,6 +33,8 @@ export class MarketState {
   private readonly lastEvent = new Map<ExchangeId, number>()
   /** why a venue is impaired although data still flows (e.g. a replay that cannot answer a call) */
   private readonly degradedBy = new Map<ExchangeId, string>()
+  /** venues refusing this service (451 geo-block, 403), with the reason the connector gave */
+  private readonly refusedBy = new Map<ExchangeId, string>()
   /** exchanges whose feed is configured (the simulator feeds all five) */
   readonly enabled = new Set<ExchangeId>()
   /** latest ticker, OI and book per market */
@@ -131,10 +133,24 @@ export class MarketState {
     return out
   }
 
-  /** feed freshness, or 'degraded' while degrade() holds for a feed that is not down */
+  /** feed freshness, or 'degraded' while degrade() or refuse() holds for a feed that is not down */
   status(exchange: ExchangeId, now: number): FeedStatus {
     const fresh = feedStatus(this.lastEventAt(exchange), now)
-    return fresh !== 'down' && this.degradedBy.has(exchange) ? 'degraded' : fresh
+    return fresh !== 'down' && (this.degradedBy.has(exchange) || this.refusedBy.has(exchange)) ? 'degraded' : fresh
+  }
+
+  /** the venue refuses this service (its connector saw a 451 or 403) until clearRefusal() */
+  refuse(exchange: ExchangeId, reason: string): void {
+    this.refusedBy.set(exchange, reason)
+  }
+
+  clearRefusal(exchange: ExchangeId): void {
+    this.refusedBy.delete(exchange)
+  }
+
+  /** why the venue refuses this service, null when it does not */
+  refusal(exchange: ExchangeId): string | null {
+    return this.refusedBy.get(exchange) ?? null
   }
 
   /** mark a venue degraded for a reason (replaces an earlier reason) until clearDegraded() */

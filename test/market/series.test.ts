@@ -74,7 +74,7 @@ describe('CoinSeries', () => {
       if (perps.length && vol > 0) expect(p.close).toBeCloseTo(perps.reduce((a, b) => a + b.close * b.volume, 0) / vol, 9)
       if (!perps.length) expect(p.close).toBeNull()
       const spots = cells.filter((b) => b.marketType === 'spot')
-      expect(p.spotBuy).toEqual(spots.length ? expect.closeTo(spots.reduce((a, b) => a + b.buyVolume, 0), 9) : null)
+      expect(p.spotBuy).toEqual(spots.length ? expect.closeTo(spots.reduce((a, b) => a + b.buyVolume!, 0), 9) : null)
     }
     // every bucket that has a bar is a point
     const barBuckets = new Set(ref.bars.filter((b) => b.coin === 'BTC' && b.ts >= floorTo(from, bucketMs) && b.ts < NOW).map((b) => b.ts))
@@ -85,7 +85,7 @@ describe('CoinSeries', () => {
     const series = new CoinSeries()
     const t = floorTo(NOW, MINUTE_MS) - MINUTE_MS
     const mk = (exchange: ExchangeId, close: number, volume: number, marketType: MarketType = 'perp'): MinuteBar => ({
-      exchange, coin: 'BTC', marketType, ts: t, open: close, high: close + 1, low: close - 1, close, volume, buyVolume: volume, sellVolume: 0, quoteVolume: close * volume, trades: 1, vap: new Map(),
+      exchange, coin: 'BTC', marketType, ts: t, open: close, high: close + 1, low: close - 1, close, volume, buyVolume: volume, sellVolume: 0, quoteVolume: close * volume, trades: 1, source: 'trades', noSplitMinutes: 0, klineMinutes: 0, vap: new Map(),
     })
     series.apply({ minuteBars: [mk('binance', 100, 1), mk('bybit', 102, 1), mk('okx', 101, 2), mk('dydx', 130, 4), mk('binance', 100, 3, 'spot')] }, NOW)
     const p = series.minutes.points('BTC', t, t + MINUTE_MS)[0]!

@@ -47,6 +47,7 @@ const ROWS_PER_MESSAGE = 2000
 const strip = (b: MinuteBar): SeriesBar => ({
   exchange: b.exchange, coin: b.coin, marketType: b.marketType, ts: b.ts, open: b.open, high: b.high, low: b.low, close: b.close,
   volume: b.volume, buyVolume: b.buyVolume, sellVolume: b.sellVolume, quoteVolume: b.quoteVolume, trades: b.trades,
+  source: b.source, noSplitMinutes: b.noSplitMinutes, klineMinutes: b.klineMinutes,
 })
 
 /**

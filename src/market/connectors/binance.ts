@@ -3,6 +3,8 @@ import ccxt, { type Exchange } from 'ccxt'
 import type { FundingEvent, OpenInterestEvent, TickerEvent } from '../events.js'
 import type { MarketType } from '../../domain/exchanges.js'
 import { ExchangeConnector } from './connector.js'
+import { applyVenueAccess } from './venue-access.js'
+import { openInterestPerMarket, spotTickerEvents } from './market-polls.js'
 import type { ConnectorOptions, KlineQuery } from './connector-options.js'
 import type { Kline } from '../bars.js'
 import { binanceKline } from './klines.js'
@@ -49,6 +51,7 @@ export class BinanceConnector extends ExchangeConnector {
     const wants = (t: MarketType) => !opts.marketTypes || opts.marketTypes.includes(t)
     this.perp = opts.ccxtExchange ?? new ccxt.pro.binanceusdm({ enableRateLimit: true })
     this.spot = opts.ccxtSpotExchange ?? (wants('spot') ? new ccxt.pro.binance({ enableRateLimit: true }) : undefined)
+    for (const ex of [this.perp, this.spot]) if (ex) applyVenueAccess(ex, opts.access)
     skipCurrencies(this.perp)
     setOption(this.perp, 'fetchMarkets', { types: ['linear'] })
     // USD-M publishes aggregate trades (`<sym>@aggTrade`); `a` is the trade id the aggregator dedupes on
@@ -118,7 +121,7 @@ export class BinanceConnector extends ExchangeConnector {
         }
       })(),
       (async () => {
-        if (this.spot) out.push(...(await this.spotTickerEvents(this.spot, spots, now)))
+        if (this.spot) out.push(...(await spotTickerEvents(this.spot, spots, now)))
       })(),
     ])
     return out
@@ -132,7 +135,7 @@ export class BinanceConnector extends ExchangeConnector {
 
   /** /fapi/v1/openInterest per symbol: one-sided, in coins. */
   protected pollOpenInterest(refs: MarketRef[]): Promise<OpenInterestEvent[]> {
-    return this.openInterestPerMarket(this.perp, refs)
+    return openInterestPerMarket(this.perp, refs, this.now, (calls) => this.settleAll(calls))
   }
 
   /** Raw klines, because CCXT's OHLCV drops the taker-buy volume Binance reports. */

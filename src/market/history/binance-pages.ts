@@ -4,7 +4,7 @@
 //   /futures/data/openInterestHist: [{symbol, sumOpenInterest (coins, one side), sumOpenInterestValue, timestamp}]
 //   /fapi/v1/fundingRate: [{symbol, fundingRate, fundingTime, markPrice}], ascending
 //   /futures/data/globalLongShortAccountRatio, topLongShortPositionRatio: [{symbol, longShortRatio, longAccount, shortAccount, timestamp}]
-import type { MinuteBar } from '../bars.js'
+import { klineMinuteBar, type MinuteBar } from '../bars.js'
 import { MINUTE_MS } from '../../domain/time.js'
 import type { FundingEvent, OpenInterestEvent, PositioningEvent, PositioningKind } from '../events.js'
 import type { MarketRef } from '../connectors/mapping.js'
@@ -19,34 +19,16 @@ const num = (v: unknown): number | null => {
 const rowsOf = (body: unknown): unknown[] => (Array.isArray(body) ? body : [])
 
 /**
- * Klines as 1-minute bars of the market: the taker-buy base volume (column 9) is the buy volume, the rest of the
- * volume the sell volume; quote volume and trade count as Binance gives them. No volume at price (klines have none).
+ * Klines as 1-minute bars (source 'venue_kline'): the taker-buy base volume (column 9) is the buy volume, the rest of
+ * the volume the sell volume; quote volume and trade count as Binance gives them. No volume at price (klines have none).
  */
 export function binanceKlineBars(ref: Pick<MarketRef, 'exchange' | 'coin' | 'marketType'>, body: unknown): MinuteBar[] {
   const out: MinuteBar[] = []
   for (const row of rowsOf(body)) {
     if (!Array.isArray(row)) continue
     const k = binanceKline(row)
-    if (!k || k.ts % MINUTE_MS !== 0 || k.buyVolume === undefined) continue
-    const quote = num(row[7])
-    const trades = num(row[8])
-    const buy = Math.min(k.buyVolume, k.volume)
-    out.push({
-      exchange: ref.exchange,
-      coin: ref.coin,
-      marketType: ref.marketType,
-      ts: k.ts,
-      open: k.open,
-      high: k.high,
-      low: k.low,
-      close: k.close,
-      volume: k.volume,
-      buyVolume: buy,
-      sellVolume: Math.max(0, k.volume - buy),
-      quoteVolume: quote ?? 0,
-      trades: trades !== null && Number.isInteger(trades) ? trades : 0,
-      vap: new Map(),
-    })
+    if (!k || k.ts % MINUTE_MS !== 0) continue
+    out.push(klineMinuteBar(ref, k))
   }
   return out
 }
@@ -58,7 +40,7 @@ export function binanceOiEvents(ref: Pick<MarketRef, 'exchange' | 'coin'>, body:
     const ts = num(r?.['timestamp'])
     const oi = num(r?.['sumOpenInterest'])
     if (ts === null || oi === null || oi < 0) continue
-    out.push({ type: 'open_interest', exchange: ref.exchange, coin: ref.coin, marketType: 'perp', ts, openInterest: oi })
+    out.push({ type: 'open_interest', exchange: ref.exchange, coin: ref.coin, marketType: 'perp', ts, openInterest: oi, source: 'venue_history' })
   }
   return out
 }
@@ -70,14 +52,14 @@ export function binanceFundingEvents(ref: Pick<MarketRef, 'exchange' | 'coin'>, 
     const ts = num(r?.['fundingTime'])
     const rate = num(r?.['fundingRate'])
     if (ts === null || rate === null) continue
-    out.push({ type: 'funding', exchange: ref.exchange, coin: ref.coin, marketType: 'perp', ts, rate, intervalHours })
+    out.push({ type: 'funding', exchange: ref.exchange, coin: ref.coin, marketType: 'perp', ts, rate, intervalHours, source: 'venue_history' })
   }
   return out
 }
 
 /** a long/short ratio endpoint's rows, every one (the live poll keeps only the newest) */
 export function binancePositioningEvents(ref: MarketRef, kind: PositioningKind, body: unknown): PositioningEvent[] {
-  return binancePositioningRows(ref, kind, body)
+  return binancePositioningRows(ref, kind, body).map((e) => ({ ...e, source: 'venue_history' as const }))
 }
 
 /** fundingInfo rows: symbol -> fundingIntervalHours (the symbols Binance lists; every other one settles every 8 h) */

@@ -3,6 +3,7 @@
 // nothing it holds), written through the ingest pipeline, its holes recorded, and the series' progress stored after
 // every page so a restart resumes where this one stopped. Gap repair adds spans (an outage, the holes found before)
 // at repair priority.
+import { setMaxListeners } from 'node:events'
 import { Heap } from 'heap-js'
 import type { Logger } from 'pino'
 import type { Database } from '../../store/database.js'
@@ -76,8 +77,8 @@ export class HistoryRunner {
   private readonly series = new Map<string, SeriesRun>()
   private readonly queue = new Heap<Job>((a, b) => (a.priority === b.priority ? b.to - a.to : a.priority === 'repair' ? -1 : 1))
   private readonly controller = new AbortController()
-  /** idle workers waiting for a page (each its own: one wake per worker, so none is lost) */
-  private readonly idleWorkers: (() => void)[] = []
+  /** idle workers waiting for a page */
+  private sleepers: (() => void)[] = []
   private workers: Promise<void>[] = []
   private window = { start: 0, end: 0 }
   state: 'waiting' | 'running' | 'idle' | 'refused' | 'stopped' = 'waiting'
@@ -87,7 +88,10 @@ export class HistoryRunner {
   /** the clock when start() planned, and the window it fills (a recording keeps them: its replay plans the same pages) */
   started: { now: number; from: number; to: number } | null = null
 
-  constructor(private readonly opts: RunnerOptions) {}
+  constructor(private readonly opts: RunnerOptions) {
+    // every worker's budget wait and backoff listens to it, as do the fetches' extra calls
+    setMaxListeners(100, this.controller.signal)
+  }
 
   get venue() {
     return this.opts.venue.venue
@@ -138,7 +142,7 @@ export class HistoryRunner {
 
   async stop(): Promise<void> {
     this.controller.abort()
-    for (const w of this.idleWorkers.splice(0)) w()
+    for (const w of this.sleepers.splice(0)) w()
     await Promise.allSettled(this.workers)
     if (this.state !== 'refused') this.state = 'stopped'
   }
@@ -176,7 +180,7 @@ export class HistoryRunner {
   private push(j: Job): void {
     j.s.queued++
     this.queue.push(j)
-    this.idleWorkers.shift()?.()
+    this.sleepers.shift()?.()
   }
 
   private async work(): Promise<void> {
@@ -185,7 +189,7 @@ export class HistoryRunner {
       const job = this.queue.pop()
       if (!job) {
         if (this.state === 'running') this.state = 'idle'
-        await new Promise<void>((r) => this.idleWorkers.push(r))
+        await new Promise<void>((r) => this.sleepers.push(r))
         continue
       }
       this.state = 'running'

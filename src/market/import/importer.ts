@@ -52,12 +52,12 @@ export async function importFile(db: Database, market: MarketState, file: string
   }
   bars.push(...agg.drainAll())
   const coins = [...new Set(bars.map((b) => b.coin))]
-  const hourBars = await db.sql.transaction(async (tx) => {
+  const written = await db.sql.transaction(async (tx) => {
     if (coins.length) await tx.query(`INSERT INTO coin (symbol, source) SELECT unnest($1::text[]), 'import' ON CONFLICT (symbol) DO NOTHING`, [coins])
     return writeMinuteBars(tx, bars)
   })
   // this process's in-memory mirror of the store (another running service sees imported hours after a restart)
-  market.series.apply({ minuteBars: bars, hourBars }, market.clock())
+  market.series.apply(written, market.clock())
   market.reader.bump('candles')
   await market.refreshCoins()
   let firstTs: number | null = null

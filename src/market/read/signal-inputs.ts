@@ -306,7 +306,7 @@ export function priceChanges(market: MarketState, coin: string, now: number, hor
 export function perpQuoteVolume(market: MarketState, coin: string, from: number, to: number): { usd: number | null; exchanges: ExchangeId[]; bars: { exchange: ExchangeId; ts: number }[] } {
   const bars = market.series.minutes.marketBars(coin, 'perp', from, to)
   let usd = 0
-  for (const b of bars) usd += b.quoteVolume
+  for (const b of bars) if (b.quoteVolume !== null) usd += b.quoteVolume
   return { usd: bars.length ? usd : null, exchanges: EXCHANGE_IDS.filter((e) => bars.some((b) => b.exchange === e)), bars }
 }
 

@@ -14,6 +14,7 @@ import type { Database } from '../../store/database.js'
 import type { HistoryService } from '../history/service.js'
 import { ccxtInstances, instanceList, type VenueInstances } from './instances.js'
 import { Recorder, type RecorderStats } from './recorder.js'
+import type { VenueAccess } from '../connectors/venue-access.js'
 
 export interface RecordProgress {
   elapsedMs: number
@@ -48,6 +49,8 @@ export interface RecordOptions {
   /** ends the session early (SIGINT, or a test) */
   stop?: Promise<unknown>
   connectorOptions?: Partial<ConnectorOptions>
+  /** per venue: base-URL overrides, proxy, testnet (config.venueAccess), so a recording can be made through them */
+  access?: Partial<Record<ExchangeId, VenueAccess>>
   /** days of REST history the venues' history services backfill during the session (default 0: none) */
   backfillDays?: number
   /** the store the history service plans and writes in, thrown away after (default: a new in-memory embedded store) */
@@ -82,6 +85,7 @@ export async function recordSession(opts: RecordOptions): Promise<RecordSummary>
         logger: opts.logger.child({ exchange: venue }),
         ccxtExchange: instances.perp,
         ccxtSpotExchange: instances.spot,
+        access: opts.access?.[venue],
         // Binance without a spot instance here would make its own, which the recorder never saw: record perps only
         ...(instances.spot || venue !== 'binance' ? {} : { marketTypes: ['perp'] as const }),
         ...opts.connectorOptions,

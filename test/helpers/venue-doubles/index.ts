@@ -3,6 +3,7 @@
 // them with their sources). Point the service at one with its env(): { BINANCE_REST_URL, BINANCE_WS_URL }.
 import type { ExchangeId } from '../../../src/domain/exchanges.js'
 import { binanceVenue } from './binance.js'
+import { bybitVenue } from './bybit.js'
 import type { HistoryData } from './history.js'
 import { startDoubleServer, type DoubleRequest, type Fault, type VenueBehaviour } from './server.js'
 import type { VenueOptions } from './venue-kit.js'
@@ -33,7 +34,7 @@ export interface VenueDouble {
 }
 
 type Builder = (opts: VenueOptions) => { behaviour: VenueBehaviour; history: HistoryData }
-const BUILDERS: Partial<Record<ExchangeId, Builder>> = { binance: binanceVenue }
+const BUILDERS: Partial<Record<ExchangeId, Builder>> = { binance: binanceVenue, bybit: bybitVenue }
 
 export async function startVenueDouble(venue: ExchangeId, opts: VenueDoubleOptions = {}): Promise<VenueDouble> {
   const build = BUILDERS[venue]

@@ -18,6 +18,7 @@ describe('binance history pages', () => {
       expect(b.buyVolume).toBe(Number(r[9]))
       expect(b.sellVolume).toBeCloseTo(Number(r[5]) - Number(r[9]), 12)
       expect(b.vap.size).toBe(0)
+      expect(b.source).toBe('venue_kline')
     })
     // the second row: 0.120 traded, 0.061 bought by takers
     expect(bars[1]!.sellVolume).toBeCloseTo(0.059, 12)
@@ -29,8 +30,8 @@ describe('binance history pages', () => {
       { symbol: 'BTCUSDT', sumOpenInterest: '20401.36700000', sumOpenInterestValue: '149940752.14464448', timestamp: '1583128200000' },
     ]
     expect(binanceOiEvents(ref, body)).toEqual([
-      { type: 'open_interest', exchange: 'binance', coin: 'BTC', marketType: 'perp', ts: 1583127900000, openInterest: 20403.637 },
-      { type: 'open_interest', exchange: 'binance', coin: 'BTC', marketType: 'perp', ts: 1583128200000, openInterest: 20401.367 },
+      { type: 'open_interest', exchange: 'binance', coin: 'BTC', marketType: 'perp', ts: 1583127900000, openInterest: 20403.637, source: 'venue_history' },
+      { type: 'open_interest', exchange: 'binance', coin: 'BTC', marketType: 'perp', ts: 1583128200000, openInterest: 20401.367, source: 'venue_history' },
     ])
   })
 
@@ -40,8 +41,8 @@ describe('binance history pages', () => {
       { symbol: 'BTCUSDT', fundingRate: '0.00010000', fundingTime: 1570636800000, markPrice: '34287.54619963' },
     ]
     expect(binanceFundingEvents(ref, body, 4)).toEqual([
-      { type: 'funding', exchange: 'binance', coin: 'BTC', marketType: 'perp', ts: 1570608000000, rate: -0.0375, intervalHours: 4 },
-      { type: 'funding', exchange: 'binance', coin: 'BTC', marketType: 'perp', ts: 1570636800000, rate: 0.0001, intervalHours: 4 },
+      { type: 'funding', exchange: 'binance', coin: 'BTC', marketType: 'perp', ts: 1570608000000, rate: -0.0375, intervalHours: 4, source: 'venue_history' },
+      { type: 'funding', exchange: 'binance', coin: 'BTC', marketType: 'perp', ts: 1570636800000, rate: 0.0001, intervalHours: 4, source: 'venue_history' },
     ])
     // fundingInfo lists only adjusted symbols (Binance API docs example row)
     expect(binanceFundingInfo([{ symbol: 'BLZUSDT', adjustedFundingRateCap: '0.02500000', adjustedFundingRateFloor: '-0.02500000', fundingIntervalHours: 8, disclaimer: false }])).toEqual(new Map([['BLZUSDT', 8]]))
