@@ -36,7 +36,7 @@ export interface MarketRuntime {
   now(): number
   /** on PostgreSQL: the writer leases (which venues this process writes), null on the embedded store */
   leases: WriterLeases | null
-  /** live venues: their REST history (backfill, gap repair, budgets), null otherwise or until it starts */
+  /** live venues: their REST history (backfill, gap repair, budgets); a replay: the recorded history's; null otherwise or until it starts */
   readonly history: HistoryService | null
   /** the source that runs and why (MARKET_SOURCE=auto decides at start): the start banner says it */
   choice: SourceChoice
@@ -129,7 +129,7 @@ export async function startMarketRuntime(
       if (!leases) startBackfill()
     }
   } else if (source.kind === 'replay') {
-    // no simulator and no backfill: the recording is the only data
+    // no simulator: the recording is the only data (its REST history too, when it carries some)
     const { ReplayPlayer } = await import('./replay/player.js')
     replay = await ReplayPlayer.open({
       file: source.file,
@@ -144,6 +144,17 @@ export async function startMarketRuntime(
       connectorOptions: opts.replayConnectorOptions,
     })
     replay.start()
+    if (replay.recording.history.length) {
+      // the recording carries REST history: its backfill replays through the same history service as live
+      const { startReplayHistory } = await import('./replay/history-replay.js')
+      const player = replay
+      startBackfill = () => {
+        if (stopping || history) return
+        history = startReplayHistory({ player, db, market, logger: logger.child({ source: 'replay' }), onWritten: publish?.written, onHoursWritten: () => ingest.forgetHours(), concurrency: opts.history?.concurrency })
+        if (history) backfill = history.idle().catch((err: unknown) => logger.error({ err }, 'replayed history backfill failed'))
+      }
+      if (!leases) startBackfill()
+    }
   } else if (source.kind === 'live') {
     // CCXT is loaded only when live connectors are configured
     const { createConnector } = await import('./connectors/index.js')

@@ -86,6 +86,8 @@ export class HistoryRunner {
   refusal: string | null = null
   /** pages fetched by this process */
   fetched = 0
+  /** the clock when start() planned, and the window it fills (a recording keeps them: its replay plans the same pages) */
+  started: { now: number; from: number; to: number } | null = null
 
   constructor(private readonly opts: RunnerOptions) {
     // every worker's budget wait and backoff listens to it, as do the fetches' extra calls
@@ -102,6 +104,7 @@ export class HistoryRunner {
     const now = this.opts.now()
     const end = floorTo(now, MINUTE_MS)
     this.window = { start: Math.ceil((end - days * 86_400_000) / MINUTE_MS) * MINUTE_MS, end }
+    this.started = { now, from: this.window.start, to: end }
     const progress = await readProgress(db.sql, venue.venue)
     for (const coin of this.opts.coins()) {
       for (const kind of venue.kinds) {

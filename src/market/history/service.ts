@@ -12,7 +12,7 @@ import { sleep } from '../connectors/backoff.js'
 import { VenueBudget } from './budget.js'
 import { drawFromBudget } from './ccxt-budget.js'
 import { watchOutages } from './outages.js'
-import { HistoryRunner } from './runner.js'
+import { HistoryRunner, type PayingVenueHistory } from './runner.js'
 import { readHoles } from './store.js'
 import { historySetup } from './venues.js'
 import { HISTORY_KINDS } from './venue-history.js'
@@ -56,6 +56,14 @@ export interface HistoryServiceOptions {
   /** how often feed health is read for outages (default 5 s) */
   outageCheckMs?: number
   concurrency?: number
+  /** a venue's own clock (a replay: each venue's history plans on the moment its recorded one did); default `now` */
+  clockFor?: (venue: ExchangeId) => (() => number) | undefined
+  /** a venue's history fetcher (a replay wraps the venue's own one); default the venue's setup */
+  makeHistory?: (c: ExchangeConnector, now: () => number) => PayingVenueHistory
+  /** gap repair after the venue's feed outages (default true; a replay has none: its gaps are the recording's) */
+  repairOutages?: boolean
+  /** a runner planned its window (a recording writes it down) */
+  onStarted?: (venue: ExchangeId, started: { now: number; from: number; to: number }) => void
 }
 
 export interface HistoryService {
@@ -86,14 +94,15 @@ export function startHistory(o: HistoryServiceOptions): HistoryService {
     const setup = historySetup(c.exchange)
     const budget = o.budgets.get(c.exchange)
     if (!setup || !budget || o.days <= 0) continue
+    const now = o.clockFor?.(c.exchange) ?? o.now
     const runner = new HistoryRunner({
-      venue: setup.history(c, o.now),
+      venue: (o.makeHistory ?? setup.history)(c, now),
       budget,
       db: o.db,
       market: o.market,
       coins: () => o.market.coins(),
       days: o.days,
-      now: o.now,
+      now,
       logger: o.logger?.child({ exchange: c.exchange, task: 'history' }),
       concurrency: o.concurrency,
       onWritten: o.onWritten,
@@ -107,7 +116,8 @@ export function startHistory(o: HistoryServiceOptions): HistoryService {
         while (!controller.signal.aborted && c.markets().length === 0) await sleep(250, controller.signal)
         if (controller.signal.aborted) return
         await runner.start()
-        stops.push(watchOutages({ health: () => c.health(), now: o.now, repair: (from) => runner.repair(from, o.now()), delayMs: o.repairDelayMs, everyMs: o.outageCheckMs }))
+        if (runner.started) o.onStarted?.(c.exchange, runner.started)
+        if (o.repairOutages !== false) stops.push(watchOutages({ health: () => c.health(), now, repair: (from) => runner.repair(from, now()), delayMs: o.repairDelayMs, everyMs: o.outageCheckMs }))
       })().catch((err: unknown) => o.logger?.error({ err, exchange: c.exchange }, 'history failed to start')),
     )
   }
