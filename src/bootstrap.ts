@@ -7,6 +7,7 @@ import { AuthCache } from './accounts/auth-cache.js'
 import { ChargeBatcher } from './accounts/charge-batcher.js'
 import type { Config } from './config.js'
 import { StreamSlots } from './graphql/stream-slots.js'
+import { HeavyCalls } from './graphql/heavy-calls.js'
 import { MarketState } from './market/state.js'
 import type { Services } from './services.js'
 import { cursorMac, cursorSecret } from './store/cursor-secret.js'
@@ -24,6 +25,7 @@ export async function createServices(config: Config, opts: { logger?: Logger; cl
     config, db, logger, market, clock, cursorMac: cursors, charges: new ChargeBatcher(db.sql, { timeoutMs: config.STORE_TIMEOUT_MS }), auth: new AuthCache(db.sql, clock),
     // REDIS_URL's client is made later (startRole): looked up at each stream
     streams: new StreamSlots(config, () => services.limits?.streams ?? null, logger),
+    heavy: new HeavyCalls(config),
   }
   return services
 }

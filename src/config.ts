@@ -93,6 +93,11 @@ const EnvSchema = z.object({
     .optional()
     .transform((v) => (v === '' ? undefined : v))
     .refine((v) => v === undefined || v.length >= 16, { message: 'METRICS_TOKEN must be at least 16 characters' }),
+  /** heavy calls (docs/operations.md#heavy-calls): run at once per node, waiting per node, admitted at once per key, waiting per key */
+  HEAVY_CONCURRENCY: intFrom(2, 1),
+  HEAVY_QUEUE: intFrom(64, 0),
+  HEAVY_PER_KEY: intFrom(4, 1),
+  HEAVY_KEY_QUEUE: intFrom(16, 0),
   /** the most a store statement, a lock wait or a connection wait may take, ms (PostgreSQL) */
   STORE_TIMEOUT_MS: intFrom(5000, 100),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -20,6 +20,7 @@ import { coverageOf, missingExchanges, rangesOf } from '../market/read/coverage.
 import { liquidationCoverage } from '../market/read/liquidation-coverage.js'
 import { hourlyBuildUp, venueClasses } from '../market/read/signal-inputs.js'
 import { defineEndpoint } from './define.js'
+import { MODEL_HOUR_ROWS, venuesOf, windowRows } from './work.js'
 import { seriesWindow } from './series-kit.js'
 
 /** buckets × bins of one page: the answer's size, and the work of writing it, stay bounded (docs/operations.md#caps-and-bounds) */
@@ -48,6 +49,8 @@ export const liquidationHeatmap = defineEndpoint({
   summary: 'Estimated liquidation levels over price × time from OI build-up and leverage tiers, calibrated against observed liquidations (fit reported)',
   description: 'Estimated liquidation USD per time bucket and price bin, from each venue\'s OI build-up and leverage tiers, calibrated against the observed liquidations, with the fit.',
   params,
+  // each venue's liquidation map over the window's hours and the position horizon of build-up before them
+  work: (v, now) => (windowRows(v, now, HOUR_MS) + POSITION_HORIZON_HOURS) * venuesOf(v) * MODEL_HOUR_ROWS,
   graphql: (t, f) =>
     t.field({
       type: HeatmapRef,
