@@ -8,6 +8,7 @@ import { ChargeBatcher } from './accounts/charge-batcher.js'
 import type { Config } from './config.js'
 import { StreamSlots } from './graphql/stream-slots.js'
 import { HeavyCalls } from './graphql/heavy-calls.js'
+import { AnalyticsPool } from './market/read/analytics-pool.js'
 import { MarketState } from './market/state.js'
 import type { Services } from './services.js'
 import { cursorMac, cursorSecret } from './store/cursor-secret.js'
@@ -26,6 +27,7 @@ export async function createServices(config: Config, opts: { logger?: Logger; cl
     // REDIS_URL's client is made later (startRole): looked up at each stream
     streams: new StreamSlots(config, () => services.limits?.streams ?? null, logger),
     heavy: new HeavyCalls(config),
+    analytics: new AnalyticsPool(config.ANALYTICS_THREADS),
   }
   return services
 }
