@@ -103,11 +103,11 @@ export const signalBacktest = defineEndpoint({
       type: BacktestRef,
       description: f.description,
       args: f.args,
-      resolve: (_r, args, ctx) => {
+      resolve: async (_r, args, ctx) => {
         const v = f.params(args, ctx)
         const to = floorTo(ctx.now, HOUR_MS)
         const from = to - BACKTEST_LOOKBACK_MS[v.lookback]
-        const input = backtestInputs(ctx.services.market, v.coin, from, to, ctx.now)
+        const input = await backtestInputs(ctx.services.market, v.coin, from, to, ctx.now)
         const window = { from, to }
         const costs = costsOf(new Set(input.venueHours.map((h) => h.exchange)))
         const rows: Row[] = [...input.signals].map(([name, hours]) => {

@@ -14,6 +14,18 @@ const PIECE_ROWS = 2000
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
+/**
+ * For a loop of CPU work on the event loop (not the store's): call it each round; once `budgetMs` have passed since the
+ * last turn it gives one (a promise to await), else nothing, so a long loop holds the loop at most about that long.
+ */
+export function timeSlices(budgetMs = 20): () => Promise<void> | null {
+  let since = performance.now()
+  return () => {
+    if (performance.now() - since < budgetMs) return null
+    return nextTurn().then(() => void (since = performance.now()))
+  }
+}
+
 export interface WindowRead<T> {
   /** the table the read's rows come from, and its filter over [start, end) */
   table: ExtentTable
