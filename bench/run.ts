@@ -11,6 +11,7 @@ import { DEFAULT_COINS } from '../src/market/coins.js'
 import { benchAggregator } from './aggregate-fold.js'
 import { benchCredits } from './credits-pg.js'
 import { benchEventLoop } from './event-loop.js'
+import { benchMix } from './mix.js'
 import { benchScaleOut } from './scale-out.js'
 import { benchStart } from './start-time.js'
 import { benchViews } from './views.js'
@@ -19,8 +20,8 @@ import { build, NODE_FLAGS } from '../scripts/build.mjs'
 import type { Row } from './report.js'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
-/** run only some steps: BENCH_ONLY=fold,backfill,start,cheap,shim,views,heavy,memory,loop,postgres,credits,scale (default: all) */
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'fold,backfill,start,cheap,shim,views,heavy,memory,loop,postgres,credits,scale').split(','))
+/** run only some steps: BENCH_ONLY=fold,backfill,start,cheap,shim,views,heavy,memory,loop,mix,postgres,credits,scale (default: all) */
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'fold,backfill,start,cheap,shim,views,heavy,memory,loop,mix,postgres,credits,scale').split(','))
 const ROOT = path.resolve(import.meta.dirname, '..')
 
 const rows: Row[] = []
@@ -205,6 +206,9 @@ async function main() {
     // its last writes (the series left for the next start) go into the store's directory: done before it is removed
     await new Promise((r) => svc.proc.once('exit', r))
   }
+
+  // 6c. the adversarial run's heavy mix against another key's ticker, `npm start` on the filled store (bench/mix.ts)
+  if (ONLY.has('mix')) rows.push(...(await benchMix(ROOT, dir, SECONDS, coins)))
 
   // 7. the same cheap reads and memory with PostgreSQL as the store (database work off the service's thread)
   if (ONLY.has('postgres') && (await postgresAvailable())) {
