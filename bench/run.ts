@@ -13,6 +13,7 @@ import { benchHistory } from './history-time.js'
 import { benchCoins } from './coins.js'
 import { benchCredits } from './credits-pg.js'
 import { benchEventLoop } from './event-loop.js'
+import { benchMix } from './mix.js'
 import { benchScaleOut } from './scale-out.js'
 import { benchStart } from './start-time.js'
 import { benchViews } from './views.js'
@@ -21,10 +22,10 @@ import { build, NODE_FLAGS } from '../scripts/build.mjs'
 import type { Row } from './report.js'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
-/** run only some steps: BENCH_ONLY=fold,backfill,start,cheap,shim,views,heavy,memory,loop,postgres,credits,scale,history,coins (default: all) */
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'fold,backfill,start,cheap,shim,views,heavy,memory,loop,postgres,credits,scale,history,coins').split(','))
+/** run only some steps: BENCH_ONLY=fold,backfill,start,cheap,shim,views,heavy,memory,loop,mix,postgres,credits,scale,history,coins (default: all) */
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'fold,backfill,start,cheap,shim,views,heavy,memory,loop,mix,postgres,credits,scale,history,coins').split(','))
 /** the steps that need the simulated service (2 to 6) */
-const SIM_STEPS = ['backfill', 'start', 'cheap', 'shim', 'views', 'heavy', 'memory', 'loop', 'postgres']
+const SIM_STEPS = ['backfill', 'start', 'cheap', 'shim', 'views', 'heavy', 'memory', 'loop', 'mix', 'postgres']
 const ROOT = path.resolve(import.meta.dirname, '..')
 
 const rows: Row[] = []
@@ -219,6 +220,9 @@ async function main() {
     }
 
   }
+
+  // 6c. the adversarial run's heavy mix against another key's ticker, `npm start` on the filled store (bench/mix.ts)
+  if (ONLY.has('mix')) rows.push(...(await benchMix(ROOT, dir, SECONDS, coins)))
 
   // 7. the same cheap reads and memory with PostgreSQL as the store (database work off the service's thread)
   if (ONLY.has('postgres') && (await postgresAvailable())) {

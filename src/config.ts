@@ -2,6 +2,7 @@
 import fs from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
+import os from 'node:os'
 import { z } from 'zod'
 import { MarketSourceError, parseMarketSource } from './market/connectors/source.js'
 import { EXCHANGE_IDS, type ExchangeId } from './domain/exchanges.js'
@@ -142,6 +143,13 @@ const EnvSchema = z.object({
     .optional()
     .transform((v) => (v === '' ? undefined : v))
     .refine((v) => v === undefined || v.length >= 16, { message: 'METRICS_TOKEN must be at least 16 characters' }),
+  /** heavy calls (docs/operations.md#heavy-calls): run at once per node, waiting per node, admitted at once per key, waiting per key */
+  HEAVY_CONCURRENCY: intFrom(2, 1),
+  HEAVY_QUEUE: intFrom(64, 0),
+  HEAVY_PER_KEY: intFrom(4, 1),
+  HEAVY_KEY_QUEUE: intFrom(16, 0),
+  /** worker threads for CPU-heavy analytics (the liquidation map); 0 = on the event loop. Default: the cores less one, at least one */
+  ANALYTICS_THREADS: intFrom(Math.max(1, os.availableParallelism() - 1), 0),
   /** the most a store statement, a lock wait or a connection wait may take, ms (PostgreSQL) */
   STORE_TIMEOUT_MS: intFrom(5000, 100),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -16,6 +16,7 @@ import { coverageOf, loadPartialMinuteGaps, missingExchanges, rangesOf } from '.
 import { loadBars } from '../market/read/market-data.js'
 import { cacheOf, type VersionedCache } from '../market/read/versioned-cache.js'
 import { defineEndpoint } from './define.js'
+import { candleResolution, venuesOf, windowRows } from './work.js'
 import { intervalWithinLookback, spotNeedsCex } from './rules.js'
 import { onPage } from './series-kit.js'
 
@@ -49,6 +50,7 @@ export const ohlc = defineEndpoint({
   summary: 'OHLC candles resampled from 1-minute trade aggregates; one exchange, or a composite across all when exchange is omitted',
   description: 'OHLC candles for one coin.',
   params,
+  work: (v, now) => windowRows(v, now, candleResolution(v.interval)) * venuesOf(v),
   graphql: (t, f) =>
     t.field({
       type: OhlcRef,

@@ -11,6 +11,7 @@ import { MINUTE_MS } from '../domain/time.js'
 import { LongShortRef } from '../graphql/schema/liquidations.js'
 import { coverageOf, missingExchanges, rangesOf } from '../market/read/coverage.js'
 import { defineEndpoint } from './define.js'
+import { venuesOf, windowRows } from './work.js'
 import { onPage, seriesWindow } from './series-kit.js'
 
 /** the venues' period is 5 minutes; the last one may not be published yet */
@@ -27,6 +28,8 @@ export const positioning = defineEndpoint({
   summary: 'Account and top-trader long/short ratios per CEX, latest and per interval (series parameters, paged)',
   description: 'The long/short account ratio and top-trader position ratio each CEX publishes, the latest and one point per interval; DEXs marked not available.',
   params: z.object(seriesParams()).superRefine(seriesRules),
+  // the venues' ratios, sampled every five minutes
+  work: (v, now) => windowRows(v, now, 5 * MINUTE_MS) * venuesOf(v),
   graphql: (t, f) =>
     t.field({
       type: LongShortRef,

@@ -8,6 +8,8 @@ import { EXCHANGE_IDS } from '../domain/exchanges.js'
 import { coverageOf, loadPartialMinuteGaps, missingExchanges } from '../market/read/coverage.js'
 import { coinVap } from '../market/read/volume-at-price.js'
 import { defineEndpoint } from './define.js'
+import { HOUR_MS } from '../domain/time.js'
+import { VAP_ROW_ROWS, venuesOf, windowRows } from './work.js'
 import { WINDOW_TOLERANCE_MS } from './ohlc.js'
 import { spotNeedsCex } from './rules.js'
 
@@ -28,6 +30,8 @@ export const volumeProfileEndpoint = defineEndpoint({
       end: endParam(),
     })
     .superRefine(spotNeedsCex),
+  // hourly candles with their volume at price
+  work: (v, now) => windowRows(v, now, HOUR_MS) * venuesOf(v) * VAP_ROW_ROWS,
   graphql: (t, f) =>
     t.field({
       type: VolumeProfileRef,

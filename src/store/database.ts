@@ -4,6 +4,7 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 import { readFileSync } from 'node:fs'
 import type { PGlite } from '@electric-sql/pglite'
+import type { Pool, PoolClient } from 'pg'
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils'
 import type { Config } from '../config.js'
 import { PrismaClient } from '../generated/prisma/client.js'
@@ -29,6 +30,12 @@ export interface Sql {
    * is cheaper than query(): on PGlite, whose own row parsing costs several times the query. No placeholders.
    */
   selectBinary?(select: string): Promise<Uint8Array>
+  /**
+   * PostgreSQL: the same calls, each given up within `ms` in all — the wait for a pooled connection and the
+   * statement, which the server cancels (statement and lock timeouts), so nothing half-done commits. Absent on the
+   * embedded store, whose statements run on this thread and cannot be bounded.
+   */
+  within?(ms: number): Pick<Sql, 'query' | 'prepared'>
 }
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
@@ -224,6 +231,31 @@ async function within(ms: number, work: Promise<unknown>): Promise<boolean> {
   }
 }
 
+/** a store call that ran out of its bound before it was sent (errors.ts maps the message to 503 unavailable) */
+const storeTimeout = () => Object.assign(new Error('timeout exceeded when trying to connect: the call\'s bound ran out'), { code: 'ETIMEDOUT' })
+
+/** a pooled connection within ms; one that comes later goes straight back to the pool */
+function connectWithin(pool: Pool, ms: number): Promise<PoolClient> {
+  return new Promise((resolve, reject) => {
+    let late = false
+    const timer = setTimeout(() => {
+      late = true
+      reject(storeTimeout())
+    }, ms)
+    pool.connect().then(
+      (client) => {
+        clearTimeout(timer)
+        if (late) client.release()
+        else resolve(client)
+      },
+      (e: unknown) => {
+        clearTimeout(timer)
+        reject(e)
+      },
+    )
+  })
+}
+
 async function openPostgres(url: string, timeoutMs: number): Promise<Database> {
   const { default: pg } = await import('pg')
   const { PrismaPg } = await import('@prisma/adapter-pg')
@@ -252,6 +284,28 @@ async function openPostgres(url: string, timeoutMs: number): Promise<Database> {
   const healthPool = new pg.Pool({ ...config, max: 1, connectionTimeoutMillis: 1000, query_timeout: 1000, statement_timeout: 1000, idleTimeoutMillis: 30_000 })
   healthPool.on('error', () => {})
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, schema ? { schema } : undefined) })
+  /** one statement on a pooled connection, the wait for it and the statement together within ms */
+  async function bounded<T>(ms: number, q: { text: string; values?: unknown[]; name?: string }): Promise<T[]> {
+    const t0 = performance.now()
+    const client = await connectWithin(pool, ms)
+    const left = Math.floor(ms - (performance.now() - t0))
+    if (left < 1) {
+      client.release()
+      throw storeTimeout()
+    }
+    try {
+      // the bounds apply to this transaction only (SET LOCAL): the connection goes back to the pool with its own
+      await client.query(`BEGIN; SET LOCAL statement_timeout = ${left}; SET LOCAL lock_timeout = ${left}`)
+      const rows = (await client.query(q)).rows as T[]
+      await client.query('COMMIT')
+      return rows
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => {})
+      throw e
+    } finally {
+      client.release()
+    }
+  }
   const sql: Sql = {
     query: async <T>(text: string, params?: unknown[]) => (await pool.query(text, params)).rows as T[],
     prepared: async <T>(name: string, text: string, params: readonly unknown[]) => (await pool.query({ name, text, values: [...params] })).rows as T[],
@@ -269,6 +323,10 @@ async function openPostgres(url: string, timeoutMs: number): Promise<Database> {
         client.release()
       }
     },
+    within: (ms) => ({
+      query: <T>(text: string, params?: unknown[]) => bounded<T>(ms, { text, values: params }),
+      prepared: <T>(name: string, text: string, params: readonly unknown[]) => bounded<T>(ms, { name, text, values: [...params] }),
+    }),
   }
   return {
     kind: 'postgres',
