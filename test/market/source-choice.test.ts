@@ -238,9 +238,8 @@ describe('the runtime under MARKET_SOURCE=auto', () => {
   it("probes a venue at its REST base-URL override (<VENUE>_REST_URL), the other venues at their own hosts", async () => {
     const answerer = await probeAnswerer('dydx')
     try {
-      t = await startTestService({ env: { MARKET_SOURCE: 'auto', BACKFILL_DAYS: '0' } })
-      // the setting item 5 adds to the configuration (a venue double's origin)
-      ;(t.services.config as unknown as Record<string, string>)['DYDX_REST_URL'] = answerer.origin
+      // the venue's base-URL override (item 5): where its connector and its probe reach it
+      t = await startTestService({ env: { MARKET_SOURCE: 'auto', BACKFILL_DAYS: '0', DYDX_REST_URL: answerer.origin } })
       runtime = await startMarketRuntime(t.services)
       expect(runtime.choice.source).toEqual({ kind: 'live', exchanges: ['dydx'] })
       expect(answerer.seen).toEqual(['GET /v4/time'])
