@@ -9,7 +9,7 @@ const win = { from: T - 24 * H, to: T }
 describe('buildCoverage', () => {
   it('point-in-time: every listed venue used → not partial, canonical order, no window', () => {
     const c = buildCoverage({ used: ['okx', 'binance', 'bybit'], gaps: [{ exchange: 'dydx', status: 'not_listed', reason: 'dYdX has no spot market' }] })
-    expect(c).toEqual({ exchanges: ['binance', 'bybit', 'okx'], missing: [{ exchange: 'dydx', status: 'not_listed', reason: 'dYdX has no spot market' }], from: null, to: null, requestedFrom: null, requestedTo: null, partial: false, note: null })
+    expect(c).toEqual({ exchanges: ['binance', 'bybit', 'okx'], missing: [{ exchange: 'dydx', status: 'not_listed', reason: 'dYdX has no spot market' }], from: null, to: null, requestedFrom: null, requestedTo: null, partial: false, note: null, delisted: null })
   })
 
   it('a listed venue without data makes the figure partial and says which', () => {

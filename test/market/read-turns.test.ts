@@ -93,14 +93,15 @@ describe('ReadTurns on the embedded store', () => {
     const reader = new MarketReader(t.services.db)
     let ticks = 0
     let on = true
+    // one tick a turn of the event loop (setImmediate: counted by turns, not by the clock, so a loaded machine counts the same)
     const tick = () => {
       ticks++
-      if (on) setTimeout(tick, 0)
+      if (on) setImmediate(tick)
     }
-    setTimeout(tick, 0)
+    setImmediate(tick)
     // twenty short reads asked for in one turn (as the aliases of one GraphQL operation ask for theirs)
     await Promise.all(Array.from({ length: 20 }, (_, i) => reader.partialMinutes(COINS[i % 3]!, 'perp', TEST_NOW - (i + 1) * HOUR_MS, TEST_NOW)))
     on = false
-    expect(ticks).toBeGreaterThanOrEqual(5)
+    expect(ticks).toBeGreaterThanOrEqual(10)
   })
 })

@@ -58,3 +58,34 @@ export async function reloadPerps(ex: Exchange | undefined): Promise<MarketInter
   await ex.loadMarkets(true)
   return Object.values(ex.markets ?? {}).filter((m): m is MarketInterface => !!m && m.swap === true)
 }
+
+const guardedSends = new WeakSet<object>()
+type SendingClient = { send(message: unknown): Promise<unknown> }
+
+/**
+ * ccxt.pro sends a subscription once its rate-limit turn comes without handling the send's rejection
+ * (`Exchange.watch`: `client.throttle(cost).then(() => { client.send(message) })`): a socket that closes meanwhile
+ * rejects with no one listening, an unhandled rejection, which ends a Node process. Every WebSocket client of the
+ * instance keeps its send's rejection for the callers that do handle it, and marks it handled; the connector learns of
+ * the closed socket from its watch loop as for any other disconnect.
+ */
+export function guardWsSends(ex: Exchange): void {
+  if (guardedSends.has(ex)) return
+  guardedSends.add(ex)
+  const holder = ex as unknown as { client: (url: string) => SendingClient }
+  const client = holder.client
+  if (typeof client !== 'function') return
+  holder.client = function (this: Exchange, url: string): SendingClient {
+    const c = client.call(this, url)
+    if (!guardedSends.has(c)) {
+      guardedSends.add(c)
+      const send = c.send.bind(c)
+      c.send = (message: unknown) => {
+        const sent = send(message)
+        sent.catch(() => {})
+        return sent
+      }
+    }
+    return c
+  }
+}

@@ -3,6 +3,7 @@
 // stream follows them. And the one place a venue's refusal (451 geo-block, 403) is recognised.
 import { Agent } from 'node:http'
 import type { Exchange } from 'ccxt'
+import { guardWsSends } from './ccxt-access.js'
 
 export interface VenueAccess {
   /** replaces scheme, host and port of every REST URL of the venue (spot and futures alike); paths are kept */
@@ -73,6 +74,8 @@ export function proxyFor(target: string | undefined, a: VenueAccess): string | u
  * `wssProxy` (https-proxy-agent, a CONNECT tunnel, for ws and wss targets alike).
  */
 export function applyVenueAccess(ex: Exchange, a: VenueAccess | undefined): void {
+  // every instance a connector makes passes here first: its WebSocket sends cannot end the process (ccxt-access.ts)
+  guardWsSends(ex)
   // once per instance: a second setSandboxMode would put the sandbox URLs back over the overrides
   if (!a || applied.has(ex)) return
   applied.add(ex)

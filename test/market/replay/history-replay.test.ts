@@ -7,7 +7,7 @@ import '../../helpers/no-network.js'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { parseLine, type HistoryLine, type HttpLine, type RecordingLine } from '../../../src/market/replay/format.js'
 import type { RecordSummary } from '../../../src/market/replay/record-session.js'
 import { openTestStore } from '../../helpers/store.js'
@@ -184,8 +184,11 @@ describe('a history call no recorded page covers', () => {
     const q = new URL(dropped.url).searchParams
     const hole = { from: Number(q.get('startTime')) + d, to: Number(q.get('endTime')) + 1 + d }
     expect(t.replay.stats().http.history.uncovered).toBe(1)
-    const holes = t.t.services.market.historyHoles.filter((h) => h.exchange === 'binance' && h.kind === 'candles_perp')
-    expect(holes.map((h) => [h.from, h.to])).toEqual([[hole.from, hole.to]])
+    // the service reads its holes back from the store a moment after they are written (a debounced refresh)
+    await vi.waitFor(() => {
+      const holes = t.t.services.market.historyHoles.filter((h) => h.exchange === 'binance' && h.kind === 'candles_perp')
+      expect(holes.map((h) => [h.from, h.to])).toEqual([[hole.from, hole.to]])
+    }, { timeout: 10_000, interval: 50 })
     const ts = (await candlesOf(t, 'perp', planned.to + d)).map((c) => c['ts'])
     expect(ts[0]).toBe(hole.to)
     expect(ts).toHaveLength((planned.to + d - hole.to) / MIN)
