@@ -6,8 +6,9 @@
 // nothing below zero, nothing before it is durable. The key's revocation is checked inside the statement.
 // One bound per charge (STORE_TIMEOUT_MS, from when the charge is asked for): a charge still queued at its bound is
 // answered 503 and never sent; a batch is sent bounded by what is left of its earliest charge's bound (the store's
-// `within`: the server cancels the statement, so a charge is either committed and answered, or neither). Without
-// this, a charge arriving behind a batch that was timing out waited for that batch's bound and then its own.
+// `within`, on connections of its own: the server cancels the statement, so a charge is either committed and answered,
+// or neither). Without this, a charge arriving behind a batch that was timing out waited for that batch's bound and
+// then its own, and a charge waited for a pooled connection behind every read queued for one.
 import { storeUnavailable } from '../errors.js'
 import type { Sql } from '../store/database.js'
 import type { Charge } from './credits.js'
@@ -59,12 +60,6 @@ type Statements = Pick<Sql, 'query' | 'prepared'>
 
 /** the default bound of a charge, as the store's (STORE_TIMEOUT_MS) */
 const DEFAULT_TIMEOUT_MS = 5000
-/**
- * A batch whose earliest charge has at least its bound less this left is sent on the connection's own bound (one
- * round trip); one with less left is sent bounded by what is left (a transaction setting its own timeouts).
- */
-const SLACK_MS = 25
-
 export class ChargeBatcher {
   private queue: Pending[] = []
   private running: Promise<void> | null = null
@@ -105,8 +100,7 @@ export class ChargeBatcher {
   private bounded(deadline: number): Statements | null {
     const left = deadline - performance.now()
     if (left < 1) return null
-    if (left >= this.timeoutMs - SLACK_MS || !this.sql.within) return this.sql
-    return this.sql.within(left)
+    return this.sql.within ? this.sql.within(left) : this.sql
   }
 
   private async drain(): Promise<void> {

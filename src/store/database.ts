@@ -31,9 +31,9 @@ export interface Sql {
    */
   selectBinary?(select: string): Promise<Uint8Array>
   /**
-   * PostgreSQL: the same calls, each given up within `ms` in all — the wait for a pooled connection and the
-   * statement, which the server cancels (statement and lock timeouts), so nothing half-done commits. Absent on the
-   * embedded store, whose statements run on this thread and cannot be bounded.
+   * PostgreSQL: the same calls, each given up within `ms` in all — the wait for a connection (two of their own, apart
+   * from the pool's reads) and the statement, which the server cancels (statement and lock timeouts), so nothing
+   * half-done commits. Absent on the embedded store, whose statements run on this thread and cannot be bounded.
    */
   within?(ms: number): Pick<Sql, 'query' | 'prepared'>
 }
@@ -231,6 +231,9 @@ async function within(ms: number, work: Promise<unknown>): Promise<boolean> {
   }
 }
 
+/** a bounded call with at least its whole bound less this left runs on the connection's own timeouts (one round trip) */
+const BOUND_SLACK_MS = 25
+
 /** a store call that ran out of its bound before it was sent (errors.ts maps the message to 503 unavailable) */
 const storeTimeout = () => Object.assign(new Error('timeout exceeded when trying to connect: the call\'s bound ran out'), { code: 'ETIMEDOUT' })
 
@@ -284,24 +287,28 @@ async function openPostgres(url: string, timeoutMs: number): Promise<Database> {
   const healthPool = new pg.Pool({ ...config, max: 1, connectionTimeoutMillis: 1000, query_timeout: 1000, statement_timeout: 1000, idleTimeoutMillis: 30_000 })
   healthPool.on('error', () => {})
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, schema ? { schema } : undefined) })
-  /** one statement on a pooled connection, the wait for it and the statement together within ms */
+  // bounded statements (the credit charges) have connections of their own: they never queue behind the pool's reads
+  const boundedPool = new pg.Pool({ ...config, ...bounds, max: 2 })
+  boundedPool.on('error', () => {})
+  /** one statement, the wait for its connection and the statement together within ms */
   async function bounded<T>(ms: number, q: { text: string; values?: unknown[]; name?: string }): Promise<T[]> {
     const t0 = performance.now()
-    const client = await connectWithin(pool, ms)
+    const client = await connectWithin(boundedPool, ms)
     const left = Math.floor(ms - (performance.now() - t0))
-    if (left < 1) {
-      client.release()
-      throw storeTimeout()
-    }
     try {
-      // the bounds apply to this transaction only (SET LOCAL): the connection goes back to the pool with its own
+      if (left < 1) throw storeTimeout()
+      // nearly the whole bound left: the connection's own timeouts (timeoutMs) hold it, in one round trip
+      if (left >= timeoutMs - BOUND_SLACK_MS) return (await client.query(q)).rows as T[]
+      // less: timeouts for this transaction only (SET LOCAL), so the connection goes back with its own
       await client.query(`BEGIN; SET LOCAL statement_timeout = ${left}; SET LOCAL lock_timeout = ${left}`)
-      const rows = (await client.query(q)).rows as T[]
-      await client.query('COMMIT')
-      return rows
-    } catch (e) {
-      await client.query('ROLLBACK').catch(() => {})
-      throw e
+      try {
+        const rows = (await client.query(q)).rows as T[]
+        await client.query('COMMIT')
+        return rows
+      } catch (e) {
+        await client.query('ROLLBACK').catch(() => {})
+        throw e
+      }
     } finally {
       client.release()
     }
@@ -338,7 +345,7 @@ async function openPostgres(url: string, timeoutMs: number): Promise<Database> {
     handoff: null,
     async close() {
       await prisma.$disconnect()
-      await Promise.all([pool.end(), healthPool.end()])
+      await Promise.all([pool.end(), healthPool.end(), boundedPool.end()])
     },
   }
 }

@@ -4,6 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { HeavyCalls } from '../../src/graphql/heavy-calls.js'
 import { ApiError } from '../../src/errors.js'
+import { createMetrics } from '../../src/http/metrics.js'
+import { registerNodeMetrics } from '../../src/http/node-metrics.js'
 import { TEST_NOW, seedMarket } from '../helpers/market.js'
 import { expectProblem, startTestService, type TestService } from '../helpers/service.js'
 
@@ -153,6 +155,13 @@ describe('heavy calls through REST and GraphQL', () => {
       expect(await expectProblem(res, 429, 'rate_limited')).toMatchObject({ scope: 'node', limit: 1 })
       expect(res.headers.get('retry-after')).toMatch(/^[1-9]\d*$/)
       expect((await t.get('/v1/markets/ticker', b.apiKey)).status).toBe(200)
+      // /metrics: the node's queue and its refusals (the earlier tests refused four calls past the key's queue)
+      const m = createMetrics('api')
+      registerNodeMetrics(m, t.services, () => null)
+      const text = await m.registry.metrics()
+      const metric = (name: string) => Number(text.split('\n').find((l) => l.startsWith(`${name}{`))?.split(' ').at(-1))
+      expect([metric('heavy_calls_running'), metric('heavy_calls_waiting'), metric('heavy_calls_refused_node_total')]).toEqual([1, 1, 1])
+      expect(metric('heavy_calls_refused_key_total')).toBeGreaterThanOrEqual(3)
     } finally {
       running.release()
       waiting.release()
