@@ -2,7 +2,7 @@
 // lists change; a coin that leaves is delisted (its row and history stay), a venue that fails to answer delists
 // nothing, and the running connectors are replaced by ones following the new coins without a restart.
 import type { MarketInterface } from 'ccxt'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { EXCHANGE_IDS, type ExchangeId } from '../../../src/domain/exchanges.js'
 import type { ExchangeConnector } from '../../../src/market/connectors/connector.js'
 import { MarketState } from '../../../src/market/state.js'
@@ -132,5 +132,42 @@ describe('the universe, refreshed daily', () => {
 
     await refresh.stop()
     expect(timers.every((t) => t.cancelled)).toBe(true)
+  })
+})
+
+describe('COINS=all in the live runtime', () => {
+  it("takes the universe from the venues' lists at start (a venue it cannot reach aside) and schedules the next refresh a day later", async () => {
+    const { startTestService } = await import('../../helpers/service.js')
+    const { startMarketRuntime } = await import('../../../src/market/runtime.js')
+    const ccxt = (await import('ccxt')).default
+    const { offlineHttp } = await import('../connectors/offline.js')
+    const { binanceExchangeInfo, hlMetaAndCtxs } = await import('./lists.js')
+    const t = await startTestService({ env: { MARKET_SOURCE: 'binance,hyperliquid', COINS: 'all' } })
+    try {
+      // offline instances answering the two venues' market lists; bybit, okx and dydx are listed at their own hosts,
+      // which this process cannot reach: their lists fail, and the universe is what Binance and Hyperliquid share
+      const instances = { binance: new ccxt.pro.binanceusdm(), hyperliquid: new ccxt.pro.hyperliquid() }
+      offlineHttp(instances.binance, [['/fapi/v1/exchangeInfo', binanceExchangeInfo()]])
+      offlineHttp(instances.hyperliquid, [[(url, b) => url.endsWith('/info') && JSON.parse(b ?? '{}').type === 'metaAndAssetCtxs', hlMetaAndCtxs()]])
+      const timers: number[] = []
+      const runtime = await startMarketRuntime(t.services, {
+        connectorOptions: (e) => (e === 'binance' || e === 'hyperliquid' ? { ccxtExchange: instances[e], streams: { trades: false, books: false, liquidations: false } } : {}),
+        universeSchedule: (_fn, ms) => (timers.push(ms), () => {}),
+      })
+      try {
+        // a first start: the connectors begin on the default coins, then take up the universe
+        const r = await runtime.universe!.refresh()
+        expect(Object.keys(r.failed).sort()).toEqual(['bybit', 'dydx', 'okx'])
+        const market = t.services.market
+        expect(market.listedCoins()).toEqual(expect.arrayContaining(['ATOM', 'MATIC', 'DYDX', 'BTC']))
+        expect(r.change!.coins.sort()).toEqual(['ATOM', 'AVAX', 'BCH', 'BNB', 'BTC', 'CRV', 'DOGE', 'DYDX', 'ETH', 'FTM', 'LINK', 'LTC', 'MATIC', 'SNX', 'SOL', 'XRP'])
+        expect(r.excluded.map((x) => x.name)).toEqual(['1000SHIBUSDT', '1000XECUSDT', 'kPEPE'])
+        await vi.waitFor(() => expect(timers).toEqual([24 * 3_600_000]))
+      } finally {
+        await runtime.stop()
+      }
+    } finally {
+      await t.close()
+    }
   })
 })
