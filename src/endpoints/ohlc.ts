@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { buildOhlc } from '../analytics/ohlc.js'
 import { outlierRunReason } from '../analytics/price-outliers.js'
 import type { CoverageGap } from '../analytics/coverage.js'
+import { lackGaps } from '../analytics/provenance.js'
 import type { Bar } from '../domain/bars.js'
 import { HOUR_MS, MINUTE_MS } from '../domain/time.js'
 import { coinParam, endParam, enumParam, exchangeParam, lookbackParam, marketTypeParam } from '../domain/params.js'
@@ -65,7 +66,8 @@ export const ohlc = defineEndpoint({
         // bars and bucket opens sit on whole minutes, so the candles depend on the window only through its minutes
         const key = `${coin}|${exchange ?? ''}|${interval}|${lookback}|${marketType}|${Math.ceil(end / MINUTE_MS)}`
         const payload = await cacheOf(candles, market, { oneVersion: true }).get(key, market.reader.version('candles'), async () => {
-          const bars = await loadBars(market, { coin, marketType, start, end, exchange, hourly: INTERVAL_MS[interval] >= HOUR_MS })
+          const hourly = INTERVAL_MS[interval] >= HOUR_MS
+          const bars = await loadBars(market, { coin, marketType, start, end, exchange, hourly })
           const byExchange: Partial<Record<ExchangeId, Bar[]>> = {}
           for (const b of bars) (byExchange[b.exchange] ??= []).push(b)
           const out = buildOhlc({ coin, marketType, interval, lookback, end, exchange, minutesByExchange: byExchange })
@@ -74,7 +76,9 @@ export const ohlc = defineEndpoint({
           const ranges = rangesOf(out.candles.flatMap((c) => (c.exchanges ?? [out.exchange]).map((e) => ({ exchange: e, ts: c.ts }))), size)
           // stored minutes a restart left short are in the candles: their venues are in only in part
           const short = await loadPartialMinuteGaps(market, { coin, marketType, start: first, end, exchange })
-          return { ...out, ranges, short }
+          // minutes from venue klines without a taker split or a trade count: those candle fields cover the others only
+          const lacks = (['no_taker_split', 'no_trade_count'] as const).flatMap((what) => lackGaps(bars, what, hourly ? HOUR_MS : MINUTE_MS, { from: first, to: end }))
+          return { ...out, ranges, short: [...short, ...lacks] }
         })
         const { ranges, short, candles: all, ...rest } = payload
         const shown = onPage(all, page)

@@ -38,12 +38,14 @@ export const volumeProfileEndpoint = defineEndpoint({
         const end = v.end ?? ctx.now
         const start = end - LOOKBACK_MS[lookback]
         const q = { coin, marketType, start, end, exchange }
-        const [{ vap, exchanges, ranges }, gaps] = await Promise.all([coinVap(ctx.services.market, q), loadPartialMinuteGaps(ctx.services.market, q)])
+        const [{ vap, exchanges, ranges, klineOnly }, short] = await Promise.all([coinVap(ctx.services.market, q), loadPartialMinuteGaps(ctx.services.market, q)])
+        // minutes from venue klines have no volume at price: named (kline_only), never passed off as built from trades
+        const gaps = [...short, ...klineOnly]
         const profile = volumeProfile(vap, bins)
         const present = EXCHANGE_IDS.filter((e) => exchanges.has(e))
         return {
           ...profile, coin, exchange: exchange ?? 'all', exchanges: present, marketType, lookback, bins, start, end, asOf: Math.min(end, ctx.now),
-          missing: missingExchanges(marketType, present, () => 'no trades in the window', exchange),
+          missing: missingExchanges(marketType, present, (e) => klineOnly.find((g) => g.exchange === e)?.reason ?? 'no trades in the window', exchange),
           coverage: coverageOf(ctx, { marketType, used: present, gaps, noData: () => 'no trades in the window', only: exchange, requested: { from: start, to: end }, ranges, toleranceMs: WINDOW_TOLERANCE_MS, history: { coin: q.coin, kinds: [marketType === 'spot' ? 'candles_spot' : 'candles_perp'] } }),
         }
       },

@@ -13,7 +13,8 @@ import { storedMinuteRanges, writeMinuteBars, type HourCache } from './store/can
 import { clearPartial, markPartial, marksOf, readResumablePartials } from './store/partial-minutes.js'
 import { isStoredLargeTrade, LARGE_TRADE_RETENTION_MS, pruneLargeTrades, writeLargeTrades } from './store/large-trades.js'
 import { SideEvents } from './side-events.js'
-import { emptySample, mergeSamples, setOpenInterest, setTicker, writeBooks, writeFunding, writeSamples, type FundingRow, type MarketSample } from './store/samples.js'
+import { emptySample, setOpenInterest, setTicker, type SlotState } from './sample-slots.js'
+import { mergeSamples, writeBooks, writeFunding, writeSamples, type FundingRow, type MarketSample } from './store/samples.js'
 import type { DataKind } from './reader.js'
 import type { WriteGate } from './writer-lease.js'
 
@@ -59,21 +60,6 @@ export interface IngestStats {
   samplesWritten: number
   fundingWritten: number
   booksWritten: number
-}
-
-/** what a slot row carries: the newest ticker and open-interest event applied to it (their own ts) */
-interface SlotSources {
-  slot: number
-  tickerTs: number
-  oiTs: number
-}
-
-interface SlotState extends SlotSources {
-  row: MarketSample
-  /** the row of `slot` was handed to the store when the clock left the slot (a quiet feed's last values) */
-  closed: boolean
-  /** slots already handed to the store, newest last (kept LATE_REWRITE_MS back) */
-  written: SlotSources[]
 }
 
 /**

@@ -6,7 +6,7 @@ import { writeMinuteBars } from '../../src/market/store/candles.js'
 import { writeSamples } from '../../src/market/store/samples.js'
 import { openTestStore } from '../helpers/store.js'
 import { EXCHANGES, bar, rng, sample, writes } from '../helpers/series.js'
-import { type MinuteBar } from '../../src/market/bars.js'
+import { klineMinuteBar, type MinuteBar } from '../../src/market/bars.js'
 import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../../src/domain/time.js'
 import type { ExchangeId, MarketType } from '../../src/domain/exchanges.js'
 import { CoinSeries } from '../../src/market/series.js'
@@ -281,6 +281,42 @@ describe('CoinSeries.versionBefore', () => {
     for (let t = HOUR - 22 * HOUR_MS; t <= ts + HOUR_MS; t += 7 * MINUTE_MS) {
       const exact = Math.max(0, ...history.filter((h) => h.from < t).map((h) => h.version))
       expect(s.versionBefore(t)).toBeGreaterThanOrEqual(exact)
+    }
+  })
+})
+
+describe('CoinSeries with minutes from venue klines', () => {
+  it('a minute without a taker split or quote volume is in the volume, not in the flows or the VWAP; its provenance survives the store and a snapshot', async () => {
+    const t = floorTo(NOW, MINUTE_MS) - MINUTE_MS
+    const traded: MinuteBar = {
+      exchange: 'binance', coin: 'BTC', marketType: 'perp', ts: t, open: 100, high: 101, low: 99, close: 100, volume: 3, buyVolume: 2, sellVolume: 1,
+      quoteVolume: 300, trades: 4, source: 'trades', noSplitMinutes: 0, klineMinutes: 0, vap: new Map(),
+    }
+    const kline = klineMinuteBar({ exchange: 'bybit', coin: 'BTC', marketType: 'perp' }, { ts: t, open: 101, high: 102, low: 100, close: 101, volume: 5 })
+    const spotKline = klineMinuteBar({ exchange: 'okx', coin: 'BTC', marketType: 'spot' }, { ts: t, open: 101, high: 102, low: 100, close: 101, volume: 7 })
+    const check = (s: CoinSeries) => {
+      const [p] = s.minutes.points('BTC', t, t + MINUTE_MS)
+      expect(p).toMatchObject({ perpVolume: 8, perpBuy: 2, perpSell: 1, vwap: 100, spotBuy: null, spotSell: null, perpExchanges: ['binance', 'bybit'], spotExchanges: [] })
+      const bars = s.minutes.marketBars('BTC', 'perp', t, t + MINUTE_MS)
+      expect(bars.map(({ vap: _v, ...b }) => b)).toEqual([traded, kline].map(({ vap: _v, ...b }) => b))
+    }
+    const db = await openTestStore()
+    try {
+      const written = await writeMinuteBars(db.sql, [traded, kline, spotKline])
+      const series = new CoinSeries()
+      series.apply(written, NOW)
+      check(series)
+      const loaded = new CoinSeries()
+      await loaded.load(db, NOW)
+      check(loaded)
+      const restored = new CoinSeries()
+      expect(restored.restore(loaded.snapshot()!, NOW)).toBe(true)
+      check(restored)
+      // the hour: its split over the minute that has one, its minutes counted
+      const [hour] = restored.hours.marketBars('BTC', 'perp', floorTo(t, HOUR_MS), NOW).filter((b) => b.exchange === 'bybit')
+      expect(hour).toMatchObject({ buyVolume: null, sellVolume: null, quoteVolume: null, trades: null, source: 'venue_kline', noSplitMinutes: 1, klineMinutes: 1 })
+    } finally {
+      await db.close()
     }
   })
 })

@@ -21,7 +21,7 @@ builder.prismaObject('Exchange', {
     status: t.field({ type: ExchangeStatusEnum, resolve: (e, _a, ctx) => ctx.services.market.status(e.id as ExchangeId, ctx.now) }),
     statusReason: t.string({
       nullable: true,
-      description: 'why the status is not operational (a venue refusing this service, a quiet feed, a replay that could not answer a call, a venue this deployment does not collect)',
+      description: 'why the status is not operational (a quiet feed, a replay that could not answer a call, a venue this deployment does not collect)',
       resolve: (e, _a, ctx) => statusReason(ctx.services.market, e.id as ExchangeId, ctx.now),
     }),
     lastUpdate: t.field({

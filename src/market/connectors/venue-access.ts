@@ -146,7 +146,9 @@ interface RefusalLogger {
 
 /**
  * A connector's refusals, per task (a loop or the market load): the venue counts as refusing while any task's latest
- * failure was a refusal; it is logged once when it starts and once when it ends, and handed to `notify`.
+ * failure was a refusal. A refused task that succeeds again shows the venue answers: every refusal is cleared then (a
+ * stream loop only succeeds when data comes, which may be rare, so it cannot be waited for). Logged once when it
+ * starts and once when it ends, and handed to `notify`.
  */
 export class RefusalWatch {
   private readonly byTask = new Map<string, VenueRefusal>()
@@ -170,7 +172,9 @@ export class RefusalWatch {
   }
 
   recovered(task: string): void {
-    if (this.byTask.delete(task)) this.report()
+    if (!this.byTask.has(task)) return
+    this.byTask.clear()
+    this.report()
   }
 
   private report(): void {

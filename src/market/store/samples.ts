@@ -4,7 +4,7 @@ import type { Sql } from '../../store/database.js'
 import { CopyBinaryWriter } from '../../store/copy-binary.js'
 import type { BookLevel, WideBook } from '../../domain/books.js'
 import type { ExchangeId, MarketType } from '../../domain/exchanges.js'
-import type { OpenInterestEvent, SampleSource, TickerEvent } from '../events.js'
+import type { SampleSource } from '../events.js'
 
 export interface MarketSample {
   exchange: ExchangeId
@@ -48,34 +48,6 @@ export function mergeSamples(rows: readonly MarketSample[]): MarketSample[] {
   }
   return [...byKey.values()]
 }
-
-/** a ticker's fields on a sample row */
-export function setTicker(row: MarketSample, e: TickerEvent): void {
-  row.markPrice = e.markPrice
-  row.indexPrice = e.indexPrice
-  row.lastPrice = e.lastPrice
-  row.fundingRate = e.fundingRate
-  row.fundingIntervalHours = e.fundingIntervalHours
-  row.nextFundingTime = e.nextFundingTime
-}
-
-/** a market's sample row at a slot, every field null */
-export const emptySample = (e: TickerEvent | OpenInterestEvent, slot: number): MarketSample => ({
-  exchange: e.exchange,
-  coin: e.coin,
-  marketType: e.marketType,
-  ts: slot,
-  markPrice: null,
-  indexPrice: null,
-  lastPrice: null,
-  fundingRate: null,
-  fundingIntervalHours: null,
-  nextFundingTime: null,
-  openInterest: null,
-})
-
-/** an open-interest event's value on a sample row, with where it came from */
-export const setOpenInterest = (row: MarketSample, e: OpenInterestEvent) => ((row.openInterest = e.openInterest), (row.oiSource = e.source ?? 'live'))
 
 const SAMPLE_FIELDS = ['markPrice', 'indexPrice', 'lastPrice', 'fundingRate', 'fundingIntervalHours', 'nextFundingTime'] as const
 
@@ -165,6 +137,28 @@ export async function readSamples(sql: Pick<Sql, 'query'>, q: { coins: readonly 
   )
   return rows.map(toSample)
 }
+
+/** the perp sample columns the hot series reads (series.ts load), with their types for a binary read (selectRows) */
+export const SERIES_SAMPLE_COLUMNS = [
+  ['exchange', 'text'], ['coin', 'text'], ['ts', 'int8'], ['open_interest', 'float8'], ['mark_price', 'float8'], ['funding_rate', 'float8'], ['funding_interval_hours', 'float8'],
+] as const
+
+export interface SeriesSampleRow {
+  exchange: string
+  coin: string
+  ts: number | string
+  open_interest: number | null
+  mark_price: number | null
+  funding_rate: number | null
+  funding_interval_hours: number | null
+}
+
+/** a row of those columns as a perp sample (the fields the series keeps) */
+export const seriesSample = (r: SeriesSampleRow): MarketSample => ({
+  exchange: r.exchange as ExchangeId, coin: r.coin, marketType: 'perp', ts: Number(r.ts),
+  markPrice: r.mark_price, indexPrice: null, lastPrice: null, fundingRate: r.funding_rate, fundingIntervalHours: r.funding_interval_hours,
+  nextFundingTime: null, openInterest: r.open_interest,
+})
 
 export interface FundingRow {
   exchange: ExchangeId

@@ -4,6 +4,9 @@
 import type { ExchangeId } from '../../../src/domain/exchanges.js'
 import { binanceVenue } from './binance.js'
 import { bybitVenue } from './bybit.js'
+import { okxVenue } from './okx.js'
+import { hyperliquidVenue } from './hyperliquid.js'
+import { dydxVenue } from './dydx.js'
 import type { HistoryData } from './history.js'
 import { startDoubleServer, type DoubleRequest, type Fault, type VenueBehaviour } from './server.js'
 import type { VenueOptions } from './venue-kit.js'
@@ -34,11 +37,10 @@ export interface VenueDouble {
 }
 
 type Builder = (opts: VenueOptions) => { behaviour: VenueBehaviour; history: HistoryData }
-const BUILDERS: Partial<Record<ExchangeId, Builder>> = { binance: binanceVenue, bybit: bybitVenue }
+const BUILDERS: Record<ExchangeId, Builder> = { binance: binanceVenue, bybit: bybitVenue, okx: okxVenue, hyperliquid: hyperliquidVenue, dydx: dydxVenue }
 
 export async function startVenueDouble(venue: ExchangeId, opts: VenueDoubleOptions = {}): Promise<VenueDouble> {
   const build = BUILDERS[venue]
-  if (!build) throw new Error(`no venue double for ${venue} yet`)
   const now = opts.now ?? Date.now
   let behaviour: VenueBehaviour | undefined
   const server = await startDoubleServer(() => behaviour!, { now, pushMs: opts.pushMs ?? 100 })

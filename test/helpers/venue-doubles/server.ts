@@ -33,7 +33,8 @@ export interface Reply {
  * - refuse: the venue refuses this client (451 geo-block, 403), REST and WebSocket upgrades alike
  * - down: every connection is dropped (REST sockets destroyed, upgrades refused, open WebSockets closed)
  * - fail: an HTTP 5xx answer (a venue having trouble)
- * - hole: history endpoints under `path` serve nothing with a timestamp in [from, to) (the venue lacks those rows)
+ * - hole: history endpoints under `path` serve nothing with a timestamp in [from, to) (the venue lacks those rows);
+ *   Hyperliquid's one path takes the body's type: `/info:candleSnapshot`, `/info:fundingHistory`
  */
 export type Fault =
   | { kind: 'rate_limit'; retryAfterS?: number; times?: number; path?: string }

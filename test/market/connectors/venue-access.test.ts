@@ -7,7 +7,7 @@ import net from 'node:net'
 import type { AddressInfo } from 'node:net'
 import ccxt, { type Exchange } from 'ccxt'
 import { afterAll, describe, expect, it, vi } from 'vitest'
-import { applyVenueAccess, rebase, venueRefusal, venueUrls } from '../../../src/market/connectors/venue-access.js'
+import { applyVenueAccess, rebase, RefusalWatch, venueRefusal, venueUrls, type VenueRefusal } from '../../../src/market/connectors/venue-access.js'
 import { BinanceConnector } from '../../../src/market/connectors/index.js'
 import { startVenueDouble } from '../../helpers/venue-doubles/index.js'
 import { RecordingSink, waitFor } from './offline.js'
@@ -79,6 +79,27 @@ describe('venue refusals', () => {
     expect(venueRefusal(new Error('Unexpected server response: 451'))).toMatchObject({ status: 451, request: null })
     expect(venueRefusal(new Error('binanceusdm GET https://fapi.binance.com/fapi/v1/time 429 Too Many Requests {"code":-1003}'))).toBeNull()
     expect(venueRefusal(new Error('connect ECONNREFUSED 127.0.0.1:1'))).toBeNull()
+  })
+})
+
+describe('a connector\'s refusals', () => {
+  it('start with a refused task, survive other tasks\' successes, end when a refused task succeeds; logged once each way', () => {
+    const notes: Array<VenueRefusal | null> = []
+    const log = { error: vi.fn(), info: vi.fn() }
+    const w = new RefusalWatch(() => 'bybit', log, (r) => notes.push(r))
+    const refused = new Error('bybit GET https://api.bybit.com/v5/market/tickers?category=linear 403 Forbidden access too frequent')
+    w.failed('tickers', refused)
+    w.failed('funding', refused)
+    expect(w.current).toMatchObject({ status: 403, request: 'GET /v5/market/tickers' })
+    w.recovered('book:BTC/USDT:USDT') // a task that was never refused
+    w.failed('positioning', new Error('connect ETIMEDOUT'))
+    expect(w.current).not.toBeNull()
+    w.recovered('funding')
+    expect(w.current).toBeNull()
+    expect(notes.map((n) => n?.status ?? null)).toEqual([403, null])
+    expect(log.error).toHaveBeenCalledTimes(1)
+    expect(log.error.mock.calls[0]![1]).toBe('bybit refuses this service (HTTP 403); its feed is down, the other venues keep running')
+    expect(log.info).toHaveBeenCalledTimes(1)
   })
 })
 
