@@ -45,8 +45,6 @@ export class HttpReplay {
   answeredCount = 0
   unanswerableCount = 0
   readonly history: HistoryAnswers = { exact: 0, covering: 0, uncovered: 0 }
-  /** `venue what` of every history call no recorded page covered */
-  readonly uncoveredCalls = new Set<string>()
   private readonly loggedUncovered = new Set<string>()
 
   constructor(private readonly host: HttpReplayHost) {}
@@ -87,7 +85,6 @@ export class HttpReplay {
       return toResponse(found.response)
     }
     this.history.uncovered++
-    this.uncoveredCalls.add(`${venue} ${what}`)
     const pathKey = `${venue} ${call.method} ${call.path}`
     const first = !this.loggedUncovered.has(pathKey)
     this.loggedUncovered.add(pathKey)
