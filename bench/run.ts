@@ -9,9 +9,11 @@ import path from 'node:path'
 import autocannon from 'autocannon'
 import { DEFAULT_COINS } from '../src/market/coins.js'
 import { benchAggregator } from './aggregate-fold.js'
+import { benchHistory } from './history-time.js'
 import { benchCoins } from './coins.js'
 import { benchCredits } from './credits-pg.js'
 import { benchEventLoop } from './event-loop.js'
+import { benchMix } from './mix.js'
 import { benchScaleOut } from './scale-out.js'
 import { benchStart } from './start-time.js'
 import { benchViews } from './views.js'
@@ -20,8 +22,10 @@ import { build, NODE_FLAGS } from '../scripts/build.mjs'
 import type { Row } from './report.js'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
-/** run only some steps: BENCH_ONLY=fold,backfill,start,cheap,shim,views,heavy,memory,loop,postgres,credits,scale,coins (default: all) */
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'fold,backfill,start,cheap,shim,views,heavy,memory,loop,postgres,credits,scale,coins').split(','))
+/** run only some steps: BENCH_ONLY=fold,backfill,start,cheap,shim,views,heavy,memory,loop,mix,postgres,credits,scale,history,coins (default: all) */
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'fold,backfill,start,cheap,shim,views,heavy,memory,loop,mix,postgres,credits,scale,history,coins').split(','))
+/** the steps that need the simulated service (2 to 6) */
+const SIM_STEPS = ['backfill', 'start', 'cheap', 'shim', 'views', 'heavy', 'memory', 'loop', 'mix', 'postgres']
 const ROOT = path.resolve(import.meta.dirname, '..')
 
 const rows: Row[] = []
@@ -126,91 +130,99 @@ async function main() {
   // the coin step alone needs none of the shared store below
   if (ONLY.size === 1 && ONLY.has('coins')) return report(keep ? null : dir)
 
-  // 2. the full pipeline backfill of the default history on the embedded store
-  const store = { DATABASE_URL: `pglite:${path.join(dir, 'pglite')}`, BENCH_COINS: coins.join(','), BENCH_DAYS: String(days) }
-  console.log(`backfilling ${days} days of ${coins.length} coins into the embedded store…`)
-  const filler = await start(store)
-  // the API while the backfill runs behind it (as after `npm start` on an empty store), then the same load on the same
-  // server once it is done: a caller's steady 100 requests/s, not a saturating load, which would only slow the backfill
-  const ticker = { url: `http://127.0.0.1:${filler.info.port}/v1/markets/ticker?coin=BTC`, connections: 10, key: filler.info.key, rate: 100 }
-  const during = ONLY.has('backfill') ? await load(ticker) : null
-  const backfillMs = await filler.backfilled
-  const idle = during ? await load(ticker) : null
-  if (ONLY.has('backfill') && (!keep || backfillMs > 60_000))
-    rows.push({ bench: `backfill ${days} d × ${coins.length} coins (simulator on a worker thread → aggregates → store), behind a listening server`, measured: `${fmt(backfillMs / 1000)} s`, baseline: '90 s target', ratio: backfillMs / 90_000, target: '< 90 s (ratio < 1)', pass: backfillMs < 90_000 })
-  // only when the load ran inside the backfill (a kept, filled store backfills only today's part)
-  if (during && idle && backfillMs > (SECONDS + 2) * 1000)
-    rows.push({ bench: 'ticker p99 at 100 req/s (10 conns) during the backfill, vs the same once it is done', measured: `p99 ${during.p99} ms (mean ${fmt(during.mean)} ms)`, baseline: `p99 ${idle.p99} ms (mean ${fmt(idle.mean)} ms) idle`, ratio: during.p99 / Math.max(idle.p99, 1), target: '≤ 1.5× idle', pass: during.p99 <= 1.5 * Math.max(idle.p99, 1) })
-  const fillerRss = await rss(filler.info.port)
-  filler.proc.kill('SIGTERM')
-  await new Promise((r) => filler.proc.once('exit', r))
-  // start as a user starts it: `npm start` on the filled store, after a clean stop and after an unclean one
-  if (ONLY.has('start')) {
-    const { warmMs, coldMs } = await benchStart(ROOT, dir)
-    rows.push({ bench: 'start to first healthy answer: `npm start`, embedded, warm store, after a clean stop (series left at shutdown)', measured: `${fmt(warmMs / 1000, 2)} s`, baseline: `${fmt(coldMs / 1000, 2)} s after an unclean stop (series read from the store)`, ratio: warmMs / 3000, target: '< 3 s (ratio < 1)', pass: warmMs < 3000 })
-  }
-  // the steady state: a service started on the filled store (what a restart, or any later day, looks like)
-  const svc = await start(store)
-  // today's part of the window is backfilled at every start: measured after it
-  await svc.backfilled
-  const { port, key } = svc.info
+  // 2.-6. the simulated service: its backfill, start, reads, memory and event loop (only when one of them is asked for)
+  let tickerBody = '{}'
+  if (SIM_STEPS.some((x) => ONLY.has(x))) {
+    // 2. the full pipeline backfill of the default history on the embedded store
+    const store = { DATABASE_URL: `pglite:${path.join(dir, 'pglite')}`, BENCH_COINS: coins.join(','), BENCH_DAYS: String(days) }
+    console.log(`backfilling ${days} days of ${coins.length} coins into the embedded store…`)
+    const filler = await start(store)
+    // the API while the backfill runs behind it (as after `npm start` on an empty store), then the same load on the same
+    // server once it is done: a caller's steady 100 requests/s, not a saturating load, which would only slow the backfill
+    const ticker = { url: `http://127.0.0.1:${filler.info.port}/v1/markets/ticker?coin=BTC`, connections: 10, key: filler.info.key, rate: 100 }
+    const during = ONLY.has('backfill') ? await load(ticker) : null
+    const backfillMs = await filler.backfilled
+    const idle = during ? await load(ticker) : null
+    if (ONLY.has('backfill') && (!keep || backfillMs > 60_000))
+      rows.push({ bench: `backfill ${days} d × ${coins.length} coins (simulator on a worker thread → aggregates → store), behind a listening server`, measured: `${fmt(backfillMs / 1000)} s`, baseline: '90 s target', ratio: backfillMs / 90_000, target: '< 90 s (ratio < 1)', pass: backfillMs < 90_000 })
+    // only when the load ran inside the backfill (a kept, filled store backfills only today's part)
+    if (during && idle && backfillMs > (SECONDS + 2) * 1000)
+      rows.push({ bench: 'ticker p99 at 100 req/s (10 conns) during the backfill, vs the same once it is done', measured: `p99 ${during.p99} ms (mean ${fmt(during.mean)} ms)`, baseline: `p99 ${idle.p99} ms (mean ${fmt(idle.mean)} ms) idle`, ratio: during.p99 / Math.max(idle.p99, 1), target: '≤ 1.5× idle', pass: during.p99 <= 1.5 * Math.max(idle.p99, 1) })
+    const fillerRss = await rss(filler.info.port)
+    filler.proc.kill('SIGTERM')
+    await new Promise((r) => filler.proc.once('exit', r))
+    // start as a user starts it: `npm start` on the filled store, after a clean stop and after an unclean one
+    if (ONLY.has('start')) {
+      const { warmMs, coldMs } = await benchStart(ROOT, dir)
+      rows.push({ bench: 'start to first healthy answer: `npm start`, embedded, warm store, after a clean stop (series left at shutdown)', measured: `${fmt(warmMs / 1000, 2)} s`, baseline: `${fmt(coldMs / 1000, 2)} s after an unclean stop (series read from the store)`, ratio: warmMs / 3000, target: '< 3 s (ratio < 1)', pass: warmMs < 3000 })
+    }
+    // the steady state: a service started on the filled store (what a restart, or any later day, looks like)
+    const svc = await start(store)
+    // today's part of the window is backfilled at every start: measured after it
+    await svc.backfilled
+    const { port, key } = svc.info
 
-  const base = `http://127.0.0.1:${port}`
-  const tickerBody = await (await fetch(`${base}/v1/markets/ticker?coin=BTC`, { headers: { authorization: `Bearer ${key}` } })).text()
-  const bl = await start({ BENCH_BASELINE: '1', BENCH_BODY: tickerBody })
-  try {
-    // 3. cheap reads against bare Express with the same JSON, each run right after its own baseline run
-    if (ONLY.has('cheap')) await cheapReads('', svc, bl)
-    // 4. REST shim overhead: the same stored operation through REST and through /graphql
-    if (ONLY.has('shim')) {
-      const doc = fs.readFileSync(path.join(ROOT, 'schema/operations/v1/ticker.graphql'), 'utf8')
-      const viaGql = await load({ url: `${base}/graphql`, connections: 10, key, method: 'POST', body: JSON.stringify({ query: doc, variables: { coin: 'BTC' } }) })
-      const viaRest = await load({ url: `${base}/v1/markets/ticker?coin=BTC`, connections: 10, key })
-      rows.push({ bench: 'REST shim vs POST /graphql (same operation), mean latency', measured: `${fmt(viaRest.mean, 2)} ms`, baseline: `${fmt(viaGql.mean, 2)} ms GraphQL`, ratio: viaRest.mean / viaGql.mean, target: '≤ 1.15', pass: viaRest.mean / viaGql.mean <= 1.15 })
+    const base = `http://127.0.0.1:${port}`
+    tickerBody = await (await fetch(`${base}/v1/markets/ticker?coin=BTC`, { headers: { authorization: `Bearer ${key}` } })).text()
+    const bl = await start({ BENCH_BASELINE: '1', BENCH_BODY: tickerBody })
+    try {
+      // 3. cheap reads against bare Express with the same JSON, each run right after its own baseline run
+      if (ONLY.has('cheap')) await cheapReads('', svc, bl)
+      // 4. REST shim overhead: the same stored operation through REST and through /graphql
+      if (ONLY.has('shim')) {
+        const doc = fs.readFileSync(path.join(ROOT, 'schema/operations/v1/ticker.graphql'), 'utf8')
+        const viaGql = await load({ url: `${base}/graphql`, connections: 10, key, method: 'POST', body: JSON.stringify({ query: doc, variables: { coin: 'BTC' } }) })
+        const viaRest = await load({ url: `${base}/v1/markets/ticker?coin=BTC`, connections: 10, key })
+        rows.push({ bench: 'REST shim vs POST /graphql (same operation), mean latency', measured: `${fmt(viaRest.mean, 2)} ms`, baseline: `${fmt(viaGql.mean, 2)} ms GraphQL`, ratio: viaRest.mean / viaGql.mean, target: '≤ 1.15', pass: viaRest.mean / viaGql.mean <= 1.15 })
+      }
+
+      // 4b. the all-coins views cold after a data tick and warm, the snapshot's age, the compressed 1m × 24 h ohlc
+      if (ONLY.has('views')) {
+        const bare = await load({ url: `http://127.0.0.1:${bl.info.port}/static`, connections: 10 })
+        rows.push(...(await benchViews(base, key!, bare.p99, SECONDS, load)))
+      }
+      // 5. heavy reads, p99 at 10 connections
+      const heavy: [string, string, number][] = [
+        ['snapshot (refresh cache)', '/v1/signals/snapshot', 20],
+        ['ohlc 30 d resampled to 1h, one coin', '/v1/markets/ohlc?coin=BTC&interval=1h&lookback=30d', 50],
+        ['volume profile 30 d, 200 bins', '/v1/structure/volume-profile?coin=BTC&lookback=30d&bins=200', 100],
+        ['markets overview (screener), all coins', '/v1/markets/overview', 50],
+        ['funding arbitrage, all coins × venue pairs', '/v1/funding/arbitrage', 50],
+        ['regime history 30 d at 1h, one coin', '/v1/signals/regime?coin=BTC&lookback=30d&limit=5000', 50],
+        ['large trades ≥ 100k USD, one page of 100', '/v1/flow/large-trades?min_usd=100000', 50],
+        ['liquidation cascade', `/v1/signals/liquidation-cascade?coin=BTC&trigger_price=${await triggerPrice(base, key!)}`, 50],
+        // series (issue 17): 30 days at 1h, under 50 ms p99
+        ['OI history 30 d at 1h, one coin', '/v1/oi/history?coin=BTC&interval=1h&lookback=30d&limit=5000', 50],
+        ['funding history 30 d at 1h, one coin', '/v1/funding/history?coin=BTC&interval=1h&lookback=30d&limit=5000', 50],
+        ['CVD 30 d at 1h, perp and spot, one coin', '/v1/flow/cvd?coin=BTC&interval=1h&lookback=30d&limit=5000', 50],
+        ['taker volume 30 d at 1h, one coin', '/v1/flow/taker-volume?coin=BTC&interval=1h&lookback=30d&limit=5000', 50],
+        ['basis 30 d at 1h, one coin', '/v1/structure/basis?coin=BTC&interval=1h&lookback=30d&limit=5000', 50],
+      ]
+      const bare10 = ONLY.has('heavy') ? await load({ url: `http://127.0.0.1:${bl.info.port}/static`, connections: 10 }) : null
+      for (const [name, p, target] of ONLY.has('heavy') ? heavy : []) {
+        await fetch(`${base}${p}`, { headers: { authorization: `Bearer ${key}` } }) // warm the caches once
+        const r = await load({ url: `${base}${p}`, connections: 10, key })
+        rows.push({ bench: `${name}, p99 at 10 conns`, measured: `${r.p99} ms (${fmt(r.rps, 0)} req/s)`, baseline: `${bare10!.p99} ms bare p99`, ratio: r.p99 / target, target: `p99 < ${target} ms (ratio < 1)`, pass: r.p99 < target })
+      }
+      // 6. steady-state memory with the history loaded
+      if (ONLY.has('memory')) {
+        await new Promise((r) => setTimeout(r, 5000))
+        const mem = await rss(port)
+        rows.push({ bench: `resident memory, ${days} d loaded, serving (restarted)`, measured: `${fmt(mem / 2 ** 20, 0)} MB`, baseline: `${fmt(fillerRss / 2 ** 20, 0)} MB in the process that backfilled`, ratio: mem / (350 * 2 ** 20), target: '< 350 MB (ratio < 1)', pass: mem < 350 * 2 ** 20 })
+      }
+      // 6b. the event loop under each endpoint's most demanding call, after memory (their answers are the largest)
+      if (ONLY.has('loop')) rows.push(...(await benchEventLoop(base, key!, coins)))
+    } finally {
+      bl.proc.kill('SIGTERM')
+      svc.proc.kill('SIGTERM')
+      // its last writes (the series left for the next start) go into the store's directory: done before it is removed
+      await new Promise((r) => svc.proc.once('exit', r))
     }
 
-    // 4b. the all-coins views cold after a data tick and warm, the snapshot's age, the compressed 1m × 24 h ohlc
-    if (ONLY.has('views')) {
-      const bare = await load({ url: `http://127.0.0.1:${bl.info.port}/static`, connections: 10 })
-      rows.push(...(await benchViews(base, key!, bare.p99, SECONDS, load)))
-    }
-    // 5. heavy reads, p99 at 10 connections
-    const heavy: [string, string, number][] = [
-      ['snapshot (refresh cache)', '/v1/signals/snapshot', 20],
-      ['ohlc 30 d resampled to 1h, one coin', '/v1/markets/ohlc?coin=BTC&interval=1h&lookback=30d', 50],
-      ['volume profile 30 d, 200 bins', '/v1/structure/volume-profile?coin=BTC&lookback=30d&bins=200', 100],
-      ['markets overview (screener), all coins', '/v1/markets/overview', 50],
-      ['funding arbitrage, all coins × venue pairs', '/v1/funding/arbitrage', 50],
-      ['regime history 30 d at 1h, one coin', '/v1/signals/regime?coin=BTC&lookback=30d&limit=5000', 50],
-      ['large trades ≥ 100k USD, one page of 100', '/v1/flow/large-trades?min_usd=100000', 50],
-      ['liquidation cascade', `/v1/signals/liquidation-cascade?coin=BTC&trigger_price=${await triggerPrice(base, key!)}`, 50],
-      // series (issue 17): 30 days at 1h, under 50 ms p99
-      ['OI history 30 d at 1h, one coin', '/v1/oi/history?coin=BTC&interval=1h&lookback=30d&limit=5000', 50],
-      ['funding history 30 d at 1h, one coin', '/v1/funding/history?coin=BTC&interval=1h&lookback=30d&limit=5000', 50],
-      ['CVD 30 d at 1h, perp and spot, one coin', '/v1/flow/cvd?coin=BTC&interval=1h&lookback=30d&limit=5000', 50],
-      ['taker volume 30 d at 1h, one coin', '/v1/flow/taker-volume?coin=BTC&interval=1h&lookback=30d&limit=5000', 50],
-      ['basis 30 d at 1h, one coin', '/v1/structure/basis?coin=BTC&interval=1h&lookback=30d&limit=5000', 50],
-    ]
-    const bare10 = ONLY.has('heavy') ? await load({ url: `http://127.0.0.1:${bl.info.port}/static`, connections: 10 }) : null
-    for (const [name, p, target] of ONLY.has('heavy') ? heavy : []) {
-      await fetch(`${base}${p}`, { headers: { authorization: `Bearer ${key}` } }) // warm the caches once
-      const r = await load({ url: `${base}${p}`, connections: 10, key })
-      rows.push({ bench: `${name}, p99 at 10 conns`, measured: `${r.p99} ms (${fmt(r.rps, 0)} req/s)`, baseline: `${bare10!.p99} ms bare p99`, ratio: r.p99 / target, target: `p99 < ${target} ms (ratio < 1)`, pass: r.p99 < target })
-    }
-    // 6. steady-state memory with the history loaded
-    if (ONLY.has('memory')) {
-      await new Promise((r) => setTimeout(r, 5000))
-      const mem = await rss(port)
-      rows.push({ bench: `resident memory, ${days} d loaded, serving (restarted)`, measured: `${fmt(mem / 2 ** 20, 0)} MB`, baseline: `${fmt(fillerRss / 2 ** 20, 0)} MB in the process that backfilled`, ratio: mem / (350 * 2 ** 20), target: '< 350 MB (ratio < 1)', pass: mem < 350 * 2 ** 20 })
-    }
-    // 6b. the event loop under each endpoint's most demanding call, after memory (their answers are the largest)
-    if (ONLY.has('loop')) rows.push(...(await benchEventLoop(base, key!, coins)))
-  } finally {
-    bl.proc.kill('SIGTERM')
-    svc.proc.kill('SIGTERM')
-    // its last writes (the series left for the next start) go into the store's directory: done before it is removed
-    await new Promise((r) => svc.proc.once('exit', r))
   }
+
+  // 6c. the adversarial run's heavy mix against another key's ticker, `npm start` on the filled store (bench/mix.ts)
+  if (ONLY.has('mix')) rows.push(...(await benchMix(ROOT, dir, SECONDS, coins)))
 
   // 7. the same cheap reads and memory with PostgreSQL as the store (database work off the service's thread)
   if (ONLY.has('postgres') && (await postgresAvailable())) {
@@ -236,6 +248,9 @@ async function main() {
     rows.push({ bench: 'charges/s on PostgreSQL, 100 accounts', measured: fmt(credits.manyAccounts, 0), baseline: `${fmt(credits.selectOne, 0)} SELECT 1/s`, ratio: credits.manyAccounts / 3000, target: '≥ 3,000/s, exact (ratio ≥ 1)', pass: credits.manyAccounts >= 3000 && credits.exact })
     rows.push({ bench: 'charges/s on PostgreSQL, one account', measured: fmt(credits.oneAccount, 0), baseline: `${fmt(credits.selectOne, 0)} SELECT 1/s`, ratio: credits.oneAccount / 1000, target: '≥ 1,000/s, exact (ratio ≥ 1)', pass: credits.oneAccount >= 1000 && credits.exact })
   } else if (ONLY.has('credits')) console.log('PostgreSQL not reachable: credit benchmark skipped')
+
+  // a live venue's history: the Binance double on loopback, the service started as a user starts it (bench/history-time.ts)
+  if (ONLY.has('history')) rows.push(...(await benchHistory(start, { days, coins, dir: path.join(dir, 'history') })))
 
   // the split deployment (ROLE=ingest + 2 × ROLE=api over NATS) against one process, same run (bench/scale-out.ts)
   if (ONLY.has('scale')) rows.push(...(await benchScaleOut(SECONDS, load)))

@@ -7,17 +7,18 @@ import path from 'node:path'
 import { handoffFile } from '../src/store/database.js'
 import { NODE_FLAGS } from '../scripts/build.mjs'
 
-interface Running {
+export interface Running {
   proc: ChildProcess
   url: string
   /** ms from spawn to /healthz answering 200 */
   healthyMs: number
 }
 
-async function startService(root: string, dataDir: string): Promise<Running> {
+/** `npm start` (scripts/start.mjs with the package's V8 flags) on the filled store, with `env` on top of the bench's own */
+export async function startService(root: string, dataDir: string, env: Record<string, string> = {}): Promise<Running> {
   const t0 = performance.now()
-  const env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: `pglite:${path.join(dataDir, 'pglite')}`, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' }
-  const proc = spawn(process.execPath, [...NODE_FLAGS, path.join(root, 'scripts', 'start.mjs')], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] })
+  const fullEnv = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: `pglite:${path.join(dataDir, 'pglite')}`, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env }
+  const proc = spawn(process.execPath, [...NODE_FLAGS, path.join(root, 'scripts', 'start.mjs')], { cwd: root, env: fullEnv, stdio: ['ignore', 'pipe', 'inherit'] })
   const url = await new Promise<string>((resolve, reject) => {
     let out = ''
     proc.stdout!.on('data', (d: Buffer) => {
@@ -36,7 +37,7 @@ async function startService(root: string, dataDir: string): Promise<Running> {
   return { proc, url, healthyMs: performance.now() - t0 }
 }
 
-async function stop(r: Running): Promise<void> {
+export async function stop(r: Running): Promise<void> {
   const exited = new Promise((resolve) => r.proc.once('exit', resolve))
   r.proc.kill('SIGTERM')
   await exited

@@ -7,6 +7,8 @@ import { AuthCache } from './accounts/auth-cache.js'
 import { ChargeBatcher } from './accounts/charge-batcher.js'
 import type { Config } from './config.js'
 import { StreamSlots } from './graphql/stream-slots.js'
+import { HeavyCalls } from './graphql/heavy-calls.js'
+import { AnalyticsPool } from './market/read/analytics-pool.js'
 import { MarketState } from './market/state.js'
 import type { Services } from './services.js'
 import { cursorMac, cursorSecret } from './store/cursor-secret.js'
@@ -21,9 +23,11 @@ export async function createServices(config: Config, opts: { logger?: Logger; cl
   logger.info({ from: market.seriesFrom }, market.seriesFrom === 'snapshot' ? 'hot series restored from the snapshot left at the last shutdown' : 'hot series loaded from the store')
   const cursors = cursorMac(await cursorSecret(config.CURSOR_SECRET, db.sql))
   const services: Services = {
-    config, db, logger, market, clock, cursorMac: cursors, charges: new ChargeBatcher(db.sql), auth: new AuthCache(db.sql, clock),
+    config, db, logger, market, clock, cursorMac: cursors, charges: new ChargeBatcher(db.sql, { timeoutMs: config.STORE_TIMEOUT_MS }), auth: new AuthCache(db.sql, clock),
     // REDIS_URL's client is made later (startRole): looked up at each stream
     streams: new StreamSlots(config, () => services.limits?.streams ?? null, logger),
+    heavy: new HeavyCalls(config),
+    analytics: new AnalyticsPool(config.ANALYTICS_THREADS),
   }
   return services
 }

@@ -2,8 +2,11 @@
 import fs from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
+import os from 'node:os'
 import { z } from 'zod'
 import { MarketSourceError, parseMarketSource } from './market/connectors/source.js'
+import { EXCHANGE_IDS, type ExchangeId } from './domain/exchanges.js'
+import type { VenueAccess } from './market/connectors/venue-access.js'
 
 const intFrom = (def: number, min = 0) => z.coerce.number().int().min(min).default(def)
 const list = (v: string) => v.split(',').map((x) => x.trim()).filter(Boolean)
@@ -34,6 +37,31 @@ const optionalUrl = (protocols: string[], message: string) =>
     .transform((v) => (v === '' ? undefined : v))
     .refine((v) => v === undefined || v.split(',').every((u) => URL.canParse(u.trim()) && protocols.includes(new URL(u.trim()).protocol)), { message })
 
+/** a venue base URL: scheme and host[:port], optionally a path prefix; no query or fragment; trailing slash dropped */
+const baseUrl = (name: string, protocols: string[]) =>
+  z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim().replace(/\/+$/, '')))
+    .refine(
+      (v) => {
+        if (v === undefined) return true
+        if (!URL.canParse(v)) return false
+        const u = new URL(v)
+        return protocols.includes(u.protocol) && !u.search && !u.hash && !u.username && !u.password
+      },
+      { message: `${name} must be a ${protocols.map((p) => `${p}//`).join(' or ')} origin (optionally with a path prefix), without query or credentials` },
+    )
+const restBase = (name: string) => baseUrl(name, ['http:', 'https:'])
+const wsBase = (name: string) => baseUrl(name, ['ws:', 'wss:'])
+const flag = (name: string) => z.enum(['0', '1', 'true', 'false', ''], { message: `${name} must be 0 or 1` }).default('0').transform((v) => v === '1' || v === 'true')
+const proxyUrl = (name: string) =>
+  z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()))
+    .refine((v) => v === undefined || (URL.canParse(v) && ['http:', 'https:'].includes(new URL(v).protocol)), { message: `${name} must be an http:// or https:// proxy URL` })
+
 const EnvSchema = z.object({
   PORT: intFrom(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -47,6 +75,27 @@ const EnvSchema = z.object({
     }),
   /** auto (default): live when a venue answers at start, else the simulator; simulator, live, a list of venues, replay:<file>, none */
   MARKET_SOURCE: z.string().default('auto'),
+  /** reaching the venues (docs/connectors.md#reaching-the-venues): a base URL replacing every REST / WebSocket host of a venue */
+  BINANCE_REST_URL: restBase('BINANCE_REST_URL'),
+  BINANCE_WS_URL: wsBase('BINANCE_WS_URL'),
+  BYBIT_REST_URL: restBase('BYBIT_REST_URL'),
+  BYBIT_WS_URL: wsBase('BYBIT_WS_URL'),
+  OKX_REST_URL: restBase('OKX_REST_URL'),
+  OKX_WS_URL: wsBase('OKX_WS_URL'),
+  HYPERLIQUID_REST_URL: restBase('HYPERLIQUID_REST_URL'),
+  HYPERLIQUID_WS_URL: wsBase('HYPERLIQUID_WS_URL'),
+  DYDX_REST_URL: restBase('DYDX_REST_URL'),
+  DYDX_WS_URL: wsBase('DYDX_WS_URL'),
+  /** 1: the venue's testnet (CCXT's sandbox URLs), overrides applied on top */
+  BINANCE_TESTNET: flag('BINANCE_TESTNET'),
+  BYBIT_TESTNET: flag('BYBIT_TESTNET'),
+  OKX_TESTNET: flag('OKX_TESTNET'),
+  HYPERLIQUID_TESTNET: flag('HYPERLIQUID_TESTNET'),
+  DYDX_TESTNET: flag('DYDX_TESTNET'),
+  /** the proxy venue calls go through: HTTPS_PROXY for https/wss targets, HTTP_PROXY for http/ws ones; NO_PROXY hosts go direct */
+  HTTPS_PROXY: proxyUrl('HTTPS_PROXY'),
+  HTTP_PROXY: proxyUrl('HTTP_PROXY'),
+  NO_PROXY: z.string().default('').transform(list),
   /** MARKET_SOURCE=replay:<file>: how many times faster than recorded the first pass plays (>= 1; docs/recordings.md) */
   REPLAY_SPEED: z.coerce.number().min(1).max(10_000).default(1),
   /** MARKET_SOURCE=replay:<file>: 1 plays the recording again and again, each pass shifted by one more duration */
@@ -94,6 +143,13 @@ const EnvSchema = z.object({
     .optional()
     .transform((v) => (v === '' ? undefined : v))
     .refine((v) => v === undefined || v.length >= 16, { message: 'METRICS_TOKEN must be at least 16 characters' }),
+  /** heavy calls (docs/operations.md#heavy-calls): run at once per node, waiting per node, admitted at once per key, waiting per key */
+  HEAVY_CONCURRENCY: intFrom(2, 1),
+  HEAVY_QUEUE: intFrom(64, 0),
+  HEAVY_PER_KEY: intFrom(4, 1),
+  HEAVY_KEY_QUEUE: intFrom(16, 0),
+  /** worker threads for CPU-heavy analytics (the liquidation map); 0 = on the event loop. Default: the cores less one, at least one */
+  ANALYTICS_THREADS: intFrom(Math.max(1, os.availableParallelism() - 1), 0),
   /** the most a store statement, a lock wait or a connection wait may take, ms (PostgreSQL) */
   STORE_TIMEOUT_MS: intFrom(5000, 100),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -152,6 +208,24 @@ type Env = z.infer<typeof EnvSchema>
 export interface Config extends Env {
   /** where the store lives: an embedded PGlite directory, in-memory PGlite, or a PostgreSQL URL */
   store: { kind: 'pglite'; dir: string | null } | { kind: 'postgres'; url: string; /** STORE_TIMEOUT_MS */ timeoutMs?: number }
+  /** per venue: its <VENUE>_REST_URL, _WS_URL, _TESTNET and the proxy settings */
+  venueAccess: Record<ExchangeId, VenueAccess>
+}
+
+/** the <VENUE>_* settings and the proxy of each venue, as the connectors take them */
+function venueAccessOf(e: Env): Record<ExchangeId, VenueAccess> {
+  const env = e as unknown as Record<string, string | boolean | undefined>
+  const out = {} as Record<ExchangeId, VenueAccess>
+  for (const id of EXCHANGE_IDS) {
+    const p = id.toUpperCase()
+    const a: VenueAccess = { testnet: env[`${p}_TESTNET`] === true, noProxy: e.NO_PROXY }
+    if (typeof env[`${p}_REST_URL`] === 'string') a.restUrl = env[`${p}_REST_URL`] as string
+    if (typeof env[`${p}_WS_URL`] === 'string') a.wsUrl = env[`${p}_WS_URL`] as string
+    if (e.HTTPS_PROXY) a.httpsProxy = e.HTTPS_PROXY
+    if (e.HTTP_PROXY) a.httpProxy = e.HTTP_PROXY
+    out[id] = a
+  }
+  return out
 }
 
 export class ConfigError extends Error {}
@@ -180,7 +254,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // a replay is written at once: it must leave room under the buffer cap, or every reconnect would be dropped as slow
   if (e.STREAM_REPLAY_BYTES > e.STREAM_BUFFER_BYTES / 2)
     throw new ConfigError(`invalid configuration:\n  STREAM_REPLAY_BYTES (${e.STREAM_REPLAY_BYTES}) must be at most half of STREAM_BUFFER_BYTES (${e.STREAM_BUFFER_BYTES})`)
-  return { ...e, store }
+  return { ...e, store, venueAccess: venueAccessOf(e) }
 }
 
 /** the mixes of ROLE, store, bus and source that cannot work, refused at start with what to change */

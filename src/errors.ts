@@ -125,12 +125,14 @@ function isStoreUnavailable(e: unknown): boolean {
 /** seconds a caller should wait before retrying a 503 from the store */
 const STORE_RETRY_AFTER_S = 5
 
+/** the store did not answer within the call's bound: 503, nothing charged */
+export const storeUnavailable = () => new ApiError('unavailable', 'The data store is unreachable or did not answer in time; nothing was charged. Retry shortly.', { retry_after: STORE_RETRY_AFTER_S })
+
 /** Any error → ApiError; unknown failures become 503 when the store is down, else a generic 500 (never leaked). */
 export function toApiError(e: unknown): ApiError {
   if (e instanceof ApiError) return e
   if (isStoreWithoutSchema(e))
     return new ApiError('unavailable', 'The data store answers but holds none of the service\'s tables: it was re-created or emptied under the running service. Nothing was charged; /healthz says the same. Restart the service to migrate it.', { retry_after: STORE_RETRY_AFTER_S })
-  if (isStoreUnavailable(e))
-    return new ApiError('unavailable', 'The data store is unreachable or did not answer in time; nothing was charged. Retry shortly.', { retry_after: STORE_RETRY_AFTER_S })
+  if (isStoreUnavailable(e)) return storeUnavailable()
   return new ApiError('internal', 'An unexpected error occurred; nothing was charged. It has been logged with this request id.')
 }

@@ -90,6 +90,8 @@ export function createApp(services: Services, metrics: Metrics = createMetrics()
     await alerts.stop()
     await signals.stop()
     await stopTickViews(services.market)
+    // the analytics threads: a call under way has had its answer by now
+    await services.analytics.close()
   })
   app.use(streamRoute(services))
   app.use(analyticsRouter(services, schema))

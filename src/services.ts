@@ -8,6 +8,8 @@ import type { ChargeBatcher } from './accounts/charge-batcher.js'
 import type { NatsBus } from './market/bus/nats-bus.js'
 import type { LimitStores } from './rest/rate-limit-store.js'
 import type { StreamSlots } from './graphql/stream-slots.js'
+import type { HeavyCalls } from './graphql/heavy-calls.js'
+import type { AnalyticsPool } from './market/read/analytics-pool.js'
 import type { CursorMac } from './domain/cursor.js'
 
 export interface Services {
@@ -29,6 +31,10 @@ export interface Services {
   limits?: LimitStores | null
   /** open push streams per key and account (shared through `limits` when there is Redis) */
   streams: StreamSlots
+  /** the queues heavy calls wait in, per key and per node (docs/operations.md#heavy-calls) */
+  heavy: HeavyCalls
+  /** worker threads for CPU-heavy analytics (ANALYTICS_THREADS) */
+  analytics: AnalyticsPool
   /** ingest on PostgreSQL: the venues whose writer lease this node holds (null: no leases, e.g. an API node) */
   writing?: (() => readonly string[]) | null
 }

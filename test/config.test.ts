@@ -24,6 +24,36 @@ describe('configuration', () => {
     expect(c.CORS_ORIGINS).toEqual(['https://a.example', 'http://localhost:5173'])
   })
 
+  it('reaching the venues: per-venue REST/WS base URLs, testnets and the proxy become each venue\'s access', () => {
+    const none = loadConfig({}).venueAccess
+    expect(Object.keys(none)).toEqual(['binance', 'bybit', 'okx', 'hyperliquid', 'dydx'])
+    expect(none.binance).toEqual({ testnet: false, noProxy: [] })
+    const c = loadConfig({
+      BINANCE_REST_URL: 'http://127.0.0.1:8801/',
+      BINANCE_WS_URL: 'ws://127.0.0.1:8801',
+      OKX_REST_URL: 'https://relay.example/okx',
+      DYDX_TESTNET: '1',
+      HTTPS_PROXY: 'http://proxy.example:3128',
+      NO_PROXY: 'localhost, .internal',
+    }).venueAccess
+    expect(c.binance).toEqual({ restUrl: 'http://127.0.0.1:8801', wsUrl: 'ws://127.0.0.1:8801', testnet: false, httpsProxy: 'http://proxy.example:3128', noProxy: ['localhost', '.internal'] })
+    expect(c.okx.restUrl).toBe('https://relay.example/okx')
+    expect(c.okx.wsUrl).toBeUndefined()
+    expect([c.dydx.testnet, c.bybit.testnet]).toEqual([true, false])
+  })
+
+  it.each([
+    [{ BINANCE_REST_URL: 'ftp://x.example' }, /BINANCE_REST_URL must be a http:\/\/ or https:\/\/ origin/],
+    [{ BYBIT_REST_URL: 'https://x.example/?a=1' }, /BYBIT_REST_URL/],
+    [{ OKX_WS_URL: 'https://ws.example' }, /OKX_WS_URL must be a ws:\/\/ or wss:\/\/ origin/],
+    [{ HYPERLIQUID_REST_URL: 'not a url' }, /HYPERLIQUID_REST_URL/],
+    [{ DYDX_TESTNET: 'yes' }, /DYDX_TESTNET must be 0 or 1/],
+    [{ HTTPS_PROXY: 'socks5://p:1080' }, /HTTPS_PROXY must be an http:\/\/ or https:\/\/ proxy URL/],
+  ])('refuses a bad venue setting: %o', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError)
+    expect(() => loadConfig(env)).toThrow(message)
+  })
+
   it('a postgres URL switches the store; pglite:memory is in memory', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://u@h:5432/db' }).store).toEqual({ kind: 'postgres', url: 'postgres://u@h:5432/db', timeoutMs: 5000 })
     expect(loadConfig({ DATABASE_URL: 'postgres://u@h:5432/db', STORE_TIMEOUT_MS: '1500' }).store).toEqual({ kind: 'postgres', url: 'postgres://u@h:5432/db', timeoutMs: 1500 })

@@ -4,6 +4,12 @@
 // retried one charge at a time, in arrival order, so the outcome is exactly what sequential charging gives.
 // Every request is answered only after the statement holding its charge committed: nothing is charged twice,
 // nothing below zero, nothing before it is durable. The key's revocation is checked inside the statement.
+// One bound per charge (STORE_TIMEOUT_MS, from when the charge is asked for): a charge still queued at its bound is
+// answered 503 and never sent; a batch is sent bounded by what is left of its earliest charge's bound (the store's
+// `within`, on connections of its own: the server cancels the statement, so a charge is either committed and answered,
+// or neither). Without this, a charge arriving behind a batch that was timing out waited for that batch's bound and
+// then its own, and a charge waited for a pooled connection behind every read queued for one.
+import { storeUnavailable } from '../errors.js'
 import type { Sql } from '../store/database.js'
 import type { Charge } from './credits.js'
 
@@ -42,27 +48,59 @@ RETURNING balance_after`
 
 interface Pending {
   charge: Charge
+  /** performance.now() by which the charge is answered */
+  deadline: number
+  /** answers 503 while the charge is still queued at its deadline */
+  timer: NodeJS.Timeout
   resolve(r: BatchedChargeResult): void
   reject(e: unknown): void
 }
 
+type Statements = Pick<Sql, 'query' | 'prepared'>
+
+/** the default bound of a charge, as the store's (STORE_TIMEOUT_MS) */
+const DEFAULT_TIMEOUT_MS = 5000
 export class ChargeBatcher {
   private queue: Pending[] = []
   private running: Promise<void> | null = null
   /** statements written so far (for tests and metrics) */
   batches = 0
+  private readonly maxBatch: number
+  private readonly timeoutMs: number
 
   constructor(
-    private readonly sql: Pick<Sql, 'query' | 'prepared'>,
-    private readonly maxBatch = 512,
-  ) {}
+    private readonly sql: Statements & Pick<Sql, 'within'>,
+    opts: { maxBatch?: number; /** STORE_TIMEOUT_MS: a charge's bound */ timeoutMs?: number } = {},
+  ) {
+    this.maxBatch = opts.maxBatch ?? 512
+    this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS
+  }
 
   charge(charge: Charge): Promise<BatchedChargeResult> {
     if (!Number.isInteger(charge.cost) || charge.cost <= 0 || !charge.keyId) throw new RangeError(`invalid charge of ${charge.cost}`)
     return new Promise((resolve, reject) => {
-      this.queue.push({ charge, resolve, reject })
+      const p: Pending = {
+        charge,
+        deadline: performance.now() + this.timeoutMs,
+        timer: setTimeout(() => {
+          const i = this.queue.indexOf(p)
+          if (i < 0) return
+          this.queue.splice(i, 1)
+          reject(storeUnavailable())
+        }, this.timeoutMs),
+        resolve,
+        reject,
+      }
+      this.queue.push(p)
       this.running ??= this.drain()
     })
+  }
+
+  /** the statements to send for charges due by `deadline`: bounded by what is left of it, where the store can */
+  private bounded(deadline: number): Statements | null {
+    const left = deadline - performance.now()
+    if (left < 1) return null
+    return this.sql.within ? this.sql.within(left) : this.sql
   }
 
   private async drain(): Promise<void> {
@@ -70,6 +108,8 @@ export class ChargeBatcher {
     await new Promise((r) => setImmediate(r))
     while (this.queue.length) {
       const batch = this.queue.splice(0, this.maxBatch)
+      // sent: from here the statement's bound holds them
+      for (const p of batch) clearTimeout(p.timer)
       try {
         await this.write(batch)
       } catch (e) {
@@ -80,9 +120,11 @@ export class ChargeBatcher {
   }
 
   private async write(batch: Pending[]): Promise<void> {
+    const sql = this.bounded(Math.min(...batch.map((p) => p.deadline)))
+    if (!sql) throw storeUnavailable()
     this.batches++
     const c = batch.map((p) => p.charge)
-    const rows = await this.sql.prepared<{ i: number; key_ok: boolean; balance_after: number | null }>('charge_batch', BATCH_SQL, [
+    const rows = await sql.prepared<{ i: number; key_ok: boolean; balance_after: number | null }>('charge_batch', BATCH_SQL, [
       c.map((_, i) => i),
       c.map((x) => x.accountId),
       c.map((x) => x.keyId),
@@ -98,13 +140,17 @@ export class ChargeBatcher {
       else retry.push(p)
     }
     // accounts whose batch total did not fit: one at a time, in arrival order
-    for (const p of retry.sort((a, b) => batch.indexOf(a) - batch.indexOf(b))) p.resolve(await this.single(p.charge))
+    for (const p of retry.sort((a, b) => batch.indexOf(a) - batch.indexOf(b))) {
+      const sql = this.bounded(p.deadline)
+      if (!sql) p.reject(storeUnavailable())
+      else await this.single(sql, p.charge).then(p.resolve, p.reject)
+    }
   }
 
-  private async single(c: Charge): Promise<BatchedChargeResult> {
-    const rows = await this.sql.query<{ balance_after: number }>(SINGLE_SQL, [c.accountId, c.cost, c.endpoint, c.requestId, c.keyId])
+  private async single(sql: Statements, c: Charge): Promise<BatchedChargeResult> {
+    const rows = await sql.query<{ balance_after: number }>(SINGLE_SQL, [c.accountId, c.cost, c.endpoint, c.requestId, c.keyId])
     if (rows.length) return { ok: true, remaining: Number(rows[0]!.balance_after) }
-    const [k] = await this.sql.query<{ revoked: boolean; credits: number }>(
+    const [k] = await sql.query<{ revoked: boolean; credits: number }>(
       'SELECT k.revoked_at IS NOT NULL AS revoked, a.credits FROM api_key k JOIN account a ON a.id = k.account_id WHERE k.id = $1',
       [c.keyId],
     )

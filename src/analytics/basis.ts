@@ -46,14 +46,16 @@ export interface VenueBasis {
 
 const pos = (x: number | null | undefined): x is number => x != null && Number.isFinite(x) && x > 0
 
-/** the last close per interval, per venue */
-function lastCloses(bars: readonly CloseBar[], intervalMs: number): Map<string, { ts: number; close: number }> {
-  const out = new Map<string, { ts: number; close: number }>()
+/** the last close per interval, per venue (venue → interval start → close) */
+function lastCloses(bars: readonly CloseBar[], intervalMs: number): Map<ExchangeId, Map<number, { ts: number; close: number }>> {
+  const out = new Map<ExchangeId, Map<number, { ts: number; close: number }>>()
   for (const b of bars) {
     if (!pos(b.close)) continue
-    const k = `${b.exchange}|${Math.floor(b.ts / intervalMs) * intervalMs}`
-    const cur = out.get(k)
-    if (!cur || b.ts > cur.ts) out.set(k, { ts: b.ts, close: b.close })
+    let venue = out.get(b.exchange)
+    if (!venue) out.set(b.exchange, (venue = new Map()))
+    const slot = Math.floor(b.ts / intervalMs) * intervalMs
+    const cur = venue.get(slot)
+    if (!cur || b.ts > cur.ts) venue.set(slot, { ts: b.ts, close: b.close })
   }
   return out
 }
@@ -61,26 +63,29 @@ function lastCloses(bars: readonly CloseBar[], intervalMs: number): Map<string, 
 export function buildBasis(input: { premiums: readonly PremiumBucket[]; perpBars: readonly CloseBar[]; spotBars: readonly CloseBar[]; intervalMs: number; from: number; to: number }): VenueBasis[] {
   const perp = lastCloses(input.perpBars, input.intervalMs)
   const spot = lastCloses(input.spotBars, input.intervalMs)
-  const premiums = new Map(input.premiums.map((p) => [`${p.exchange}|${p.ts}`, p]))
+  // a later bucket of the same venue and interval replaces an earlier one, as a map keyed by both did
+  const premiums = new Map<ExchangeId, Map<number, PremiumBucket>>()
+  for (const p of input.premiums) {
+    let venue = premiums.get(p.exchange)
+    if (!venue) premiums.set(p.exchange, (venue = new Map()))
+    venue.set(p.ts, p)
+  }
   // the venue's funding interval: the interval's own, else the latest seen before it
   const out: VenueBasis[] = []
   for (const exchange of EXCHANGE_IDS) {
-    const slots = new Set<number>()
-    for (const k of [...premiums.keys(), ...perp.keys(), ...spot.keys()]) {
-      const [e, ts] = k.split('|')
-      if (e === exchange) slots.add(Number(ts))
-    }
+    const [pv, perpV, spotV] = [premiums.get(exchange), perp.get(exchange), spot.get(exchange)]
+    const slots = new Set<number>([...(pv?.keys() ?? []), ...(perpV?.keys() ?? []), ...(spotV?.keys() ?? [])])
     const points: BasisPoint[] = []
     const noMark = noMarkReason(exchange)
     let hours: number | null = null
     for (const ts of [...slots].filter((t) => t >= input.from && t < input.to).sort((a, b) => a - b)) {
-      const p = premiums.get(`${exchange}|${ts}`)
+      const p = pv?.get(ts)
       if (pos(p?.fundingIntervalHours)) hours = p.fundingIntervalHours
       const perYear = premiumPeriodsPerYear(exchange, hours)
       // a venue whose stored mark is its oracle has no premium to its index
       const premium = noMark === null && p && pos(p.mark) && pos(p.index) ? p.mark / p.index - 1 : null
-      const perpPrice = perp.get(`${exchange}|${ts}`)?.close ?? null
-      const spotPrice = spot.get(`${exchange}|${ts}`)?.close ?? null
+      const perpPrice = perpV?.get(ts)?.close ?? null
+      const spotPrice = spotV?.get(ts)?.close ?? null
       const basis = pos(perpPrice) && pos(spotPrice) ? perpPrice / spotPrice - 1 : null
       if (premium === null && basis === null) continue
       points.push({

@@ -3,8 +3,14 @@
 // what was asked (a venue down, a book too shallow, a window still backfilling) says so.
 import { EXCHANGE_IDS, type ExchangeId } from '../domain/exchanges.js'
 
-export const COVERAGE_STATUSES = ['not_listed', 'no_data', 'stale', 'down', 'degraded', 'truncated', 'backfilling', 'not_published', 'outlier'] as const
+export const COVERAGE_STATUSES = [
+  'not_listed', 'no_data', 'stale', 'down', 'degraded', 'truncated', 'backfilling', 'not_published', 'outlier',
+  // provenance (provenance.ts): a venue in the figure whose minutes from venue klines lack what it needs
+  'no_taker_split', 'kline_only', 'no_trade_count', 'no_quote_volume',
+] as const
 type CoverageStatus = (typeof COVERAGE_STATUSES)[number]
+/** statuses a venue may have besides another one (its other minutes may be short, late or an outlier too) */
+const PROVENANCE_STATUSES: ReadonlySet<CoverageStatus> = new Set(['no_taker_split', 'kline_only', 'no_trade_count', 'no_quote_volume'])
 
 export interface CoverageGap {
   exchange: ExchangeId
@@ -66,8 +72,10 @@ export function buildCoverage(input: CoverageInput): Coverage {
   const req = input.requested ?? null
   const ranges = input.ranges ?? new Map<ExchangeId, WindowRange>()
   const used = new Set<ExchangeId>([...(input.used ?? []), ...ranges.keys()])
-  const gaps = new Map<ExchangeId, CoverageGap>()
-  for (const g of input.gaps ?? []) if (!gaps.has(g.exchange)) gaps.set(g.exchange, g)
+  // one gap per venue (the first), and beside it one per provenance status
+  const gaps = new Map<string, CoverageGap>()
+  const keyOf = (g: CoverageGap) => (PROVENANCE_STATUSES.has(g.status) ? `${g.exchange}|${g.status}` : g.exchange)
+  for (const g of input.gaps ?? []) if (!gaps.has(keyOf(g))) gaps.set(keyOf(g), g)
   const backfilling = !!input.backfill && !input.backfill.done && !!req && req.from + tol < input.backfill.completeFrom
 
   let from: number | null = null

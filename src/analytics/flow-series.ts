@@ -7,8 +7,9 @@ export interface FlowBar {
   exchange: ExchangeId
   /** bar open time */
   ts: number
-  buyVolume: number
-  sellVolume: number
+  /** null: the bar's source gives no taker split (a venue kline); left out of the flow, never guessed */
+  buyVolume: number | null
+  sellVolume: number | null
 }
 
 export interface FlowPoint {
@@ -41,7 +42,7 @@ export interface FlowSeries {
   aggregate: AggregateFlowPoint[]
 }
 
-const good = (x: number) => Number.isFinite(x) && x >= 0
+const good = (x: number | null): x is number => x !== null && Number.isFinite(x) && x >= 0
 
 /**
  * Bars into interval points: a bar belongs to the interval floor(ts / intervalMs) × intervalMs, and only bars of

@@ -3,7 +3,7 @@
 // left out of that candle and named. Plain arrays in, plain objects out.
 import { floorTo } from '../domain/time.js'
 import { INTERVAL_MS, LOOKBACK_MS, intervalFitsLookback, type Interval, type Lookback } from '../domain/windows.js'
-import { type Bar } from '../domain/bars.js'
+import { addVolumes, noVolumes, type Bar } from '../domain/bars.js'
 import { EXCHANGE_IDS, type ExchangeId, type MarketType } from '../domain/exchanges.js'
 import { outlierRuns, splitOutliers, type OutlierRun, type PriceOutlier } from './price-outliers.js'
 
@@ -59,6 +59,8 @@ export interface OhlcPayload {
 
 const finite = Number.isFinite
 const nonNeg = (x: number) => finite(x) && x >= 0
+/** null: the bar's source does not give it */
+const nonNegOrNull = (x: number | null) => x === null || nonNeg(x)
 
 /** a bar with a non-finite or non-positive price, or a negative/non-finite count, is dropped so NaN never propagates */
 function isUsableBar(b: Bar): boolean {
@@ -68,7 +70,7 @@ function isUsableBar(b: Bar): boolean {
     finite(b.high) && b.high > 0 &&
     finite(b.low) && b.low > 0 &&
     finite(b.close) && b.close > 0 &&
-    nonNeg(b.volume) && nonNeg(b.buyVolume) && nonNeg(b.sellVolume) && nonNeg(b.quoteVolume) && nonNeg(b.trades)
+    nonNeg(b.volume) && nonNegOrNull(b.buyVolume) && nonNegOrNull(b.sellVolume) && nonNegOrNull(b.quoteVolume) && nonNegOrNull(b.trades)
   )
 }
 
@@ -76,11 +78,7 @@ function foldInto(acc: Bar, b: Bar): void {
   if (b.high > acc.high) acc.high = b.high
   if (b.low < acc.low) acc.low = b.low
   acc.close = b.close
-  acc.volume += b.volume
-  acc.buyVolume += b.buyVolume
-  acc.sellVolume += b.sellVolume
-  acc.quoteVolume += b.quoteVolume
-  acc.trades += b.trades
+  addVolumes(acc, b)
 }
 
 /**
@@ -102,7 +100,8 @@ export function resample(bars: readonly Bar[], intervalMs: number, window: TimeW
       foldInto(cur, b)
     } else {
       if (cur !== null) out.push(cur)
-      cur = { ts: t, open: b.open, high: b.high, low: b.low, close: b.close, volume: b.volume, buyVolume: b.buyVolume, sellVolume: b.sellVolume, quoteVolume: b.quoteVolume, trades: b.trades }
+      cur = { ts: t, open: b.open, high: b.high, low: b.low, close: b.close, ...noVolumes() }
+      addVolumes(cur, b)
     }
   }
   if (cur !== null) out.push(cur)
@@ -165,28 +164,21 @@ export function composite(seriesByExchange: Partial<Record<ExchangeId, readonly 
       l += bar.low * k
       c += bar.close * k
     }
-    let volume = 0
-    let buyVolume = 0
-    let sellVolume = 0
-    let quoteVolume = 0
-    let trades = 0
-    for (const { bar } of entries) {
-      volume += bar.volume
-      buyVolume += bar.buyVolume
-      sellVolume += bar.sellVolume
-      quoteVolume += bar.quoteVolume
-      trades += bar.trades
-    }
+    const acc: Bar = { ts, open: o / w, high: h / w, low: l / w, close: c / w, ...noVolumes() }
+    for (const { bar } of entries) addVolumes(acc, bar)
     const exchanges = priced.map((e) => e.exchange)
     for (const e of exchanges) used.add(e)
     const outliers = split.outliers.sort((a, b) => EXCHANGE_IDS.indexOf(a.exchange) - EXCHANGE_IDS.indexOf(b.exchange))
-    bars.push({ ts, open: o / w, high: h / w, low: l / w, close: c / w, volume, buyVolume, sellVolume, quoteVolume, trades, exchanges, outliers, median: split.median })
+    bars.push({ ...acc, exchanges, outliers, median: split.median })
   }
   return { exchanges: EXCHANGE_IDS.filter((e) => used.has(e)), bars, outliers: outlierRuns([...bars, ...skipped].sort((a, b) => a.ts - b.ts)) }
 }
 
 function toCandle(b: Bar, composite?: CompositeBar): Candle {
-  const c: Candle = { ts: b.ts, open: b.open, high: b.high, low: b.low, close: b.close, volume: b.volume, buyVolume: b.buyVolume, sellVolume: b.sellVolume, trades: b.trades }
+  const c: Candle = {
+    ts: b.ts, open: b.open, high: b.high, low: b.low, close: b.close, volume: b.volume, buyVolume: b.buyVolume, sellVolume: b.sellVolume, trades: b.trades,
+    source: b.source, noSplitMinutes: b.noSplitMinutes, klineMinutes: b.klineMinutes,
+  }
   if (composite) {
     c.exchanges = composite.exchanges
     c.outliers = composite.outliers.map((o) => o.exchange)

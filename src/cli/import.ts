@@ -12,6 +12,8 @@ import type { ImportOverrides } from '../market/import/index.js'
 const USAGE = `usage: npm run import -- [--exchange ${EXCHANGE_IDS.join('|')}] [--coin SYMBOL] [--market-type perp|spot] [--contract-size N] FILE...
   Binance public data: BTCUSDT-aggTrades-2024-01-01.zip, BTCUSDT-trades-2024-01.csv (with or without header, ms or µs)
   Tardis trades CSV:   binance-futures_trades_2024-01-01_BTCUSDT.csv.gz (exchange, symbol, timestamp, local_timestamp, id, side, price, amount)
+  Binance klines:      BTCUSDT-1m-2024-01-01.zip (1-minute only): stored as the venue's klines (taker split from the
+                       taker-buy volume, no volume at price), never over a minute already folded from trades
   The coin, exchange and market type come from the file name and path; flags win. Stop the service first when
   importing into the embedded store (PGlite allows one process); with PostgreSQL the running service sees the data.`
 
@@ -49,7 +51,7 @@ async function main(): Promise<number> {
 
   try {
     const checked = await validateFiles(positionals, overrides)
-    for (const r of checked) console.log(`ok    ${r.file}: ${r.rows} trades (${r.markets.join(', ')})`)
+    for (const r of checked) console.log(`ok    ${r.file}: ${r.rows} ${r.description?.format === 'binance-klines' ? 'klines' : 'trades'} (${r.markets.join(', ')})`)
   } catch (e) {
     if (e instanceof ImportValidationError) return fail(e.message)
     throw e
@@ -60,7 +62,9 @@ async function main(): Promise<number> {
       const t0 = Date.now()
       const r = await importFile(services.db, services.market, f, overrides)
       const span = r.firstTs !== null ? `${new Date(r.firstTs).toISOString()} .. ${new Date(r.lastTs!).toISOString()}` : 'no trades'
-      console.log(`done  ${f}: ${r.trades} trades → ${r.bars} 1-minute bars (${span}), ${r.duplicates} duplicate ids, ${((Date.now() - t0) / 1000).toFixed(1)} s`)
+      const took = `${((Date.now() - t0) / 1000).toFixed(1)} s`
+      if (r.klines) console.log(`done  ${f}: ${r.klines} klines → ${r.bars} 1-minute bars (${span}; ${r.klines - r.bars} minutes already folded from trades kept), ${took}`)
+      else console.log(`done  ${f}: ${r.trades} trades → ${r.bars} 1-minute bars (${span}), ${r.duplicates} duplicate ids, ${took}`)
     }
     console.log('Read it back with /v1/markets/ohlc?...&end=<Unix ms> (the lookback window ends at `end`).')
     return 0

@@ -15,6 +15,7 @@ import { coverageOf, missingExchanges, seriesRanges, type ExchangeNote } from '.
 import { loadBars } from '../market/read/market-data.js'
 import { cacheOf, type VersionedCache } from '../market/read/versioned-cache.js'
 import { defineEndpoint } from './define.js'
+import { SAMPLE_RESOLUTION_MS, candleResolution, venuesOf, windowRows } from './work.js'
 import { onPage, seriesWindow, windowKey } from './series-kit.js'
 import { fragmentList } from '../graphql/list-fragments.js'
 
@@ -66,6 +67,8 @@ export const basis = defineEndpoint({
   summary: 'Per exchange: perp premium to index and perp vs spot basis (where a spot market exists), annualized, per interval',
   description: 'Per venue and interval: the perp premium to its index and the perp basis to the venue\'s spot market, in bps and annualised.',
   params: z.object(seriesParams()).superRefine(seriesRules),
+  // the minute samples bucketed by the store, and perp and spot candles
+  work: (v, now) => (windowRows(v, now, SAMPLE_RESOLUTION_MS) + 2 * windowRows(v, now, candleResolution(v.interval))) * venuesOf(v),
   graphql: (t, f) =>
     t.field({
       type: BasisRef,

@@ -5,6 +5,7 @@ import { seriesParams, seriesRules } from '../domain/series.js'
 import { builder } from '../graphql/builder.js'
 import { FlowLegRef, seriesHeaderFields, type FlowLeg, type SeriesHeader } from '../graphql/schema/series.js'
 import { defineEndpoint } from './define.js'
+import { candleResolution, venuesOf, windowRows } from './work.js'
 import { flowLeg, seriesWindow } from './series-kit.js'
 
 type Cvd = SeriesHeader & { perp: FlowLeg; spot: FlowLeg }
@@ -26,6 +27,8 @@ export const cvd = defineEndpoint({
   summary: 'Cumulative volume delta series, perp and spot, per exchange and aggregated, with taker buy and sell volume per interval',
   description: 'Cumulative volume delta (taker buy − taker sell volume, cumulated from the window start) per interval, perp and spot, per venue and aggregated.',
   params: z.object(seriesParams()).superRefine(seriesRules),
+  // perp and spot candles over the window
+  work: (v, now) => 2 * windowRows(v, now, candleResolution(v.interval)) * venuesOf(v),
   graphql: (t, f) =>
     t.field({
       type: CvdRef,

@@ -31,6 +31,8 @@ export interface Endpoint<S extends z.ZodObject = z.ZodObject> {
   cost: number
   summary: string
   params: S
+  /** the estimated rows of work of a call with these parameters at `now` (./work.ts); 0 for a cheap endpoint */
+  work(values: z.output<S>, now: number): number
   /** adds the GraphQL root field to the schema */
   register(): void
 }
@@ -43,11 +45,14 @@ export function defineEndpoint<S extends z.ZodObject>(e: {
   summary: string
   description: string
   params: S
+  /** the estimated rows of work of a call (./work.ts): omitted for an endpoint whose calls are all cheap */
+  work?: (values: z.output<S>, now: number) => number
   graphql: (t: QueryFieldBuilder, parts: FieldParts<S>) => FieldRef
 }): Endpoint<S> {
-  const { graphql, description, ...rest } = e
+  const { graphql, description, work, ...rest } = e
   return {
     ...rest,
+    work: work ?? (() => 0),
     register() {
       builder.queryField(e.field, (t) =>
         graphql(t, {

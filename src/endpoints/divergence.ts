@@ -1,6 +1,7 @@
 // GET /v1/signals/divergence (5 credits): OI/price, CVD/price, funding/price and spot/perp CVD divergences, 1h and 4h.
 import { z } from 'zod'
 import type { Coverage, CoverageGap } from '../analytics/coverage.js'
+import { lackGaps } from '../analytics/provenance.js'
 import { divergenceLookbackMinutes, type CoinDivergence } from '../analytics/divergence.js'
 import { coinParam } from '../domain/params.js'
 import { CoinDivergenceRef } from '../graphql/schema/signals.js'
@@ -36,5 +37,9 @@ function divergenceCoverage(ctx: CoverageContext, coin: string, d: CoinDivergenc
   const from = floorTo(ctx.now, MINUTE_MS) - divergenceLookbackMinutes('4h') * MINUTE_MS
   const closes = ctx.services.market.series.hours.perpCloses(coin, from, ctx.now).filter((c) => used.has(c.exchange))
   const ranges = hourRanges(closes)
+  // minutes without a taker split (venue klines) are not in the CVD legs: named per venue (the hours holding them)
+  const hours = { from: floorTo(from, HOUR_MS), to: ctx.now }
+  const bars = (['perp', 'spot'] as const).flatMap((m) => ctx.services.market.series.hours.marketBars(coin, m, hours.from, hours.to))
+  gaps = [...gaps, ...lackGaps(bars, 'no_taker_split', HOUR_MS, hours)]
   return coverageOf(ctx, { coin, used, gaps, noData: () => `no ${coin} perp data`, requested: { from, to: ctx.now }, ranges, toleranceMs: HOUR_MS })
 }

@@ -13,6 +13,7 @@ import { seriesHeaderFields, type SeriesHeader } from '../graphql/schema/series.
 import { coverageOf, missingExchanges, rangesOf, type ExchangeNote } from '../market/read/coverage.js'
 import { cacheOf, type VersionedCache } from '../market/read/versioned-cache.js'
 import { defineEndpoint } from './define.js'
+import { SAMPLE_RESOLUTION_MS, venuesOf, windowRows } from './work.js'
 import { onPage, seriesWindow, windowKey } from './series-kit.js'
 import { fragmentList } from '../graphql/list-fragments.js'
 
@@ -77,6 +78,7 @@ export const fundingHistory = defineEndpoint({
   summary: 'Settled funding per exchange per settlement (rate, interval, 8h, annualized), the OI-weighted series and cumulative funding over the window',
   description: 'Settled funding rates per venue and settlement (per interval, 8h-normalised, annualised), the OI-weighted 8h rate per interval, and the cumulative funding over the window.',
   params: z.object(seriesParams()).superRefine(seriesRules),
+  work: (v, now) => windowRows(v, now, SAMPLE_RESOLUTION_MS) * venuesOf(v),
   graphql: (t, f) =>
     t.field({
       type: FundingHistoryRef,
@@ -108,7 +110,7 @@ export const fundingHistory = defineEndpoint({
           weighted: onPage(all.weighted, w),
           cumulative: all.cumulative,
           missing: missingExchanges('perp', used, noData, exchange),
-          coverage: coverageOf(ctx, { coin, used, noData, only: exchange, requested: { from: w.first, to: w.end }, ranges, toleranceMs: longest * HOUR_MS }),
+          coverage: coverageOf(ctx, { coin, used, noData, only: exchange, requested: { from: w.first, to: w.end }, ranges, toleranceMs: longest * HOUR_MS, history: { coin, kinds: ['funding'] } }),
         }
       },
     }),

@@ -1,6 +1,7 @@
 // The registry: every analytics endpoint, once. The GraphQL schema, the REST routes, the credit costs and the
 // OpenAPI document are all derived from this list; nothing else lists endpoints.
 import '../graphql/schema/index.js'
+import { paramsOf } from '../graphql/args.js'
 import { builder } from '../graphql/builder.js'
 import type { CostTable } from '../graphql/metering.js'
 import { coins } from './coins.js'
@@ -64,8 +65,14 @@ for (const e of ENDPOINTS) e.register()
 
 export const schema = builder.toSchema({ sortSchema: true })
 
-/** what each root field costs, and the REST path its ledger entries are labelled with */
+const BY_FIELD = new Map(ENDPOINTS.map((e) => [e.field, e]))
+
+/** what each root field costs, the REST path its ledger entries are labelled with, and a call's estimated work */
 export const COST_TABLE: CostTable = {
   cost: new Map(ENDPOINTS.map((e) => [e.field, e.cost])),
   label: new Map(ENDPOINTS.map((e) => [e.field, e.path])),
+  work: (field, args, ctx) => {
+    const e = BY_FIELD.get(field)
+    return e ? e.work(paramsOf(field, e.params, args, ctx), ctx.now) : 0
+  },
 }

@@ -7,7 +7,7 @@ import { z } from 'zod'
 import type { Coverage } from '../analytics/coverage.js'
 import { calibrateVenue, hourlyPairs, type VenueCalibration } from '../analytics/liquidation-calibration.js'
 import { binLevels, correlation, priceEdges } from '../analytics/liquidation-heatmap.js'
-import { estimateLiquidationMap, type LiquidationLevel } from '../analytics/liquidation-map.js'
+import type { LiquidationLevel } from '../analytics/liquidation-map.js'
 import { POSITION_HORIZON_HOURS } from '../analytics/leverage-tiers.js'
 import { EXCHANGE_IDS } from '../domain/exchanges.js'
 import { LIQUIDATION_FEEDS } from '../domain/liquidations.js'
@@ -20,6 +20,7 @@ import { coverageOf, missingExchanges, rangesOf } from '../market/read/coverage.
 import { liquidationCoverage } from '../market/read/liquidation-coverage.js'
 import { hourlyBuildUp, venueClasses } from '../market/read/signal-inputs.js'
 import { defineEndpoint } from './define.js'
+import { MODEL_HOUR_ROWS, venuesOf, windowRows } from './work.js'
 import { seriesWindow } from './series-kit.js'
 
 /** buckets × bins of one page: the answer's size, and the work of writing it, stay bounded (docs/operations.md#caps-and-bounds) */
@@ -48,6 +49,8 @@ export const liquidationHeatmap = defineEndpoint({
   summary: 'Estimated liquidation levels over price × time from OI build-up and leverage tiers, calibrated against observed liquidations (fit reported)',
   description: 'Estimated liquidation USD per time bucket and price bin, from each venue\'s OI build-up and leverage tiers, calibrated against the observed liquidations, with the fit.',
   params,
+  // each venue's liquidation map over the window's hours and the position horizon of build-up before them
+  work: (v, now) => (windowRows(v, now, HOUR_MS) + POSITION_HORIZON_HOURS) * venuesOf(v) * MODEL_HOUR_ROWS,
   graphql: (t, f) =>
     t.field({
       type: HeatmapRef,
@@ -65,7 +68,8 @@ export const liquidationHeatmap = defineEndpoint({
         const slotOf = (ts: number) => Math.floor((ts - w.first) / w.intervalMs)
         // the levels are binned for this page's buckets only: the work follows the page, not the window
         const pageSlots = w.slots
-        const per = venues.map((e) => {
+        // each venue's map on the analytics threads (src/market/read/analytics-pool.ts): a year of build-up is seconds of CPU
+        const per = await Promise.all(venues.map(async (e) => {
           // a position horizon of build-up before the window: its first hour sweeps the positions open then
           const bu = hourlyBuildUp(market, coin, e, w.first - POSITION_HORIZON_HOURS * HOUR_MS, w.end)
           // the map at each of the page's bucket ends: after the last hour that starts before it (one pass, slots ascend)
@@ -76,11 +80,11 @@ export const liquidationHeatmap = defineEndpoint({
             at.push(i)
           }
           const { classes } = venueClasses(market, coin, e, ctx.now, bu.at(-1)?.point.price)
-          const map = estimateLiquidationMap(bu.map((p) => p.point), { classes, horizonMs: POSITION_HORIZON_HOURS * HOUR_MS, snapshotAt: new Set(at.filter((i) => i >= 0)) })
+          const trace = await ctx.services.analytics.liquidationMap({ series: bu.map((p) => p.point), classes, horizonMs: POSITION_HORIZON_HOURS * HOUR_MS, snapshotAt: [...new Set(at.filter((i) => i >= 0))] })
           const modelled = slots.map(() => 0)
           bu.forEach((p, i) => {
             const k = slotOf(p.ts)
-            if (p.ts >= w.first && k < slots.length) modelled[k]! += map.trace.swept[i]!
+            if (p.ts >= w.first && k < slots.length) modelled[k]! += trace.swept[i]!
           })
           const observed = slots.map(() => 0)
           let orders = 0
@@ -90,15 +94,15 @@ export const liquidationHeatmap = defineEndpoint({
             orders += m.longCount + m.shortCount
           }
           const feed = LIQUIDATION_FEEDS[e]
-          const hourly = hourlyPairs(bu.map((p, i) => ({ ts: p.ts, sweptUsd: map.trace.swept[i]! })), mine.map((m) => ({ ts: m.ts, usd: m.longUsd + m.shortUsd })), w.first, w.end)
+          const hourly = hourlyPairs(bu.map((p, i) => ({ ts: p.ts, sweptUsd: trace.swept[i]! })), mine.map((m) => ({ ts: m.ts, usd: m.longUsd + m.shortUsd })), w.first, w.end)
           const calibration: VenueCalibration = calibrateVenue({
             published: feed.published, completeness: feed.completeness, note: feed.note, orders,
             observedUsd: observed.reduce((s, x) => s + x, 0), modelledUsd: modelled.reduce((s, x) => s + x, 0), hourly,
             warmedUp: bu.length > 0 && bu[0]!.ts <= w.first - POSITION_HORIZON_HOURS * HOUR_MS + HOUR_MS,
           })
-          const levels = at.map((i): LiquidationLevel[] => (i < 0 ? [] : map.trace.snapshots.get(i)!.map((l) => ({ ...l, notionalUsd: l.notionalUsd * calibration.factor }))))
+          const levels = at.map((i): LiquidationLevel[] => (i < 0 ? [] : trace.snapshots.get(i)!.map((l) => ({ ...l, notionalUsd: l.notionalUsd * calibration.factor }))))
           return { exchange: e, hours: bu.length, lastPrice: bu.at(-1)?.point.price, levels, modelled, observed, calibration, firstTs: bu[0]?.ts }
-        })
+        }))
         const prices = per.map((p) => p.lastPrice).filter((p): p is number => p !== undefined)
         const center = prices.length ? prices.reduce((s, p) => s + p, 0) / prices.length : null
         const edges = center === null ? [] : priceEdges(center, v.range_pct / 100, v.bins)

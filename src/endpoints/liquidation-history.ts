@@ -10,6 +10,8 @@ import type { Coverage } from '../analytics/coverage.js'
 import type { ExchangeNote } from '../market/read/coverage.js'
 import { liquidationCoverage } from '../market/read/liquidation-coverage.js'
 import { defineEndpoint } from './define.js'
+import { HOUR_MS } from '../domain/time.js'
+import { venuesOf, windowRows } from './work.js'
 import { seriesWindow } from './series-kit.js'
 
 const params = z.object(seriesParams()).superRefine(seriesRules)
@@ -26,6 +28,8 @@ export const liquidationHistory = defineEndpoint({
   summary: 'Long and short liquidated USD per interval, per venue and aggregated (series parameters, paged), with which venues it covers completely',
   description: 'Liquidated USD per interval, long and short, per venue and across venues, from the orders the venues published; says which venues the sums cover completely, as a lower bound or not at all.',
   params,
+  // liquidations are stored per minute that had any: sparse, counted by the hour
+  work: (v, now) => windowRows(v, now, HOUR_MS) * venuesOf(v),
   graphql: (t, f) =>
     t.field({
       type: LiquidationHistoryRef,

@@ -54,7 +54,7 @@ async function computeOverview(services: Services, now: number): Promise<Overvie
     const funding = weightedFunding(latestPerExchange(oiSamples, { at: now, maxAgeMs: FUNDING_MAX_SAMPLE_AGE_MS }).map(sampleToVenueRate))
     const aside = EXCHANGE_IDS.filter((e) => p.outliers.some((o) => o.exchange === e))
     const outlierNote = aside.length ? `${aside.join(', ')} left out of the price or a change's reference close as an outlier (close more than 5 % from the venues' median)` : null
-    const notes = [p.price === null ? 'no perp close in the last 30 minutes' : null, outlierNote, oi.aggregate.reason, funding.reason].filter((x) => x !== null)
+    const notes = [p.price === null ? 'no perp close in the last 30 minutes' : null, outlierNote, vol.noQuote, oi.aggregate.reason, funding.reason].filter((x) => x !== null)
     return {
       coin,
       price: p.price,

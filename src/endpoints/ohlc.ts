@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { buildOhlc } from '../analytics/ohlc.js'
 import { outlierRunReason } from '../analytics/price-outliers.js'
 import type { CoverageGap } from '../analytics/coverage.js'
+import { lackGaps } from '../analytics/provenance.js'
 import type { Bar } from '../domain/bars.js'
 import { HOUR_MS, MINUTE_MS } from '../domain/time.js'
 import { coinParam, endParam, enumParam, exchangeParam, lookbackParam, marketTypeParam } from '../domain/params.js'
@@ -15,6 +16,7 @@ import { coverageOf, loadPartialMinuteGaps, missingExchanges, rangesOf } from '.
 import { loadBars } from '../market/read/market-data.js'
 import { cacheOf, type VersionedCache } from '../market/read/versioned-cache.js'
 import { defineEndpoint } from './define.js'
+import { candleResolution, venuesOf, windowRows } from './work.js'
 import { intervalWithinLookback, spotNeedsCex } from './rules.js'
 import { onPage } from './series-kit.js'
 
@@ -48,6 +50,7 @@ export const ohlc = defineEndpoint({
   summary: 'OHLC candles resampled from 1-minute trade aggregates; one exchange, or a composite across all when exchange is omitted',
   description: 'OHLC candles for one coin.',
   params,
+  work: (v, now) => windowRows(v, now, candleResolution(v.interval)) * venuesOf(v),
   graphql: (t, f) =>
     t.field({
       type: OhlcRef,
@@ -65,7 +68,8 @@ export const ohlc = defineEndpoint({
         // bars and bucket opens sit on whole minutes, so the candles depend on the window only through its minutes
         const key = `${coin}|${exchange ?? ''}|${interval}|${lookback}|${marketType}|${Math.ceil(end / MINUTE_MS)}`
         const payload = await cacheOf(candles, market, { oneVersion: true }).get(key, market.reader.version('candles'), async () => {
-          const bars = await loadBars(market, { coin, marketType, start, end, exchange, hourly: INTERVAL_MS[interval] >= HOUR_MS })
+          const hourly = INTERVAL_MS[interval] >= HOUR_MS
+          const bars = await loadBars(market, { coin, marketType, start, end, exchange, hourly })
           const byExchange: Partial<Record<ExchangeId, Bar[]>> = {}
           for (const b of bars) (byExchange[b.exchange] ??= []).push(b)
           const out = buildOhlc({ coin, marketType, interval, lookback, end, exchange, minutesByExchange: byExchange })
@@ -74,7 +78,9 @@ export const ohlc = defineEndpoint({
           const ranges = rangesOf(out.candles.flatMap((c) => (c.exchanges ?? [out.exchange]).map((e) => ({ exchange: e, ts: c.ts }))), size)
           // stored minutes a restart left short are in the candles: their venues are in only in part
           const short = await loadPartialMinuteGaps(market, { coin, marketType, start: first, end, exchange })
-          return { ...out, ranges, short }
+          // minutes from venue klines without a taker split or a trade count: those candle fields cover the others only
+          const lacks = (['no_taker_split', 'no_trade_count'] as const).flatMap((what) => lackGaps(bars, what, hourly ? HOUR_MS : MINUTE_MS, { from: first, to: end }))
+          return { ...out, ranges, short: [...short, ...lacks] }
         })
         const { ranges, short, candles: all, ...rest } = payload
         const shown = onPage(all, page)
@@ -82,7 +88,7 @@ export const ohlc = defineEndpoint({
         const gaps = [...payload.outliers.map((o): CoverageGap => ({ exchange: o.exchange, status: 'outlier', reason: outlierRunReason(o, all.length, 'candles') })), ...short]
         const why = (e: ExchangeId) => gaps.find((g) => g.exchange === e)?.reason ?? 'no trades in the window'
         const missing = missingExchanges(marketType, payload.exchanges, why, exchange)
-        const coverage = coverageOf(ctx, { coin, marketType, used: payload.exchanges as ExchangeId[], gaps, noData: () => 'no trades in the window', only: exchange, requested: { from: first, to: end }, ranges, toleranceMs: WINDOW_TOLERANCE_MS })
+        const coverage = coverageOf(ctx, { coin, marketType, used: payload.exchanges as ExchangeId[], gaps, noData: () => 'no trades in the window', only: exchange, requested: { from: first, to: end }, ranges, toleranceMs: WINDOW_TOLERANCE_MS, history: { coin, kinds: [marketType === 'spot' ? 'candles_spot' : 'candles_perp'] } })
         return { ...rest, candles: shown, start, end, asOf: Math.min(end, ctx.now), missing, coverage, next: page.next }
       },
     }),

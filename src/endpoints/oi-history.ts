@@ -12,6 +12,7 @@ import { seriesHeaderFields, type SeriesHeader } from '../graphql/schema/series.
 import { coverageOf, missingExchanges, seriesRanges, type ExchangeNote } from '../market/read/coverage.js'
 import { cacheOf, type VersionedCache } from '../market/read/versioned-cache.js'
 import { defineEndpoint } from './define.js'
+import { SAMPLE_RESOLUTION_MS, venuesOf, windowRows } from './work.js'
 import { onPage, seriesWindow, windowKey } from './series-kit.js'
 import { fragmentList } from '../graphql/list-fragments.js'
 
@@ -64,6 +65,8 @@ export const oiHistory = defineEndpoint({
   summary: 'Open interest OHLC per interval, per exchange and aggregated, in coins and USD',
   description: 'Open interest OHLC (first, high, low, last sample) per interval, per venue and aggregated, in coins and USD.',
   params: z.object(seriesParams()).superRefine(seriesRules),
+  // each venue's minute samples bucketed by the store, then the aggregate's
+  work: (v, now) => 2 * windowRows(v, now, SAMPLE_RESOLUTION_MS) * venuesOf(v),
   graphql: (t, f) =>
     t.field({
       type: OiHistoryRef,
@@ -91,7 +94,7 @@ export const oiHistory = defineEndpoint({
           exchanges: all.exchanges.map((e) => ({ exchange: e.exchange, points: onPage(e.points, w) })),
           aggregate: exchange ? null : onPage(all.aggregate, w),
           missing: missingExchanges('perp', used, noData, exchange),
-          coverage: coverageOf(ctx, { coin, used, noData, only: exchange, requested: { from: w.first, to: w.end }, ranges, toleranceMs: OI_SAMPLE_TOLERANCE_MS }),
+          coverage: coverageOf(ctx, { coin, used, noData, only: exchange, requested: { from: w.first, to: w.end }, ranges, toleranceMs: OI_SAMPLE_TOLERANCE_MS, history: { coin, kinds: ['open_interest'] } }),
         }
       },
     }),

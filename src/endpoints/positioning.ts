@@ -11,6 +11,7 @@ import { MINUTE_MS } from '../domain/time.js'
 import { LongShortRef } from '../graphql/schema/liquidations.js'
 import { coverageOf, missingExchanges, rangesOf } from '../market/read/coverage.js'
 import { defineEndpoint } from './define.js'
+import { venuesOf, windowRows } from './work.js'
 import { onPage, seriesWindow } from './series-kit.js'
 
 /** the venues' period is 5 minutes; the last one may not be published yet */
@@ -27,6 +28,8 @@ export const positioning = defineEndpoint({
   summary: 'Account and top-trader long/short ratios per CEX, latest and per interval (series parameters, paged)',
   description: 'The long/short account ratio and top-trader position ratio each CEX publishes, the latest and one point per interval; DEXs marked not available.',
   params: z.object(seriesParams()).superRefine(seriesRules),
+  // the venues' ratios, sampled every five minutes
+  work: (v, now) => windowRows(v, now, 5 * MINUTE_MS) * venuesOf(v),
   graphql: (t, f) =>
     t.field({
       type: LongShortRef,
@@ -50,7 +53,7 @@ export const positioning = defineEndpoint({
           coin, interval: v.interval, exchange: exchange ?? null, start: w.start, end: w.end, asOf: Math.min(w.end, ctx.now), next: w.next,
           exchanges,
           missing: missingExchanges('perp', ranges.keys(), (e) => (POSITIONING_FEEDS[e].published ? noData() : POSITIONING_FEEDS[e].note!), exchange),
-          coverage: coverageOf(ctx, { coin, used: ranges.keys(), gaps: unpublished(exchange), noData, only: exchange, requested: { from: w.first, to: w.end }, ranges, toleranceMs: POSITIONING_TOLERANCE_MS }),
+          coverage: coverageOf(ctx, { coin, used: ranges.keys(), gaps: unpublished(exchange), noData, only: exchange, requested: { from: w.first, to: w.end }, ranges, toleranceMs: POSITIONING_TOLERANCE_MS, history: { coin, kinds: ['long_short'] } }),
         }
       },
     }),

@@ -13,6 +13,7 @@ import { CoverageRef } from '../graphql/schema/common.js'
 import { coverageOf } from '../market/read/coverage.js'
 import { closeHourRanges, closeOutlierGaps, coinRegime, hourCloseOutliers, REGIME_SPAN_MS, regimeHistory, type RegimePoint } from '../market/read/signal-inputs.js'
 import { defineEndpoint } from './define.js'
+import { venuesOf, windowRows } from './work.js'
 import { fragmentList } from '../graphql/list-fragments.js'
 
 const params = z
@@ -89,6 +90,8 @@ export const regime = defineEndpoint({
   summary: 'Market regime of one coin now, with the inputs that decided it, and its regime history at an interval',
   description: 'Current market regime of one coin with its inputs and thresholds, and its regime history at the chosen interval.',
   params,
+  // hourly closes of every venue from the in-memory series
+  work: (v, now) => windowRows(v, now, HOUR_MS) * venuesOf({}),
   graphql: (t, f) =>
     t.field({
       type: RegimeRef,

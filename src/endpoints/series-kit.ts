@@ -2,6 +2,7 @@
 // flow per venue and aggregated, with its coverage (/v1/flow/cvd, /v1/flow/taker-volume).
 import type { CoverageGap, WindowRange } from '../analytics/coverage.js'
 import { flowSeries, type FlowSeries } from '../analytics/flow-series.js'
+import { lackGaps } from '../analytics/provenance.js'
 import { hasMarket, type ExchangeId, type MarketType } from '../domain/exchanges.js'
 import { pageOf, type SeriesPage, type WindowValues } from '../domain/series.js'
 import { HOUR_MS, MINUTE_MS } from '../domain/time.js'
@@ -81,9 +82,12 @@ function windowFlows(ctx: RequestContext, q: { coin: string; marketType: MarketT
   return cacheOf(flows, market, { maxEntries: 256, oneVersion: true }).get(key, market.reader.version('candles'), async () => {
     if (exchange && !hasMarket(exchange, marketType)) return { exchanges: [], aggregate: [], ranges: new Map(), short: [] }
     const q = { coin, marketType, start: w.first, end: w.end, exchange }
-    const [bars, short] = await Promise.all([loadBars(market, { ...q, hourly: w.intervalMs >= HOUR_MS }), loadPartialMinuteGaps(market, q)])
+    const hourly = w.intervalMs >= HOUR_MS
+    const [bars, short] = await Promise.all([loadBars(market, { ...q, hourly }), loadPartialMinuteGaps(market, q)])
     const flow = flowSeries(bars, { intervalMs: w.intervalMs, from: w.first, to: w.end })
-    return { ...flow, ranges: seriesRanges(flow.exchanges, w.intervalMs), short }
+    // minutes without a taker split (venue klines) are not in the flow: the coverage names them
+    const noSplit = lackGaps(bars, 'no_taker_split', hourly ? HOUR_MS : MINUTE_MS, { from: w.first, to: w.end })
+    return { ...flow, ranges: seriesRanges(flow.exchanges, w.intervalMs), short: [...short, ...noSplit] }
   })
 }
 
@@ -99,6 +103,6 @@ export async function flowLeg(ctx: RequestContext, q: { coin: string; marketType
     exchanges: all.exchanges.map((v) => ({ exchange: v.exchange, points: onPage(v.points, w) })),
     aggregate: exchange ? null : onPage(all.aggregate, w),
     missing: missingExchanges(marketType, used, noData, exchange),
-    coverage: coverageOf(ctx, { coin, marketType, used, gaps: all.short, noData, only: exchange, requested: { from: w.first, to: w.end }, ranges, toleranceMs: SERIES_TOLERANCE_MS }),
+    coverage: coverageOf(ctx, { coin, marketType, used, gaps: all.short, noData, only: exchange, requested: { from: w.first, to: w.end }, ranges, toleranceMs: SERIES_TOLERANCE_MS, history: { coin: q.coin, kinds: [marketType === 'spot' ? 'candles_spot' : 'candles_perp'] } }),
   }
 }

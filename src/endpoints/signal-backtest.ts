@@ -15,6 +15,7 @@ import { backtestInputs } from '../market/read/backtest-inputs.js'
 import { closeOutlierGaps } from '../market/read/signal-inputs.js'
 import { coverageOf, rangesOf } from '../market/read/coverage.js'
 import { defineEndpoint } from './define.js'
+import { MODEL_HOUR_ROWS, venuesOf } from './work.js'
 
 
 const IMBALANCE_NOTE = 'order books are stored as the latest snapshot only: there is no history of imbalance to test'
@@ -95,16 +96,18 @@ export const signalBacktest = defineEndpoint({
     coin: coinParam(true),
     lookback: enumParam(BacktestLookback, { description: 'how much stored history to test, ending at the last whole hour', default: '30d' }),
   }),
+  // every signal re-evaluated at every hour of the window, over every venue
+  work: (v) => (BACKTEST_LOOKBACK_MS[v.lookback] / HOUR_MS) * venuesOf({}) * MODEL_HOUR_ROWS,
   graphql: (t, f) =>
     t.field({
       type: BacktestRef,
       description: f.description,
       args: f.args,
-      resolve: (_r, args, ctx) => {
+      resolve: async (_r, args, ctx) => {
         const v = f.params(args, ctx)
         const to = floorTo(ctx.now, HOUR_MS)
         const from = to - BACKTEST_LOOKBACK_MS[v.lookback]
-        const input = backtestInputs(ctx.services.market, v.coin, from, to, ctx.now)
+        const input = await backtestInputs(ctx.services.market, v.coin, from, to, ctx.now)
         const window = { from, to }
         const costs = costsOf(new Set(input.venueHours.map((h) => h.exchange)))
         const rows: Row[] = [...input.signals].map(([name, hours]) => {

@@ -6,6 +6,7 @@ import { seriesParams, seriesRules } from '../domain/series.js'
 import { builder } from '../graphql/builder.js'
 import { flowLegFields, seriesHeaderFields, type FlowLeg, type SeriesHeader } from '../graphql/schema/series.js'
 import { defineEndpoint } from './define.js'
+import { candleResolution, venuesOf, windowRows } from './work.js'
 import { spotNeedsCex } from './rules.js'
 import { flowLeg, seriesWindow } from './series-kit.js'
 
@@ -27,6 +28,7 @@ export const takerVolume = defineEndpoint({
     .object({ ...seriesParams(), market_type: marketTypeParam() })
     .superRefine(spotNeedsCex)
     .superRefine(seriesRules),
+  work: (v, now) => windowRows(v, now, candleResolution(v.interval)) * venuesOf(v),
   graphql: (t, f) =>
     t.field({
       type: TakerVolumeRef,

@@ -8,6 +8,8 @@ import { EXCHANGE_IDS } from '../domain/exchanges.js'
 import { coverageOf, loadPartialMinuteGaps, missingExchanges } from '../market/read/coverage.js'
 import { coinVap } from '../market/read/volume-at-price.js'
 import { defineEndpoint } from './define.js'
+import { HOUR_MS } from '../domain/time.js'
+import { VAP_ROW_ROWS, venuesOf, windowRows } from './work.js'
 import { WINDOW_TOLERANCE_MS } from './ohlc.js'
 import { spotNeedsCex } from './rules.js'
 
@@ -28,6 +30,8 @@ export const volumeProfileEndpoint = defineEndpoint({
       end: endParam(),
     })
     .superRefine(spotNeedsCex),
+  // hourly candles with their volume at price
+  work: (v, now) => windowRows(v, now, HOUR_MS) * venuesOf(v) * VAP_ROW_ROWS,
   graphql: (t, f) =>
     t.field({
       type: VolumeProfileRef,
@@ -38,13 +42,15 @@ export const volumeProfileEndpoint = defineEndpoint({
         const end = v.end ?? ctx.now
         const start = end - LOOKBACK_MS[lookback]
         const q = { coin, marketType, start, end, exchange }
-        const [{ vap, exchanges, ranges }, gaps] = await Promise.all([coinVap(ctx.services.market, q), loadPartialMinuteGaps(ctx.services.market, q)])
+        const [{ vap, exchanges, ranges, klineOnly }, short] = await Promise.all([coinVap(ctx.services.market, q), loadPartialMinuteGaps(ctx.services.market, q)])
+        // minutes from venue klines have no volume at price: named (kline_only), never passed off as built from trades
+        const gaps = [...short, ...klineOnly]
         const profile = volumeProfile(vap, bins)
         const present = EXCHANGE_IDS.filter((e) => exchanges.has(e))
         return {
           ...profile, coin, exchange: exchange ?? 'all', exchanges: present, marketType, lookback, bins, start, end, asOf: Math.min(end, ctx.now),
-          missing: missingExchanges(marketType, present, () => 'no trades in the window', exchange),
-          coverage: coverageOf(ctx, { coin, marketType, used: present, gaps, noData: () => 'no trades in the window', only: exchange, requested: { from: start, to: end }, ranges, toleranceMs: WINDOW_TOLERANCE_MS }),
+          missing: missingExchanges(marketType, present, (e) => klineOnly.find((g) => g.exchange === e)?.reason ?? 'no trades in the window', exchange),
+          coverage: coverageOf(ctx, { coin, marketType, used: present, gaps, noData: () => 'no trades in the window', only: exchange, requested: { from: start, to: end }, ranges, toleranceMs: WINDOW_TOLERANCE_MS, history: { coin: q.coin, kinds: [marketType === 'spot' ? 'candles_spot' : 'candles_perp'] } }),
         }
       },
     }),

@@ -4,29 +4,37 @@
 // resolved without error are charged, in one atomic statement. A failed charge discards the result.
 import {
   Kind,
+  getArgumentValues,
+  getVariableValues,
   type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
+  type FieldNode,
   type FragmentDefinitionNode,
   type OperationDefinitionNode,
   type SelectionSetNode,
 } from 'graphql'
 import { balance } from '../accounts/credits.js'
-import { insufficientCredits, unauthorized } from '../errors.js'
+import { ApiError, insufficientCredits, unauthorized } from '../errors.js'
 import type { RequestContext } from './context.js'
 import { toGraphQLError } from './errors.js'
+import { HEAVY_WORK_ROWS } from './heavy-calls.js'
 
 export interface CostTable {
   /** GraphQL root field → credits */
   cost: ReadonlyMap<string, number>
   /** GraphQL root field → REST path, used as the ledger's endpoint label */
   label: ReadonlyMap<string, string>
+  /** the estimated rows of work of a root field with these arguments (src/endpoints/work.ts); 0 when cheap */
+  work?: (field: string, args: Record<string, unknown>, ctx: RequestContext) => number
 }
 
 interface OperationCost {
   total: number
   /** response key → root field, for the analytics fields that cost credits */
   fields: Map<string, string>
+  /** response key → the field's node (its arguments) */
+  nodes: Map<string, FieldNode>
   introspectionOnly: boolean
 }
 
@@ -42,13 +50,17 @@ function operationCost(document: DocumentNode, operationName: string | null | un
     document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((f) => [f.name.value, f]),
   )
   const fields = new Map<string, string>()
+  const nodes = new Map<string, FieldNode>()
   let introspectionOnly = true
   const visit = (set: SelectionSetNode, seen: Set<string>) => {
     for (const sel of set.selections) {
       if (sel.kind === Kind.FIELD) {
         const name = sel.name.value
         if (!name.startsWith('__')) introspectionOnly = false
-        if (op?.operation === 'query' && table.cost.has(name)) fields.set(sel.alias?.value ?? name, name)
+        if (op?.operation === 'query' && table.cost.has(name)) {
+          fields.set(sel.alias?.value ?? name, name)
+          nodes.set(sel.alias?.value ?? name, sel)
+        }
       } else if (sel.kind === Kind.INLINE_FRAGMENT) visit(sel.selectionSet, seen)
       else if (sel.kind === Kind.FRAGMENT_SPREAD && !seen.has(sel.name.value)) {
         const f = fragments.get(sel.name.value)
@@ -59,7 +71,27 @@ function operationCost(document: DocumentNode, operationName: string | null | un
   if (op) visit(op.selectionSet, new Set())
   let total = 0
   for (const field of fields.values()) total += table.cost.get(field)!
-  return { total, fields, introspectionOnly: op ? introspectionOnly : false }
+  return { total, fields, nodes, introspectionOnly: op ? introspectionOnly : false }
+}
+
+/** the operation's estimated rows of work: the sum over its analytics fields (a field whose arguments do not parse: 0) */
+function operationWork(args: ExecutionArgs, cost: OperationCost, table: CostTable, ctx: RequestContext): number {
+  const op = operationOf(args.document, args.operationName)
+  const fields = args.schema.getQueryType()?.getFields()
+  if (!table.work || !op || !fields || !cost.nodes.size) return 0
+  const variables = getVariableValues(args.schema, op.variableDefinitions ?? [], args.variableValues ?? {})
+  if (!variables.coerced) return 0
+  let rows = 0
+  for (const node of cost.nodes.values()) {
+    const def = fields[node.name.value]
+    if (!def) continue
+    try {
+      rows += table.work(node.name.value, getArgumentValues(def, node, variables.coerced), ctx)
+    } catch {
+      // refused by its own parameters when it runs, before any work
+    }
+  }
+  return rows
 }
 
 export interface Metered {
@@ -94,7 +126,14 @@ export async function executeMetered(
     if (cost.total > principal.credits) return refuse(insufficientCredits(cost.total, principal.credits))
   }
 
-  const result = await execute(args)
+  // a heavy operation waits its turn per key and per node, or is refused (429, nothing charged): ./heavy-calls.ts
+  let result: ExecutionResult
+  try {
+    result = operationWork(args, cost, table, ctx) >= HEAVY_WORK_ROWS ? await ctx.services.heavy.run(principal.keyId, async () => execute(args)) : await execute(args)
+  } catch (e) {
+    if (e instanceof ApiError && e.code === 'rate_limited') return refuse(e)
+    throw e
+  }
   const failed = new Set((result.errors ?? []).map((e) => e.path?.[0]).filter((k) => k !== undefined))
   const data = result.data as Record<string, unknown> | null | undefined
   let due = 0

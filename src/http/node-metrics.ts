@@ -77,6 +77,12 @@ export function registerNodeMetrics(metrics: Metrics, services: Services, writin
         },
       })
   }
+  // heavy calls (docs/operations.md#heavy-calls): the node's queue and what it refused
+  const heavy = services.heavy
+  new Gauge({ name: 'heavy_calls_running', help: 'Heavy calls running on this node', registers: [registry], collect() { this.set(heavy.stats().running) } })
+  new Gauge({ name: 'heavy_calls_waiting', help: "Heavy calls waiting in this node's and its keys' queues", registers: [registry], collect() { this.set(heavy.stats().waiting) } })
+  for (const scope of ['key', 'node'] as const)
+    followedCounter(metrics, `heavy_calls_refused_${scope}_total`, `Heavy calls refused with 429 past the ${scope}'s queue`, () => heavy.stats().refused[scope])
   const limits = services.limits
   if (limits) {
     new Gauge({ name: 'limit_store_connected', help: '1 while the shared rate-limit store (Redis) is used; 0 while it is down and this node counts on its own', registers: [registry], collect() { this.set(limits.connected() ? 1 : 0) } })

@@ -61,7 +61,9 @@ export function opsRouter(services: Services, metrics: Metrics, gateFor: (valid:
       chunks: b.chunks,
       chunks_done: b.chunksDone,
     }
-    res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'unavailable', store: services.db.kind, ...(ok ? {} : { reason: storeReason(store) }), backfill })
+    // live venues: the history backfill per venue and kind (pages done and left, span covered, holes, budget waits)
+    const history = services.market.historyStatus?.() ?? null
+    res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'unavailable', store: services.db.kind, ...(ok ? {} : { reason: storeReason(store) }), backfill, history })
   })
 
   // readiness for a load balancer or supervisor: ready when the store answers and, with a bus configured, the bus
@@ -87,6 +89,7 @@ export function opsRouter(services: Services, metrics: Metrics, gateFor: (valid:
       limit_store: limitStore && { connected: limitStore.connected, down_since: limitStore.downSince, counters: limitStore.connected ? 'shared' : 'this node' },
       degraded: limitStore && !limitStore.connected ? ['limit_store'] : [],
       backfill_percent: Math.round(market.backfillPercent() * 10) / 10,
+      history: market.historyStatus?.() ?? null,
       venues,
       venues_up: Object.values(venues).filter((s) => s === 'operational').length,
       writing: services.writing?.() ?? null,

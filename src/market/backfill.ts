@@ -4,7 +4,7 @@
 // backfill_day once written through to the day's end, so a restart only fills what is missing.
 import type { Logger } from 'pino'
 import type { Database } from '../store/database.js'
-import { type BarSink } from './bars.js'
+import { type BarSink, type TradeSource } from './bars.js'
 import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../domain/time.js'
 import type { EventSink } from './events.js'
 import { Ingest, type Written } from './ingest.js'
@@ -16,6 +16,8 @@ export interface HistorySource {
   simulateRange(fromTs: number, toTs: number, sink: EventSink & BarSink, options: HistoryOptions): unknown
   /** the range that will be asked for next: a source that simulates elsewhere (a worker thread) starts on it now */
   prefetch?(fromTs: number, toTs: number, options: HistoryOptions): void
+  /** what its trades and bars are marked as (the simulator: 'simulated'); default 'trades' */
+  readonly tradeSource?: TradeSource
 }
 
 type HistoryOptions = { sampleEveryMs: number; books: false }
@@ -116,7 +118,7 @@ export async function runBackfill(opts: {
   let taken = 0
   for (const [i, c] of chunks.entries()) {
     if (opts.aborted?.()) break
-    const ingest = new Ingest({ db: opts.db, market: opts.market, logger: opts.logger, sampleEveryMs: HISTORY_SAMPLE_MS, trackLive: false, onWritten: opts.onWritten })
+    const ingest = new Ingest({ db: opts.db, market: opts.market, logger: opts.logger, tradeSource: opts.source.tradeSource, sampleEveryMs: HISTORY_SAMPLE_MS, trackLive: false, onWritten: opts.onWritten })
     // the source replays the whole chunk: a partial minute inside it is completed, not skipped
     if (c.resume) await ingest.resume({ replayFrom: c.from, replayTo: c.to })
     // an hour at a time: small batches keep memory flat and let requests in between

@@ -1,4 +1,4 @@
-import type { Bar } from '../domain/bars.js'
+import type { Bar, CandleSource } from '../domain/bars.js'
 import type { ExchangeId, MarketType } from '../domain/exchanges.js'
 import type { Vap } from '../domain/volume-at-price.js'
 
@@ -29,9 +29,22 @@ export interface MarketKey {
   marketType: MarketType
 }
 
-/** One market's 1-minute aggregate as the store keeps it (candle_1m), with its volume at price. */
+export type { CandleSource } from '../domain/bars.js'
+
+/**
+ * One market's 1-minute aggregate as the store keeps it (candle_1m), with its volume at price (empty for a venue
+ * kline: klines have none), and where it came from (source). Null where the source does not give a field.
+ */
 export interface MinuteBar extends Bar, MarketKey {
   vap: Vap
+}
+
+/** a minute folded from trades (live, imported or simulated): every field known */
+export interface TradeMinuteBar extends MinuteBar {
+  buyVolume: number
+  sellVolume: number
+  quoteVolume: number
+  trades: number
 }
 
 /** where a history source sends the 1-minute aggregates that stand for trades it does not emit one by one */
@@ -39,8 +52,11 @@ export interface BarSink {
   emitBar(bar: MinuteBar): void
 }
 
+/** the sources a bar folded from trades can have */
+export type TradeSource = Exclude<CandleSource, 'venue_kline'>
+
 /** a minute's bar before any trade: zero prices and volumes, an empty volume at price */
-export const emptyMinuteBar = (k: MarketKey, minute: number): MinuteBar => ({
+export const emptyMinuteBar = (k: MarketKey, minute: number, source: TradeSource = 'trades'): TradeMinuteBar => ({
   exchange: k.exchange,
   coin: k.coin,
   marketType: k.marketType,
@@ -54,14 +70,44 @@ export const emptyMinuteBar = (k: MarketKey, minute: number): MinuteBar => ({
   sellVolume: 0,
   quoteVolume: 0,
   trades: 0,
+  source,
+  noSplitMinutes: 0,
+  klineMinutes: 0,
   vap: new Map(),
 })
 
 /** a quiet minute: flat at the previous close, zero volume, as the venues' own klines show it */
-export function flatMinuteBar(k: MarketKey, minute: number, close: number): MinuteBar {
-  const b = emptyMinuteBar(k, minute)
+export function flatMinuteBar(k: MarketKey, minute: number, close: number, source: TradeSource = 'trades'): TradeMinuteBar {
+  const b = emptyMinuteBar(k, minute, source)
   b.open = b.high = b.low = b.close = close
   return b
+}
+
+/**
+ * A venue's 1-minute kline as a minute bar: source 'venue_kline', no volume at price, and null for what the venue does
+ * not give (no taker-buy volume: no taker split; the sell side is volume − taker buy, never below 0).
+ */
+export function klineMinuteBar(k: MarketKey, kline: Kline): MinuteBar {
+  const buy = kline.buyVolume ?? null
+  return {
+    exchange: k.exchange,
+    coin: k.coin,
+    marketType: k.marketType,
+    ts: kline.ts,
+    open: kline.open,
+    high: kline.high,
+    low: kline.low,
+    close: kline.close,
+    volume: kline.volume,
+    buyVolume: buy,
+    sellVolume: buy === null ? null : Math.max(0, kline.volume - buy),
+    quoteVolume: kline.quoteVolume ?? null,
+    trades: kline.trades ?? null,
+    source: 'venue_kline',
+    noSplitMinutes: buy === null ? 1 : 0,
+    klineMinutes: 1,
+    vap: new Map(),
+  }
 }
 
 export const marketKeyString = (k: MarketKey) => `${k.exchange}:${k.coin}:${k.marketType}`

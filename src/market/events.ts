@@ -46,10 +46,18 @@ export interface TickerEvent extends EventBase {
   nextFundingTime: number | null
 }
 
+/**
+ * Where a sample (open interest, funding, positioning) came from: the venue's live feed or poll ('live'), or its REST
+ * history endpoint, fetched afterwards ('venue_history'). A history value never replaces a live one of the same slot.
+ */
+export type SampleSource = 'live' | 'venue_history'
+
 export interface OpenInterestEvent extends EventBase {
   type: 'open_interest'
   /** one-sided open interest in coin units (venue conventions already normalized: contracts -> coins, two-sided halved) */
   openInterest: number
+  /** absent: 'live' */
+  source?: SampleSource
 }
 
 export interface FundingEvent extends EventBase {
@@ -57,6 +65,8 @@ export interface FundingEvent extends EventBase {
   /** a settled (historical) funding rate per interval */
   rate: number
   intervalHours: number
+  /** absent: 'live' (a live connector's poll of the recent settlements) */
+  source?: SampleSource
 }
 
 /** the side of the position a liquidation closed (not the side of the closing order) */
@@ -87,6 +97,8 @@ export interface PositioningEvent extends EventBase {
   ratio: number
   /** the venue's period the figure covers, ms (5 min) */
   periodMs: number
+  /** absent: 'live' */
+  source?: SampleSource
 }
 
 export type MarketEvent = TradeEvent | BookSnapshotEvent | TickerEvent | OpenInterestEvent | FundingEvent | LiquidationEvent | PositioningEvent

@@ -2,7 +2,7 @@
 // aggregates, ticker/OI samples, funding history and latest books → the store, in batches.
 import type { Logger } from 'pino'
 import { yieldingSql, type Database, type Sql } from '../store/database.js'
-import { type BarSink, type MinuteBar } from './bars.js'
+import { type BarSink, type MinuteBar, type TradeSource } from './bars.js'
 import { MINUTE_MS, earliest } from '../domain/time.js'
 import { MinuteAggregator } from './aggregate/index.js'
 import type { BookSnapshotEvent, EventSink, FeedStateEvent, MarketEvent, OpenInterestEvent, TickerEvent, TradeEvent } from './events.js'
@@ -13,6 +13,7 @@ import { storedMinuteRanges, writeMinuteBars, type HourCache } from './store/can
 import { clearPartial, markPartial, marksOf, readResumablePartials } from './store/partial-minutes.js'
 import { isStoredLargeTrade, LARGE_TRADE_RETENTION_MS, pruneLargeTrades, writeLargeTrades } from './store/large-trades.js'
 import { SideEvents } from './side-events.js'
+import { emptySample, setOpenInterest, setTicker, type SlotState } from './sample-slots.js'
 import { mergeSamples, writeBooks, writeFunding, writeSamples, type FundingRow, type MarketSample } from './store/samples.js'
 import type { DataKind } from './reader.js'
 import type { WriteGate } from './writer-lease.js'
@@ -35,6 +36,8 @@ export interface IngestOptions {
   sampleEveryMs?: number
   /** trades later than this after their minute's end are dropped (aggregator grace) */
   graceMs?: number
+  /** what the minutes folded from the source's trades are marked as: 'trades' (default) or the simulator's 'simulated' */
+  tradeSource?: TradeSource
   /** the latest books are written to the store at most this often (the live copy is in memory); default 15 s */
   bookEveryMs?: number
   /** keep the current hour's minutes in memory for the hourly rollups (a long-running live writer) */
@@ -57,21 +60,6 @@ export interface IngestStats {
   samplesWritten: number
   fundingWritten: number
   booksWritten: number
-}
-
-/** what a slot row carries: the newest ticker and open-interest event applied to it (their own ts) */
-interface SlotSources {
-  slot: number
-  tickerTs: number
-  oiTs: number
-}
-
-interface SlotState extends SlotSources {
-  row: MarketSample
-  /** the row of `slot` was handed to the store when the clock left the slot (a quiet feed's last values) */
-  closed: boolean
-  /** slots already handed to the store, newest last (kept LATE_REWRITE_MS back) */
-  written: SlotSources[]
 }
 
 /**
@@ -115,7 +103,7 @@ export class Ingest implements EventSink, BarSink {
   private flushing: Promise<void> = Promise.resolve()
 
   constructor(private readonly opts: IngestOptions) {
-    this.aggregator = new MinuteAggregator({ graceMs: opts.graceMs ?? 2000 })
+    this.aggregator = new MinuteAggregator({ graceMs: opts.graceMs ?? 2000, tradeSource: opts.tradeSource })
     this.writes = yieldingSql(opts.db.sql)
     this.live = opts.market.live
     this.sampleEveryMs = opts.sampleEveryMs ?? MINUTE_MS
@@ -186,7 +174,7 @@ export class Ingest implements EventSink, BarSink {
         this.sample(e)
         return
       case 'funding':
-        this.pendingFunding.push({ exchange: e.exchange, coin: e.coin, ts: e.ts, rate: e.rate, intervalHours: e.intervalHours })
+        this.pendingFunding.push({ exchange: e.exchange, coin: e.coin, ts: e.ts, rate: e.rate, intervalHours: e.intervalHours, source: e.source ?? 'live' })
         return
       case 'book':
         if (live) {
@@ -203,6 +191,11 @@ export class Ingest implements EventSink, BarSink {
         this.side.add(e)
         return
     }
+  }
+
+  /** another writer (the venues' history) wrote minutes: the hours kept in memory are read back on their next write */
+  forgetHours(): void {
+    this.hourCache?.clear()
   }
 
   /** a source's own state of a stream (its liquidation feed subscribed or lost): not market data, no freshness */
@@ -245,7 +238,7 @@ export class Ingest implements EventSink, BarSink {
       setTicker(s.row, e)
     } else {
       s.oiTs = Math.max(s.oiTs, e.ts)
-      s.row.openInterest = e.openInterest
+      setOpenInterest(s.row, e)
     }
   }
 
@@ -255,7 +248,7 @@ export class Ingest implements EventSink, BarSink {
     const partial = (ts: number): MarketSample => {
       const row = { ...emptySample(e, ts) }
       if (isTicker) setTicker(row, e)
-      else row.openInterest = e.openInterest
+      else setOpenInterest(row, e)
       return row
     }
     const held = s.written.filter((w) => w.slot >= slot)
@@ -327,6 +320,8 @@ export class Ingest implements EventSink, BarSink {
       this.lastBookWrite = now
     }
     let hourBars: MinuteBar[] = []
+    /** the minutes the store now holds (a venue kline does not replace a minute from trades) */
+    let stored: readonly MinuteBar[] = []
     let side = { orders: 0, positioning: 0, spans: 0 }
     if (this.opts.gate) {
       // rows of venues another process writes wait in the gate; a venue just taken over brings back what its writer had not stored
@@ -339,10 +334,10 @@ export class Ingest implements EventSink, BarSink {
       const marks = marksOf(bars, partial, (b) => this.aggregator.coveredFrom(b))
       await markPartial(sql, marks)
       const isFresh = fresh && !this.retried
-      hourBars = await writeMinuteBars(sql, bars, { fresh: isFresh, freshHours: isFresh && freshHours, hourCache: this.retried ? undefined : this.hourCache })
+      ;({ minuteBars: stored, hourBars } = await writeMinuteBars(sql, bars, { fresh: isFresh, freshHours: isFresh && freshHours, hourCache: this.retried ? undefined : this.hourCache }))
       if (this.retried) this.hourCache?.clear()
       // a minute written whole is whole in the store, whoever marked it (a fresh range has no minute stored, nor a mark)
-      if (!isFresh) await clearPartial(sql, bars.filter((b) => !marks.has(b)))
+      if (!isFresh) await clearPartial(sql, stored.filter((b) => !marks.has(b)))
       await writeSamples(sql, samples, { fresh: isFresh && freshHours })
       await writeFunding(sql, funding)
       await writeBooks(sql, books)
@@ -365,43 +360,19 @@ export class Ingest implements EventSink, BarSink {
     }
     this.retried = false
     // only what the store now holds goes into the in-memory series
-    this.opts.market.series.apply({ minuteBars: bars, hourBars, samples }, this.opts.market.clock())
+    this.opts.market.series.apply({ minuteBars: stored, hourBars, samples }, this.opts.market.clock())
     const reader = this.opts.market.reader
     const from: Written['from'] = {}
-    if (bars.length) reader.bump('candles', (from.candles = earliest(bars, hourBars)))
+    if (stored.length) reader.bump('candles', (from.candles = earliest(stored, hourBars)))
     if (samples.length) reader.bump('samples', (from.samples = earliest(samples)))
     if (funding.length) reader.bump('funding', (from.funding = earliest(funding)))
-    const kinds: DataKind[] = (['candles', 'samples', 'funding', 'books'] as const).filter((k, i) => [bars, samples, funding, books][i]!.length > 0)
+    const kinds: DataKind[] = (['candles', 'samples', 'funding', 'books'] as const).filter((k, i) => [stored, samples, funding, books][i]!.length > 0)
     for (const [k, n] of [['trades', trades.length], ['liquidations', side.orders], ['positioning', side.positioning], ['feeds', side.spans]] as const) if (n) kinds.push(k)
     for (const k of kinds) if (from[k] === undefined) reader.bump(k) // no earliest time known: every read may have moved
-    if (kinds.length) this.opts.onWritten?.({ minuteBars: bars, hourBars, samples, kinds, from })
-    this.stats.barsWritten += bars.length
+    if (kinds.length) this.opts.onWritten?.({ minuteBars: [...stored], hourBars, samples, kinds, from })
+    this.stats.barsWritten += stored.length
     this.stats.samplesWritten += samples.length
     this.stats.fundingWritten += funding.length
     this.stats.booksWritten += books.length
   }
 }
-
-function setTicker(row: MarketSample, e: TickerEvent): void {
-  row.markPrice = e.markPrice
-  row.indexPrice = e.indexPrice
-  row.lastPrice = e.lastPrice
-  row.fundingRate = e.fundingRate
-  row.fundingIntervalHours = e.fundingIntervalHours
-  row.nextFundingTime = e.nextFundingTime
-}
-
-const emptySample = (e: TickerEvent | OpenInterestEvent, slot: number): MarketSample => ({
-  exchange: e.exchange,
-  coin: e.coin,
-  marketType: e.marketType,
-  ts: slot,
-  markPrice: null,
-  indexPrice: null,
-  lastPrice: null,
-  fundingRate: null,
-  fundingIntervalHours: null,
-  nextFundingTime: null,
-  openInterest: null,
-})
-

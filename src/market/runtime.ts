@@ -23,6 +23,8 @@ import { followUniverse, registerListedCoins, startCoins } from './universe/foll
 import type { Schedule, UniverseRefresh } from './universe/refresh.js'
 import { busPublisher } from './bus/publisher.js'
 import type { WriterLeases } from './writer-lease.js'
+import type { HistoryService, HistoryServiceOptions } from './history/service.js'
+import type { VenueBudget } from './history/budget.js'
 
 export interface MarketRuntime {
   ingest: Ingest
@@ -34,6 +36,8 @@ export interface MarketRuntime {
   now(): number
   /** on PostgreSQL: the writer leases (which venues this process writes), null on the embedded store */
   leases: WriterLeases | null
+  /** live venues: their REST history (backfill, gap repair, budgets); a replay: the recorded history's; null otherwise or until it starts */
+  readonly history: HistoryService | null
   /** the source that runs and why (MARKET_SOURCE=auto decides at start): the start banner says it */
   choice: SourceChoice
   /** COINS=all with live venues: the daily refresh of the universe */
@@ -54,6 +58,10 @@ export async function startMarketRuntime(
     backfillDays?: number
     /** replay only: extra options for the replayed connectors (tests poll faster than the real intervals) */
     replayConnectorOptions?: Partial<ConnectorOptions>
+    /** live only: tests shorten the gap repair's delays and pick the history's concurrency */
+    history?: Pick<HistoryServiceOptions, 'repairDelayMs' | 'outageCheckMs' | 'concurrency'>
+    /** live only: extra options for the connectors (tests against venue doubles poll faster) */
+    liveConnectorOptions?: Partial<ConnectorOptions>
     /** MARKET_SOURCE=auto: how the venues are asked (default: each venue's public REST, src/market/connectors/probe.ts) */
     probe?: () => Promise<ProbeResult[]>
     /** live only: extra options per venue's connector (tests inject offline CCXT instances) */
@@ -63,12 +71,7 @@ export async function startMarketRuntime(
   } = {},
 ): Promise<MarketRuntime> {
   const { config, db, market, logger, clock, bus } = services
-  // a venue's REST base-URL override (<VENUE>_REST_URL, issue 30 item 5), where configured, is where it is probed
-  const origins = Object.fromEntries(EXCHANGE_IDS.flatMap((e) => {
-    const url = (config as unknown as Record<string, unknown>)[`${e.toUpperCase()}_REST_URL`]
-    return typeof url === 'string' && url ? [[e, url]] : []
-  }))
-  const probe = opts.probe ?? (async () => (await import('./connectors/probe.js')).probeVenues({ origins }))
+  const probe = opts.probe ?? (async () => (await import('./connectors/probe.js')).probeVenues({ access: config.venueAccess }))
   const choice = await chooseSource({ config, db, now: clock, probe })
   market.sourceChoice = choice
   if (choice.source.kind !== 'none') market.storeKind = choice.source.kind
@@ -83,7 +86,7 @@ export async function startMarketRuntime(
       ? new (await import('./writer-lease.js')).WriterLeases({ url: config.store.url, sql: db.sql, venues, tasks: ['backfill'], pollMs: config.LEASE_POLL_MS, logger, clock, onAcquire: (n) => n === 'backfill' && startBackfill() })
       : null
   const publish = bus ? busPublisher(bus, market, (e) => !leases || leases.holds(e), () => (leases ? leases.writing() : [...market.enabled])) : null
-  const ingest = new Ingest({ db, market, logger, onEvent: opts.onEvent, cacheHours: true, gate: leases ?? undefined, onLive: publish?.live, onWritten: publish?.written })
+  const ingest = new Ingest({ db, market, logger, tradeSource: source.kind === 'simulator' ? 'simulated' : 'trades', onEvent: opts.onEvent, cacheHours: true, gate: leases ?? undefined, onLive: publish?.live, onWritten: publish?.written })
   // The simulator replays: its live feed starts at the start of the minute it comes up in, so that minute is whole,
   // and at the start of a recent minute a shutdown left partial, so that minute and those since are completed
   // (trades already stored are skipped). Live venues cannot replay: their cut minutes keep or get a mark.
@@ -97,6 +100,7 @@ export async function startMarketRuntime(
   const connectors: ExchangeConnector[] = []
   let stopping = false
   let backfill: Promise<void> = Promise.resolve()
+  let history: HistoryService | null = null
   let universe: UniverseRefresh | null = null
   await registerListedCoins(db, market, config.COINS)
 
@@ -125,7 +129,7 @@ export async function startMarketRuntime(
       if (!leases) startBackfill()
     }
   } else if (source.kind === 'replay') {
-    // no simulator and no backfill: the recording is the only data
+    // no simulator: the recording is the only data (its REST history too, when it carries some)
     const { ReplayPlayer } = await import('./replay/player.js')
     replay = await ReplayPlayer.open({
       file: source.file,
@@ -140,28 +144,63 @@ export async function startMarketRuntime(
       connectorOptions: opts.replayConnectorOptions,
     })
     replay.start()
+    if (replay.recording.history.length) {
+      // the recording carries REST history: its backfill replays through the same history service as live
+      const { startReplayHistory } = await import('./replay/history-replay.js')
+      const player = replay
+      startBackfill = () => {
+        if (stopping || history) return
+        history = startReplayHistory({ player, db, market, logger: logger.child({ source: 'replay' }), onWritten: publish?.written, onHoursWritten: () => ingest.forgetHours(), concurrency: opts.history?.concurrency })
+        if (history) backfill = history.idle().catch((err: unknown) => logger.error({ err }, 'replayed history backfill failed'))
+      }
+      if (!leases) startBackfill()
+    }
   } else if (source.kind === 'live') {
     // CCXT is loaded only when live connectors are configured
     const { createConnector } = await import('./connectors/index.js')
+    const { budgetConnectors, drawFromVenueBudget, startHistory } = await import('./history/service.js')
+    const { refusalReason } = await import('./connectors/venue-access.js')
     const { plannedIntervals } = await import('./connectors/poll-cost.js')
+    // every REST call of a venue draws from one budget (live polls first, then gap repair, then backfill): connectors
+    // made later (the universe changed) draw from the same one
+    let budgets: Map<ExchangeId, VenueBudget> | null = null
     // the polls of a venue whose limits the coins would exceed are slowed to fit (nothing changes for the default 12)
-    const create = (exchange: ExchangeId, coins: string[], listOnly = false) =>
-      createConnector(exchange, {
+    const create = (exchange: ExchangeId, coins: string[], listOnly = false) => {
+      const c = createConnector(exchange, {
         pollIntervalMs: plannedIntervals(exchange, coins.length),
         ...opts.connectorOptions?.(exchange),
         coins,
         sink: ingest,
         logger: logger.child({ exchange }),
+        access: config.venueAccess[exchange],
+        // a venue refusing us (451, 403) is that venue's error, on /v1/markets/exchanges; the others keep running
+        onRefusal: (r) => (r ? market.refuse(exchange, refusalReason(exchange, r)) : market.clearRefusal(exchange)),
+        ...opts.liveConnectorOptions,
         ...(listOnly ? { marketTypes: ['perp'] as const } : {}),
       })
+      const budget = budgets?.get(exchange)
+      if (budget) drawFromVenueBudget(c, budget)
+      return c
+    }
     universe = config.COINS === 'all' ? followUniverse({ db, market, logger, now: clock, connectors, create, schedule: opts.universeSchedule }) : null
     const coins = await startCoins(config, market, universe)
     for (const exchange of source.exchanges) {
       market.enabled.add(exchange)
       const c = create(exchange, coins)
       connectors.push(c)
-      c.start()
     }
+    // every REST call of a venue draws from one budget: live polls first, then gap repair, then backfill
+    budgets = budgetConnectors(connectors)
+    const venueBudgets = budgets
+    for (const c of connectors) c.start()
+    const days = opts.backfillDays ?? config.BACKFILL_DAYS
+    // the venues' own history, newest first, resumed where a previous run stopped (one process: the backfill lease's holder)
+    startBackfill = () => {
+      if (stopping || history) return
+      history = startHistory({ connectors, budgets: venueBudgets, db, market, days, now: clock, logger, onWritten: publish?.written, onHoursWritten: () => ingest.forgetHours(), ...opts.history })
+      backfill = history.idle().catch((err: unknown) => logger.error({ err }, 'history backfill failed'))
+    }
+    if (!leases) startBackfill()
     // the first refresh in the background: the connectors start on the stored universe and take up the new one
     universe?.start().catch((err: unknown) => logger.error({ err }, 'universe refresh failed'))
   }
@@ -188,6 +227,9 @@ export async function startMarketRuntime(
     replay,
     now,
     leases,
+    get history() {
+      return history
+    },
     choice,
     get universe() {
       return universe
@@ -197,6 +239,7 @@ export async function startMarketRuntime(
       clearInterval(timer)
       stopTiers()
       simulator?.stop()
+      await history?.stop()
       await universe?.stop()
       await replay?.stop()
       await Promise.all(connectors.map((c) => c.stop()))

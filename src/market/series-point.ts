@@ -8,6 +8,9 @@ import { MINUTE_MS } from '../domain/time.js'
 import { splitOutliers, type PriceOutlier } from '../analytics/price-outliers.js'
 import { BUY, CLOSE, HIGH, LOW, QUOTE, SELL, VOLUME, type BarTrack, type SampleCell } from './series-ring.js'
 
+/** a bar without a taker split (a venue kline) or a quote volume holds NaN there: left out of those sums, never counted as 0 */
+const known = (v: number): boolean => !Number.isNaN(v)
+
 /**
  * Buckets after its own that a venue's latest sample still stands for it. Minutes: a sample stands for the OI sample
  * tolerance (5 min at the bucket's end, /v1/oi/changes' rule), so history sampled every 5 minutes leaves no minute
@@ -23,9 +26,10 @@ export interface CoinPoint {
   close: number | null
   high: number | null
   low: number | null
-  /** Σ quote / Σ volume of the perps */
+  /** Σ quote / Σ volume of the perps with a quote volume */
   vwap: number | null
   perpVolume: number
+  /** taker buy and sell of the perps with a taker split (coverage names the minutes without: analytics/provenance.ts) */
   perpBuy: number
   perpSell: number
   /** null when the coin has no spot market data in the bucket */
@@ -51,7 +55,7 @@ export interface CoinPoint {
 
 /** the bucket's point (of one exchange's markets, if given), or null when no market of the coin traded and no sample is carried */
 export function mergePoint(ts: number, tracks: readonly BarTrack[], samples: Map<ExchangeId, { cell: SampleCell }>, exchange?: ExchangeId): CoinPoint | null {
-  let vol = 0, quote = 0, buy = 0, sell = 0, wClose = 0, sumClose = 0, nClose = 0, cells = 0
+  let vol = 0, quote = 0, quoted = 0, buy = 0, sell = 0, wClose = 0, sumClose = 0, nClose = 0, cells = 0
   let high = -Infinity, low = Infinity
   let spotBuy: number | null = null, spotSell: number | null = null
   const perpExchanges: ExchangeId[] = []
@@ -64,6 +68,7 @@ export function mergePoint(ts: number, tracks: readonly BarTrack[], samples: Map
     if (exchange && t.exchange !== exchange) continue
     const d = t.ring.data
     if (t.marketType === 'spot') {
+      if (!known(d[o + BUY]!)) continue
       spotBuy = (spotBuy ?? 0) + d[o + BUY]!
       spotSell = (spotSell ?? 0) + d[o + SELL]!
       spotExchanges.push(t.exchange)
@@ -78,9 +83,14 @@ export function mergePoint(ts: number, tracks: readonly BarTrack[], samples: Map
     const v = d[o + VOLUME]!
     const c = d[o + CLOSE]!
     vol += v
-    quote += d[o + QUOTE]!
-    buy += d[o + BUY]!
-    sell += d[o + SELL]!
+    if (known(d[o + QUOTE]!)) {
+      quote += d[o + QUOTE]!
+      quoted += v
+    }
+    if (known(d[o + BUY]!)) {
+      buy += d[o + BUY]!
+      sell += d[o + SELL]!
+    }
     wClose += c * v
     sumClose += c
     nClose++
@@ -110,7 +120,7 @@ export function mergePoint(ts: number, tracks: readonly BarTrack[], samples: Map
     close: nClose === 0 ? null : vol > 0 ? wClose / vol : sumClose / nClose,
     high: nClose ? high : null,
     low: nClose ? low : null,
-    vwap: vol > 0 ? quote / vol : null,
+    vwap: quoted > 0 ? quote / quoted : null,
     perpVolume: vol,
     perpBuy: buy,
     perpSell: sell,

@@ -1,4 +1,5 @@
 // The typed-array rings behind the hot series (series.ts): one per market's bars and per exchange's samples.
+import type { CandleSource } from '../domain/bars.js'
 import type { ExchangeId, MarketType } from '../domain/exchanges.js'
 
 /** a perp sample as the series keeps it: the latest of its bucket */
@@ -58,8 +59,10 @@ export class Ring {
   }
 }
 
-// bar track columns
-export const OPEN = 0, HIGH = 1, LOW = 2, CLOSE = 3, VOLUME = 4, BUY = 5, SELL = 6, QUOTE = 7, TRADES = 8, BAR_WIDTH = 9
+// bar track columns (BUY, SELL, QUOTE, TRADES: NaN = null, the bar's source does not give it; SOURCE: SOURCES' index)
+export const OPEN = 0, HIGH = 1, LOW = 2, CLOSE = 3, VOLUME = 4, BUY = 5, SELL = 6, QUOTE = 7, TRADES = 8, SOURCE = 9, NO_SPLIT = 10, KLINE = 11, BAR_WIDTH = 12
+/** a bar's source as the SOURCE column holds it */
+export const SOURCES: readonly CandleSource[] = ['trades', 'venue_kline', 'simulated']
 // sample track columns (NaN = null)
 export const S_TS = 0, S_OI = 1, S_MARK = 2, S_RATE = 3, S_INTERVAL = 4, SAMPLE_WIDTH = 5
 
@@ -74,3 +77,4 @@ export interface SampleTrack {
 }
 
 export const orNull = (v: number): number | null => (Number.isNaN(v) ? null : v)
+export const orNaN = (v: number | null): number => v ?? Number.NaN

@@ -33,7 +33,8 @@ export interface SeriesParts {
 }
 
 const MAGIC = Buffer.from('perp-series\n', 'latin1')
-const FORMAT = 1
+/** 2: bar tracks carry provenance (source, minutes without a taker split or from klines) and NaN for null fields */
+const FORMAT = 2
 /** Float64Array is in the platform's byte order; the file is little-endian, so a big-endian platform reads the store */
 const LITTLE_ENDIAN = new Uint8Array(new Float64Array([1]).buffer)[7] === 0x3f
 

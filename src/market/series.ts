@@ -9,10 +9,10 @@ import { DAY_MS, HOUR_MS, MINUTE_MS, earliest, floorTo } from '../domain/time.js
 import { type Bar } from '../domain/bars.js'
 import type { ExchangeId, MarketType } from '../domain/exchanges.js'
 import { CANDLE_VALUE_COLUMNS, CANDLE_VALUE_LIST, rowToBarValues, type CandleRow } from './store/candles.js'
-import type { MarketSample } from './store/samples.js'
+import { SERIES_SAMPLE_COLUMNS, seriesSample, type MarketSample, type SeriesSampleRow } from './store/samples.js'
 import { mergePoint, sampleCarry, type CoinPoint } from './series-point.js'
 import { decodeSeries, encodeSeries, type GridParts } from './series-snapshot.js'
-import { BAR_WIDTH, BUY, CLOSE, HIGH, LOW, OPEN, QUOTE, Ring, SAMPLE_WIDTH, SELL, S_INTERVAL, S_MARK, S_OI, S_RATE, S_TS, TRADES, VOLUME, orNull, type BarTrack, type SampleCell, type SampleTrack } from './series-ring.js'
+import { BAR_WIDTH, BUY, CLOSE, HIGH, KLINE, LOW, NO_SPLIT, OPEN, QUOTE, Ring, SAMPLE_WIDTH, SELL, SOURCE, SOURCES, S_INTERVAL, S_MARK, S_OI, S_RATE, S_TS, TRADES, VOLUME, orNaN, orNull, type BarTrack, type SampleCell, type SampleTrack } from './series-ring.js'
 
 export type { CoinPoint } from './series-point.js'
 
@@ -113,10 +113,13 @@ class Grid {
     d[o + LOW] = b.low
     d[o + CLOSE] = b.close
     d[o + VOLUME] = b.volume
-    d[o + BUY] = b.buyVolume
-    d[o + SELL] = b.sellVolume
-    d[o + QUOTE] = b.quoteVolume
-    d[o + TRADES] = b.trades
+    d[o + BUY] = orNaN(b.buyVolume)
+    d[o + SELL] = orNaN(b.sellVolume)
+    d[o + QUOTE] = orNaN(b.quoteVolume)
+    d[o + TRADES] = orNaN(b.trades)
+    d[o + SOURCE] = SOURCES.indexOf(b.source)
+    d[o + NO_SPLIT] = b.noSplitMinutes
+    d[o + KLINE] = b.klineMinutes
   }
 
   setSample(s: MarketSample): void {
@@ -172,7 +175,8 @@ class Grid {
         out.push({
           exchange: t.exchange, coin, marketType, ts,
           open: d[o + OPEN]!, high: d[o + HIGH]!, low: d[o + LOW]!, close: d[o + CLOSE]!, volume: d[o + VOLUME]!,
-          buyVolume: d[o + BUY]!, sellVolume: d[o + SELL]!, quoteVolume: d[o + QUOTE]!, trades: d[o + TRADES]!, vap: new Map(),
+          buyVolume: orNull(d[o + BUY]!), sellVolume: orNull(d[o + SELL]!), quoteVolume: orNull(d[o + QUOTE]!), trades: orNull(d[o + TRADES]!),
+          source: SOURCES[d[o + SOURCE]!]!, noSplitMinutes: d[o + NO_SPLIT]!, klineMinutes: d[o + KLINE]!, vap: new Map(),
         })
       }
     }
@@ -357,8 +361,8 @@ export class CoinSeries {
     const from = floorTo(now - this.retentionMs, HOUR_MS)
     const mFrom = floorTo(now - this.minuteRetentionMs, MINUTE_MS)
     const bars = (text: string, params: number[]) => selectRows<CandleRow>(db.sql, text, params, CANDLE_VALUE_COLUMNS)
-    const samples = (text: string, params: number[]) => selectRows<SampleRow>(db.sql, text, params, SAMPLE_COLUMNS)
-    const sampleCols = SAMPLE_COLUMNS.map(([c]) => c).join(', ')
+    const samples = (text: string, params: number[]) => selectRows<SeriesSampleRow>(db.sql, text, params, SERIES_SAMPLE_COLUMNS)
+    const sampleCols = SERIES_SAMPLE_COLUMNS.map(([c]) => c).join(', ')
     const end = now + HOUR_MS
     const hours = this.grid(HOUR_MS)
     const minutes = this.grid(MINUTE_MS)
@@ -368,17 +372,17 @@ export class CoinSeries {
       // latest one the hour has (a latest row without OI keeps the hour's earlier OI)
       const last = (c: string) => `(array_agg(${c} ORDER BY ts DESC) FILTER (WHERE ${c} IS NOT NULL))[1] AS ${c}`
       const latest = await samples(
-        `SELECT exchange, coin, max(ts) AS ts, ${SAMPLE_COLUMNS.slice(3).map(([c]) => last(c)).join(', ')}
+        `SELECT exchange, coin, max(ts) AS ts, ${SERIES_SAMPLE_COLUMNS.slice(3).map(([c]) => last(c)).join(', ')}
          FROM market_sample WHERE market_type = 'perp' AND ts >= $1 AND ts < $2 GROUP BY exchange, coin, ts / ${HOUR_MS}`,
         [t, t + 2 * DAY_MS],
       )
-      for (const r of latest) hours.setSample(toSample(r))
+      for (const r of latest) hours.setSample(seriesSample(r))
     }
     for (let t = mFrom; t < end; t += 2 * HOUR_MS) {
       for (const r of await bars(`SELECT ${CANDLE_VALUE_LIST} FROM candle_1m WHERE ts >= $1 AND ts < $2`, [t, t + 2 * HOUR_MS])) minutes.setBar(rowToBarValues(r))
       // in time order, as they were written: setSample keeps a bucket's later sample over an earlier one
       for (const r of await samples(`SELECT ${sampleCols} FROM market_sample WHERE market_type = 'perp' AND ts >= $1 AND ts < $2 ORDER BY ts`, [t, t + 2 * HOUR_MS]))
-        minutes.setSample(toSample(r))
+        minutes.setSample(seriesSample(r))
     }
     hours.coveredFrom = from
     minutes.coveredFrom = mFrom
@@ -387,23 +391,3 @@ export class CoinSeries {
     this.moved()
   }
 }
-
-const SAMPLE_COLUMNS = [
-  ['exchange', 'text'], ['coin', 'text'], ['ts', 'int8'], ['open_interest', 'float8'], ['mark_price', 'float8'], ['funding_rate', 'float8'], ['funding_interval_hours', 'float8'],
-] as const
-
-interface SampleRow {
-  exchange: string
-  coin: string
-  ts: number | string
-  open_interest: number | null
-  mark_price: number | null
-  funding_rate: number | null
-  funding_interval_hours: number | null
-}
-
-const toSample = (r: SampleRow): MarketSample => ({
-  exchange: r.exchange as ExchangeId, coin: r.coin, marketType: 'perp', ts: Number(r.ts),
-  markPrice: r.mark_price, indexPrice: null, lastPrice: null, fundingRate: r.funding_rate, fundingIntervalHours: r.funding_interval_hours,
-  nextFundingTime: null, openInterest: r.open_interest,
-})

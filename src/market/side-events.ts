@@ -14,7 +14,7 @@ export class SideEvents {
 
   add(e: LiquidationEvent | PositioningEvent): void {
     if (e.type === 'liquidation') this.orders.push({ exchange: e.exchange, coin: e.coin, ts: e.ts, id: e.id, side: e.side, price: e.price, size: e.size, usd: e.usd })
-    else this.positioning.push({ exchange: e.exchange, coin: e.coin, kind: e.kind, ts: e.ts, longShare: e.longShare, shortShare: e.shortShare, ratio: e.ratio, periodMs: e.periodMs })
+    else this.positioning.push({ exchange: e.exchange, coin: e.coin, kind: e.kind, ts: e.ts, longShare: e.longShare, shortShare: e.shortShare, ratio: e.ratio, periodMs: e.periodMs, source: e.source ?? 'live' })
   }
 
   feed(state: FeedStateEvent): void {

@@ -10,6 +10,7 @@ import { liveDraft } from './stream/drafts.js'
 import { StreamHub } from './stream/hub.js'
 import { CoinSeries } from './series.js'
 import { TierBook } from './tiers/book.js'
+import type { HistoryHole } from './history/store.js'
 import type { SourceChoice } from './source-choice.js'
 import { readStoreSource, type StoreSourceKind } from './store/store-source.js'
 
@@ -35,6 +36,8 @@ export class MarketState {
   private readonly lastEvent = new Map<ExchangeId, number>()
   /** why a venue is impaired although data still flows (e.g. a replay that cannot answer a call) */
   private readonly degradedBy = new Map<ExchangeId, string>()
+  /** venues refusing this service (451 geo-block, 403), with the reason the connector gave */
+  private readonly refusedBy = new Map<ExchangeId, string>()
   /** exchanges whose feed is configured (the simulator feeds all five) */
   readonly enabled = new Set<ExchangeId>()
   /** latest ticker, OI and book per market */
@@ -45,6 +48,10 @@ export class MarketState {
   readonly series = new CoinSeries()
   /** the running or finished backfill, null when none was started */
   backfill: BackfillStatus | null = null
+  /** live venues: spans their REST history cannot serve (history_hole), for coverage; refreshed by the history runner */
+  historyHoles: readonly HistoryHole[] = []
+  /** live venues: the history backfill's progress per venue and kind, for /healthz and /readyz (null without one) */
+  historyStatus: (() => Record<string, unknown>) | null = null
   /** leverage tiers per venue and coin for the cascade (live when a connector fetched them) */
   readonly tiers = new TierBook()
   /** the push channels (GET /v1/stream, alerts): live tickers and liquidations go in as they arrive */
@@ -157,10 +164,24 @@ export class MarketState {
     return out
   }
 
-  /** feed freshness, or 'degraded' while degrade() holds for a feed that is not down */
+  /** feed freshness, or 'degraded' while degrade() or refuse() holds for a feed that is not down */
   status(exchange: ExchangeId, now: number): FeedStatus {
     const fresh = feedStatus(this.lastEventAt(exchange), now)
-    return fresh !== 'down' && this.degradedBy.has(exchange) ? 'degraded' : fresh
+    return fresh !== 'down' && (this.degradedBy.has(exchange) || this.refusedBy.has(exchange)) ? 'degraded' : fresh
+  }
+
+  /** the venue refuses this service (its connector saw a 451 or 403) until clearRefusal() */
+  refuse(exchange: ExchangeId, reason: string): void {
+    this.refusedBy.set(exchange, reason)
+  }
+
+  clearRefusal(exchange: ExchangeId): void {
+    this.refusedBy.delete(exchange)
+  }
+
+  /** why the venue refuses this service, null when it does not */
+  refusal(exchange: ExchangeId): string | null {
+    return this.refusedBy.get(exchange) ?? null
   }
 
   /** mark a venue degraded for a reason (replaces an earlier reason) until clearDegraded() */

@@ -137,7 +137,7 @@ export function openApiDocument(services: Pick<Services, 'market'>): JsonSchema 
         '400': problem('invalid_parameter: the body names the parameter and, for enumerations, the allowed values'),
         '401': problem('unauthorized: missing, malformed, unknown or revoked key'),
         '402': problem('insufficient_credits: with credits_required and credits_remaining'),
-        '429': problem('rate_limited: with Retry-After, RateLimit and RateLimit-Policy headers, and X-Credits-Remaining for a valid key'),
+        '429': problem('rate_limited: over the key\'s requests per second (Retry-After, RateLimit and RateLimit-Policy headers, and X-Credits-Remaining for a valid key), or a heavy call past its key\'s or the node\'s queue (Retry-After, scope, limit; nothing charged)'),
         '503': problem('unavailable: the store is unreachable or slower than its bound (with Retry-After), or the data is not collected here'),
       },
     })

@@ -4,6 +4,7 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 import { readFileSync } from 'node:fs'
 import type { PGlite } from '@electric-sql/pglite'
+import type { Pool, PoolClient } from 'pg'
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils'
 import type { Config } from '../config.js'
 import { PrismaClient } from '../generated/prisma/client.js'
@@ -29,6 +30,12 @@ export interface Sql {
    * is cheaper than query(): on PGlite, whose own row parsing costs several times the query. No placeholders.
    */
   selectBinary?(select: string): Promise<Uint8Array>
+  /**
+   * PostgreSQL: the same calls, each given up within `ms` in all — the wait for a connection (two of their own, apart
+   * from the pool's reads) and the statement, which the server cancels (statement and lock timeouts), so nothing
+   * half-done commits. Absent on the embedded store, whose statements run on this thread and cannot be bounded.
+   */
+  within?(ms: number): Pick<Sql, 'query' | 'prepared'>
 }
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
@@ -224,6 +231,34 @@ async function within(ms: number, work: Promise<unknown>): Promise<boolean> {
   }
 }
 
+/** a bounded call with at least its whole bound less this left runs on the connection's own timeouts (one round trip) */
+const BOUND_SLACK_MS = 25
+
+/** a store call that ran out of its bound before it was sent (errors.ts maps the message to 503 unavailable) */
+const storeTimeout = () => Object.assign(new Error('timeout exceeded when trying to connect: the call\'s bound ran out'), { code: 'ETIMEDOUT' })
+
+/** a pooled connection within ms; one that comes later goes straight back to the pool */
+function connectWithin(pool: Pool, ms: number): Promise<PoolClient> {
+  return new Promise((resolve, reject) => {
+    let late = false
+    const timer = setTimeout(() => {
+      late = true
+      reject(storeTimeout())
+    }, ms)
+    pool.connect().then(
+      (client) => {
+        clearTimeout(timer)
+        if (late) client.release()
+        else resolve(client)
+      },
+      (e: unknown) => {
+        clearTimeout(timer)
+        reject(e)
+      },
+    )
+  })
+}
+
 async function openPostgres(url: string, timeoutMs: number): Promise<Database> {
   const { default: pg } = await import('pg')
   const { PrismaPg } = await import('@prisma/adapter-pg')
@@ -252,6 +287,32 @@ async function openPostgres(url: string, timeoutMs: number): Promise<Database> {
   const healthPool = new pg.Pool({ ...config, max: 1, connectionTimeoutMillis: 1000, query_timeout: 1000, statement_timeout: 1000, idleTimeoutMillis: 30_000 })
   healthPool.on('error', () => {})
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, schema ? { schema } : undefined) })
+  // bounded statements (the credit charges) have connections of their own: they never queue behind the pool's reads
+  const boundedPool = new pg.Pool({ ...config, ...bounds, max: 2 })
+  boundedPool.on('error', () => {})
+  /** one statement, the wait for its connection and the statement together within ms */
+  async function bounded<T>(ms: number, q: { text: string; values?: unknown[]; name?: string }): Promise<T[]> {
+    const t0 = performance.now()
+    const client = await connectWithin(boundedPool, ms)
+    const left = Math.floor(ms - (performance.now() - t0))
+    try {
+      if (left < 1) throw storeTimeout()
+      // nearly the whole bound left: the connection's own timeouts (timeoutMs) hold it, in one round trip
+      if (left >= timeoutMs - BOUND_SLACK_MS) return (await client.query(q)).rows as T[]
+      // less: timeouts for this transaction only (SET LOCAL), so the connection goes back with its own
+      await client.query(`BEGIN; SET LOCAL statement_timeout = ${left}; SET LOCAL lock_timeout = ${left}`)
+      try {
+        const rows = (await client.query(q)).rows as T[]
+        await client.query('COMMIT')
+        return rows
+      } catch (e) {
+        await client.query('ROLLBACK').catch(() => {})
+        throw e
+      }
+    } finally {
+      client.release()
+    }
+  }
   const sql: Sql = {
     query: async <T>(text: string, params?: unknown[]) => (await pool.query(text, params)).rows as T[],
     prepared: async <T>(name: string, text: string, params: readonly unknown[]) => (await pool.query({ name, text, values: [...params] })).rows as T[],
@@ -269,6 +330,10 @@ async function openPostgres(url: string, timeoutMs: number): Promise<Database> {
         client.release()
       }
     },
+    within: (ms) => ({
+      query: <T>(text: string, params?: unknown[]) => bounded<T>(ms, { text, values: params }),
+      prepared: <T>(name: string, text: string, params: readonly unknown[]) => bounded<T>(ms, { name, text, values: [...params] }),
+    }),
   }
   return {
     kind: 'postgres',
@@ -280,7 +345,7 @@ async function openPostgres(url: string, timeoutMs: number): Promise<Database> {
     handoff: null,
     async close() {
       await prisma.$disconnect()
-      await Promise.all([pool.end(), healthPool.end()])
+      await Promise.all([pool.end(), healthPool.end(), boundedPool.end()])
     },
   }
 }

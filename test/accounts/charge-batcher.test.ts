@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ChargeBatcher } from '../../src/accounts/charge-batcher.js'
+import type { Sql } from '../../src/store/database.js'
+import { toApiError } from '../../src/errors.js'
 import { startTestService, type TestService } from '../helpers/service.js'
 
 // Group commit must give exactly what charging one by one, in arrival order, gives.
@@ -64,4 +66,66 @@ describe('ChargeBatcher (group commit)', () => {
     const [acct] = await t.services.db.sql.query<{ credits: number }>('SELECT credits FROM account WHERE id = $1', [a.accountId])
     expect(acct!.credits).toBe(1000)
   })
+
+  // issue 31, item 8: a charge that arrives while the batch before it is timing out used to wait for that batch's
+  // bound and then its own (2 × STORE_TIMEOUT_MS). A store whose writes hang: every statement gives up after the bound
+  // it runs under (the connection's, or the one the batcher asks for), as PostgreSQL's statement and lock timeouts do.
+  describe('one bound per charge (STORE_TIMEOUT_MS)', () => {
+    const T = 400
+    /** `connectionBound`: what a statement sent without a bound of its own runs under */
+    function hangingStore(connectionBound = T) {
+      const sent: { bound: number; charges: number }[] = []
+      let started: () => void = () => {}
+      const inFlight = new Promise<void>((r) => (started = r))
+      const hang = (bound: number, params: readonly unknown[] | undefined) => {
+        sent.push({ bound, charges: Array.isArray(params?.[0]) ? (params[0] as unknown[]).length : 1 })
+        started()
+        return new Promise<never>((_, reject) => setTimeout(() => reject(Object.assign(new Error('canceling statement due to lock timeout'), { code: '55P03' })), bound))
+      }
+      const sql: Pick<Sql, 'query' | 'prepared' | 'within'> = {
+        query: (_text, params) => hang(connectionBound, params),
+        prepared: (_name, _text, params) => hang(connectionBound, params),
+        within: (ms) => ({ query: (_text, params) => hang(ms, params), prepared: (_name, _text, params) => hang(ms, params) }),
+      }
+      return { sql, sent, inFlight }
+    }
+    const charge = (b: ChargeBatcher, id: string) => {
+      const t0 = performance.now()
+      return b.charge({ accountId: 'a', keyId: 'k', cost: 1, endpoint: '/x', requestId: id }).then(
+        (r) => ({ ok: r, ms: performance.now() - t0, status: 200 }),
+        (e: unknown) => ({ ok: null, ms: performance.now() - t0, status: toApiError(e).status }),
+      )
+    }
+
+    it('a charge queued behind a batch that is timing out answers 503 within one bound of its own start, not two', async () => {
+      const store = hangingStore()
+      const batcher = new ChargeBatcher(store.sql, { timeoutMs: T })
+      const first = charge(batcher, 'first')
+      await store.inFlight
+      // arrives just after the first batch went out: it waits behind it
+      const second = charge(batcher, 'second')
+      const [a, b] = await Promise.all([first, second])
+      expect([a.status, b.status]).toEqual([503, 503])
+      expect(a.ms).toBeLessThan(1.5 * T)
+      expect(b.ms, `the queued charge answered after ${b.ms.toFixed(0)} ms (bound ${T} ms)`).toBeLessThan(1.5 * T)
+      // every batch ran under what was left of its earliest charge's bound
+      for (const s of store.sent) expect(s.bound).toBeLessThanOrEqual(T)
+      expect(store.sent[0]!.charges).toBe(1)
+    })
+
+    it('a charge still queued at its bound answers 503 then and is never sent, even behind a statement the store cannot bound', async () => {
+      // the embedded store has no per-statement bound: here its statement runs three bounds long
+      const store = hangingStore(3 * T)
+      const { within: _within, ...plain } = store.sql
+      const batcher = new ChargeBatcher(plain, { timeoutMs: T })
+      const first = charge(batcher, 'first')
+      await store.inFlight
+      const b = await charge(batcher, 'second')
+      expect(b.status).toBe(503)
+      expect(b.ms).toBeLessThan(1.5 * T)
+      expect((await first).status).toBe(503)
+      expect(store.sent).toEqual([{ bound: 3 * T, charges: 1 }])
+    })
+  })
 })
+

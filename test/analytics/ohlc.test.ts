@@ -1,15 +1,15 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../src/domain/time.js'
-import { type Bar } from '../../src/domain/bars.js'
+import { type Bar, type TradeBar } from '../../src/domain/bars.js'
 import type { ExchangeId } from '../../src/domain/exchanges.js'
 import { buildOhlc, composite, lookbackWindow, resample } from '../../src/analytics/ohlc.js'
 import { INTERVALS, INTERVAL_MS } from '../../src/domain/windows.js'
 
 const T0 = Date.UTC(2025, 0, 1) // a UTC midnight, aligned to every interval
 
-function bar(ts: number, open: number, high: number, low: number, close: number, volume: number, extra: Partial<Bar> = {}): Bar {
-  return { ts, open, high, low, close, volume, buyVolume: volume / 2, sellVolume: volume / 2, quoteVolume: volume * close, trades: 1, ...extra }
+function bar(ts: number, open: number, high: number, low: number, close: number, volume: number, extra: Partial<TradeBar> = {}): TradeBar {
+  return { ts, open, high, low, close, volume, buyVolume: volume / 2, sellVolume: volume / 2, quoteVolume: volume * close, trades: 1, source: 'trades', noSplitMinutes: 0, klineMinutes: 0, ...extra }
 }
 
 const rel = (a: number, b: number, tol = 1e-12) => expect(Math.abs(a - b)).toBeLessThanOrEqual(tol * Math.max(1, Math.abs(b)))
@@ -180,7 +180,7 @@ describe('buildOhlc', () => {
     // window [T0 - 1h, T0): the T0 - 2h minute is outside; the two others fold into bucket T0 - 1h
     expect(p).toEqual({
       coin: 'BTC', exchange: 'okx', exchanges: ['okx'], interval: '1h', lookback: '1h', marketType: 'perp',
-      candles: [{ ts: T0 - HOUR_MS, open: 2, high: 3, low: 1, close: 2, volume: 2, buyVolume: 1, sellVolume: 1, trades: 2 }],
+      candles: [{ ts: T0 - HOUR_MS, open: 2, high: 3, low: 1, close: 2, volume: 2, buyVolume: 1, sellVolume: 1, trades: 2, source: 'trades', noSplitMinutes: 0, klineMinutes: 0 }],
       outliers: [],
     })
   })
@@ -203,7 +203,7 @@ describe('buildOhlc', () => {
     const at = (p: number) => [bar(T0 - 30 * MINUTE_MS, p, p, p, p, 1)]
     const p = buildOhlc({ coin: 'BTC', marketType: 'perp', interval: '1h', lookback: '1h', end: T0, minutesByExchange: { binance: at(100), okx: at(101), dydx: at(150) } })
     // median 101: dydx's 150 is 48.5 % off; the candle is (100 + 101) / 2
-    expect(p.candles).toEqual([{ ts: T0 - HOUR_MS, open: 100.5, high: 100.5, low: 100.5, close: 100.5, volume: 2, buyVolume: 1, sellVolume: 1, trades: 2, exchanges: ['binance', 'okx'], outliers: ['dydx'] }])
+    expect(p.candles).toEqual([{ ts: T0 - HOUR_MS, open: 100.5, high: 100.5, low: 100.5, close: 100.5, volume: 2, buyVolume: 1, sellVolume: 1, trades: 2, source: 'trades', noSplitMinutes: 0, klineMinutes: 0, exchanges: ['binance', 'okx'], outliers: ['dydx'] }])
     expect(p.exchanges).toEqual(['binance', 'okx'])
     expect(p.outliers.map((o) => [o.exchange, o.buckets])).toEqual([['dydx', 1]])
   })
@@ -228,7 +228,7 @@ const arbMinuteBar = (ts: number) =>
       trades: fc.integer({ min: 0, max: 50 }),
     })
     .map(
-      (r): Bar => ({
+      (r): TradeBar => ({
         ts,
         open: r.open / 100,
         close: r.close / 100,
@@ -239,6 +239,9 @@ const arbMinuteBar = (ts: number) =>
         sellVolume: r.sell,
         quoteVolume: r.quote,
         trades: r.trades,
+        source: 'trades',
+        noSplitMinutes: 0,
+        klineMinutes: 0,
       }),
     )
 
@@ -247,13 +250,13 @@ const SPAN_MIN = 3 * 1440
 const arbMinutes = fc
   .constantFrom(120, 1440, SPAN_MIN)
   .chain((span) => fc.uniqueArray(fc.integer({ min: 0, max: span - 1 }), { maxLength: 300, size: 'max' }))
-  .chain((offsets) => (offsets.length === 0 ? fc.constant([] as Bar[]) : fc.tuple(...offsets.map((o) => arbMinuteBar(T0 + o * MINUTE_MS)))))
+  .chain((offsets) => (offsets.length === 0 ? fc.constant([] as TradeBar[]) : fc.tuple(...offsets.map((o) => arbMinuteBar(T0 + o * MINUTE_MS)))))
 
 const arbWindow = fc
   .tuple(fc.integer({ min: -HOUR_MS, max: SPAN_MIN * MINUTE_MS }), fc.integer({ min: 0, max: SPAN_MIN * MINUTE_MS }))
   .map(([s, len]) => ({ start: T0 + s, end: T0 + s + len }))
 
-function fold(minutes: readonly Bar[]): Omit<Bar, 'ts'> {
+function fold(minutes: readonly TradeBar[]): Omit<Bar, 'ts'> {
   const s = [...minutes].sort((a, b) => a.ts - b.ts)
   return {
     open: s[0]!.open,
@@ -265,6 +268,9 @@ function fold(minutes: readonly Bar[]): Omit<Bar, 'ts'> {
     sellVolume: s.reduce((a, b) => a + b.sellVolume, 0),
     quoteVolume: s.reduce((a, b) => a + b.quoteVolume, 0),
     trades: s.reduce((a, b) => a + b.trades, 0),
+    source: 'trades',
+    noSplitMinutes: 0,
+    klineMinutes: 0,
   }
 }
 
@@ -332,9 +338,9 @@ describe('properties', () => {
           // every venue with a bar here except those set aside as outliers
           const here = Object.entries(byEx).flatMap(([e, bars]) => (aside(b).includes(e as ExchangeId) ? [] : bars!.filter((x) => x.ts === b.ts)))
           expect(b.volume).toBe(here.reduce((a, x) => a + x.volume, 0))
-          expect(b.buyVolume).toBe(here.reduce((a, x) => a + x.buyVolume, 0))
-          expect(b.sellVolume).toBe(here.reduce((a, x) => a + x.sellVolume, 0))
-          expect(b.trades).toBe(here.reduce((a, x) => a + x.trades, 0))
+          expect(b.buyVolume).toBe(here.reduce((a, x) => a + x.buyVolume!, 0))
+          expect(b.sellVolume).toBe(here.reduce((a, x) => a + x.sellVolume!, 0))
+          expect(b.trades).toBe(here.reduce((a, x) => a + x.trades!, 0))
           // same weights for every price, so the candle stays consistent
           expect(b.low).toBeLessThanOrEqual(Math.min(b.open, b.close) * (1 + 1e-12))
           expect(b.high).toBeGreaterThanOrEqual(Math.max(b.open, b.close) * (1 - 1e-12))

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { parseRecordArgs, progressLine, RecordArgsError } from '../../src/cli/record.js'
-import { parseLine, type HttpLine, type MetaLine, type WsLine } from '../../src/market/replay/format.js'
+import { parseLine, type HttpLine, type RecordingLine, type WsLine } from '../../src/market/replay/format.js'
 import { loadRecording } from '../../src/market/replay/recording.js'
 import { fixtureText } from '../market/connectors/offline.js'
 import { recordOffline, RECORDED_VENUES, type OfflineRecording } from '../market/replay/offline-recording.js'
@@ -18,14 +18,18 @@ describe('npm run record -- arguments', () => {
       minutes: 10,
       exchanges: ['binance', 'bybit', 'okx', 'hyperliquid', 'dydx'],
       coins: ['BTC', 'ETH', 'SOL', 'XRP', 'BNB', 'DOGE', 'ADA', 'AVAX', 'LINK', 'LTC', 'DOT', 'SUI'],
+      backfillDays: 1,
       out: path.join('recordings', '2026-03-02T12-30-15-250Z.jsonl'),
     })
     expect(parseRecordArgs(['--minutes', '0.5', '--exchanges', ' OKX,binance,okx', '--coins', 'btc,eth', '--out', 'x.jsonl'], now)).toEqual({
       minutes: 0.5,
       exchanges: ['okx', 'binance'],
       coins: ['BTC', 'ETH'],
+      backfillDays: 1,
       out: 'x.jsonl',
     })
+    expect(parseRecordArgs(['--minutes', '1', '--backfill-days', '0'], now)).toMatchObject({ backfillDays: 0 })
+    expect(parseRecordArgs(['--minutes', '1', '--backfill-days', '2.5'], now)).toMatchObject({ backfillDays: 2.5 })
     expect(parseRecordArgs(['--help'], now)).toBe('help')
   })
 
@@ -35,17 +39,22 @@ describe('npm run record -- arguments', () => {
     expect(() => parseRecordArgs(['--minutes', 'ten'], now)).toThrow(/--minutes/)
     expect(() => parseRecordArgs(['--minutes', '1', '--exchanges', 'binance,kraken'], now)).toThrow(/--exchanges: unknown kraken; use a comma-separated list of binance, bybit, okx, hyperliquid, dydx/)
     expect(() => parseRecordArgs(['--minutes', '1', '--verbose'], now)).toThrow(/Unknown option '--verbose'/)
+    expect(() => parseRecordArgs(['--minutes', '1', '--backfill-days=-1'], now)).toThrow(/--backfill-days must be a number of days in \[0, 365\] \(0: no history\), got "-1"/)
+    expect(() => parseRecordArgs(['--minutes', '1', '--backfill-days', 'all'], now)).toThrow(/--backfill-days/)
   })
 
   it('a plain progress line (what a non-TTY gets every 30 s)', () => {
     const line = progressLine({ elapsedMs: 90_500, totalMs: 600_000, stats: { lines: 1234, bytes: 2_500_000, http: 34, ws: 1200, undecodable: 0, perVenue: { bybit: { http: 34, ws: 1200 } } }, events: {} })
     expect(line).toBe('record 1:30 / 10:00: 1234 lines (http 34, ws 1200), 2.5 MB; http/ws per venue: bybit 34/1200')
+    const stats = { lines: 10, bytes: 1_000, http: 10, ws: 0, undecodable: 0, perVenue: {} }
+    expect(progressLine({ elapsedMs: 1_000, totalMs: 60_000, stats, events: {}, history: { pagesDone: 12, pagesLeft: 30, done: false } })).toBe('record 0:01 / 1:00: 10 lines (http 10, ws 0), 0.0 MB; history 12 pages, 30 left')
+    expect(progressLine({ elapsedMs: 1_000, totalMs: 60_000, stats, events: {}, history: { pagesDone: 42, pagesLeft: 0, done: true } })).toMatch(/; history done, 42 pages$/)
   })
 })
 
 describe('a recording session over offline-fed connectors', () => {
   let rec: OfflineRecording
-  let lines: Array<HttpLine | WsLine | MetaLine>
+  let lines: RecordingLine[]
   beforeAll(async () => {
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'record-')), 'session.jsonl')
     rec = await recordOffline(file)

@@ -4,7 +4,7 @@
 // ago" falls inside the gap) and the last 30 minutes (inside the current 1 h divergence window). The same market
 // without the gaps is the reference. Read through the models' real inputs (src/graphql/signal-inputs.ts).
 import { describe, expect, it } from 'vitest'
-import { type MinuteBar } from '../../src/market/bars.js'
+import { type MinuteBar, type TradeMinuteBar } from '../../src/market/bars.js'
 import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../../src/domain/time.js'
 import type { ExchangeId } from '../../src/domain/exchanges.js'
 import { CoinSeries } from '../../src/market/series.js'
@@ -49,7 +49,7 @@ function build(gaps: boolean): MarketState {
   const oi = VENUES.map((v) => v.oi)
   const rate = VENUES.map((v) => v.rate8h)
   const minuteBars: MinuteBar[] = []
-  const hourBars = new Map<string, MinuteBar>()
+  const hourBars = new Map<string, TradeMinuteBar>()
   const samples: MarketSample[] = []
   for (let ts = start; ts < END; ts += MINUTE_MS) {
     // volatile until the last day, quiet in it: a compressed-volatility day (the squeeze setup, if OI built)
@@ -61,9 +61,9 @@ function build(gaps: boolean): MarketState {
       rate[i]! += 1e-7 * g()
       const buy = 5 + Math.abs(g())
       const sell = 5 + Math.abs(g())
-      const bar: MinuteBar = {
+      const bar: TradeMinuteBar = {
         exchange: v.id, coin: 'BTC', marketType: 'perp', ts, open: price, high: price * 1.0002, low: price * 0.9998, close: price,
-        volume: buy + sell, buyVolume: buy, sellVolume: sell, quoteVolume: (buy + sell) * price, trades: 10, vap: new Map(),
+        volume: buy + sell, buyVolume: buy, sellVolume: sell, quoteVolume: (buy + sell) * price, trades: 10, source: 'trades', noSplitMinutes: 0, klineMinutes: 0, vap: new Map(),
       }
       if (ts >= END - DAY_MS - 2 * HOUR_MS) minuteBars.push(bar)
       const hk = `${v.id}|${floorTo(ts, HOUR_MS)}`

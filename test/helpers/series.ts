@@ -15,7 +15,7 @@ export function rng(seed: number) {
 
 export function bar(r: () => number, coin: string, exchange: ExchangeId, marketType: MarketType, ts: number): MinuteBar {
   const p = 100 + r() * 10
-  return { exchange, coin, marketType, ts, open: p, high: p * 1.01, low: p * 0.99, close: p + r(), volume: r() < 0.1 ? 0 : r() * 5, buyVolume: r(), sellVolume: r(), quoteVolume: p * r() * 5, trades: Math.floor(r() * 50), vap: new Map() }
+  return { exchange, coin, marketType, ts, open: p, high: p * 1.01, low: p * 0.99, close: p + r(), volume: r() < 0.1 ? 0 : r() * 5, buyVolume: r(), sellVolume: r(), quoteVolume: p * r() * 5, trades: Math.floor(r() * 50), source: 'trades', noSplitMinutes: 0, klineMinutes: 0, vap: new Map() }
 }
 
 export function sample(r: () => number, coin: string, exchange: ExchangeId, ts: number): MarketSample {

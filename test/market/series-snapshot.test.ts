@@ -67,7 +67,7 @@ describe('CoinSeries.snapshot and restore', () => {
     const damaged = Uint8Array.from(bytes)
     damaged[Math.floor(bytes.length / 2)]! ^= 0x40
     const format = Uint8Array.from(bytes)
-    format[12] = 2 // the format number, after the 12-byte magic
+    format[12] = 1 // the format number, after the 12-byte magic: 1, the format before bar tracks kept provenance
     const wrong: [string, Uint8Array][] = [
       ['damaged', damaged],
       ['cut short', bytes.subarray(0, bytes.length - 1000)],

@@ -6,7 +6,7 @@ import { writeMinuteBars } from '../../src/market/store/candles.js'
 import { writeSamples } from '../../src/market/store/samples.js'
 import { openTestStore } from '../helpers/store.js'
 import { EXCHANGES, bar, rng, sample, writes } from '../helpers/series.js'
-import { type MinuteBar } from '../../src/market/bars.js'
+import { klineMinuteBar, type MinuteBar } from '../../src/market/bars.js'
 import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../../src/domain/time.js'
 import type { ExchangeId, MarketType } from '../../src/domain/exchanges.js'
 import { CoinSeries } from '../../src/market/series.js'
@@ -74,7 +74,7 @@ describe('CoinSeries', () => {
       if (perps.length && vol > 0) expect(p.close).toBeCloseTo(perps.reduce((a, b) => a + b.close * b.volume, 0) / vol, 9)
       if (!perps.length) expect(p.close).toBeNull()
       const spots = cells.filter((b) => b.marketType === 'spot')
-      expect(p.spotBuy).toEqual(spots.length ? expect.closeTo(spots.reduce((a, b) => a + b.buyVolume, 0), 9) : null)
+      expect(p.spotBuy).toEqual(spots.length ? expect.closeTo(spots.reduce((a, b) => a + b.buyVolume!, 0), 9) : null)
     }
     // every bucket that has a bar is a point
     const barBuckets = new Set(ref.bars.filter((b) => b.coin === 'BTC' && b.ts >= floorTo(from, bucketMs) && b.ts < NOW).map((b) => b.ts))
@@ -85,7 +85,7 @@ describe('CoinSeries', () => {
     const series = new CoinSeries()
     const t = floorTo(NOW, MINUTE_MS) - MINUTE_MS
     const mk = (exchange: ExchangeId, close: number, volume: number, marketType: MarketType = 'perp'): MinuteBar => ({
-      exchange, coin: 'BTC', marketType, ts: t, open: close, high: close + 1, low: close - 1, close, volume, buyVolume: volume, sellVolume: 0, quoteVolume: close * volume, trades: 1, vap: new Map(),
+      exchange, coin: 'BTC', marketType, ts: t, open: close, high: close + 1, low: close - 1, close, volume, buyVolume: volume, sellVolume: 0, quoteVolume: close * volume, trades: 1, source: 'trades', noSplitMinutes: 0, klineMinutes: 0, vap: new Map(),
     })
     series.apply({ minuteBars: [mk('binance', 100, 1), mk('bybit', 102, 1), mk('okx', 101, 2), mk('dydx', 130, 4), mk('binance', 100, 3, 'spot')] }, NOW)
     const p = series.minutes.points('BTC', t, t + MINUTE_MS)[0]!
@@ -281,6 +281,42 @@ describe('CoinSeries.versionBefore', () => {
     for (let t = HOUR - 22 * HOUR_MS; t <= ts + HOUR_MS; t += 7 * MINUTE_MS) {
       const exact = Math.max(0, ...history.filter((h) => h.from < t).map((h) => h.version))
       expect(s.versionBefore(t)).toBeGreaterThanOrEqual(exact)
+    }
+  })
+})
+
+describe('CoinSeries with minutes from venue klines', () => {
+  it('a minute without a taker split or quote volume is in the volume, not in the flows or the VWAP; its provenance survives the store and a snapshot', async () => {
+    const t = floorTo(NOW, MINUTE_MS) - MINUTE_MS
+    const traded: MinuteBar = {
+      exchange: 'binance', coin: 'BTC', marketType: 'perp', ts: t, open: 100, high: 101, low: 99, close: 100, volume: 3, buyVolume: 2, sellVolume: 1,
+      quoteVolume: 300, trades: 4, source: 'trades', noSplitMinutes: 0, klineMinutes: 0, vap: new Map(),
+    }
+    const kline = klineMinuteBar({ exchange: 'bybit', coin: 'BTC', marketType: 'perp' }, { ts: t, open: 101, high: 102, low: 100, close: 101, volume: 5 })
+    const spotKline = klineMinuteBar({ exchange: 'okx', coin: 'BTC', marketType: 'spot' }, { ts: t, open: 101, high: 102, low: 100, close: 101, volume: 7 })
+    const check = (s: CoinSeries) => {
+      const [p] = s.minutes.points('BTC', t, t + MINUTE_MS)
+      expect(p).toMatchObject({ perpVolume: 8, perpBuy: 2, perpSell: 1, vwap: 100, spotBuy: null, spotSell: null, perpExchanges: ['binance', 'bybit'], spotExchanges: [] })
+      const bars = s.minutes.marketBars('BTC', 'perp', t, t + MINUTE_MS)
+      expect(bars.map(({ vap: _v, ...b }) => b)).toEqual([traded, kline].map(({ vap: _v, ...b }) => b))
+    }
+    const db = await openTestStore()
+    try {
+      const written = await writeMinuteBars(db.sql, [traded, kline, spotKline])
+      const series = new CoinSeries()
+      series.apply(written, NOW)
+      check(series)
+      const loaded = new CoinSeries()
+      await loaded.load(db, NOW)
+      check(loaded)
+      const restored = new CoinSeries()
+      expect(restored.restore(loaded.snapshot()!, NOW)).toBe(true)
+      check(restored)
+      // the hour: its split over the minute that has one, its minutes counted
+      const [hour] = restored.hours.marketBars('BTC', 'perp', floorTo(t, HOUR_MS), NOW).filter((b) => b.exchange === 'bybit')
+      expect(hour).toMatchObject({ buyVolume: null, sellVolume: null, quoteVolume: null, trades: null, source: 'venue_kline', noSplitMinutes: 1, klineMinutes: 1 })
+    } finally {
+      await db.close()
     }
   })
 })

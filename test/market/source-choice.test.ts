@@ -42,6 +42,8 @@ async function probeAnswerer(venue: ExchangeId, status = 200): Promise<{ server:
 }
 
 const everyVenueAt = (origin: string) => Object.fromEntries(EXCHANGE_IDS.map((e) => [e, origin])) as Record<ExchangeId, string>
+/** base-URL overrides as the config's venue access gives them (<VENUE>_REST_URL) */
+const at = (origins: Partial<Record<ExchangeId, string>>) => Object.fromEntries(Object.entries(origins).map(([e, restUrl]) => [e, { restUrl }]))
 const memory = { store: { kind: 'pglite' as const, dir: null } }
 
 describe('probeVenues', () => {
@@ -54,13 +56,13 @@ describe('probeVenues', () => {
   it('nothing listening: every venue not ok, each with its network error, all within the timeout', async () => {
     const origin = `http://127.0.0.1:${await closedPort()}`
     const t0 = Date.now()
-    const r = await probeVenues({ origins: everyVenueAt(origin), timeoutMs: 2_500 })
+    const r = await probeVenues({ access: at(everyVenueAt(origin)), timeoutMs: 2_500 })
     expect(Date.now() - t0).toBeLessThan(2_500)
     expect(r.map((p) => [p.exchange, p.ok, p.status, p.reason])).toEqual(EXCHANGE_IDS.map((e) => [e, false, null, 'ECONNREFUSED']))
   })
 
   it("a venue answering its probe path is ok; the method, path and body are the venue's (Hyperliquid: POST /info exchangeStatus)", async () => {
-    const r = await probeVenues({ venues: ['hyperliquid', 'binance'], origins: { hyperliquid: answerer.origin, binance: answerer.origin } })
+    const r = await probeVenues({ venues: ['hyperliquid', 'binance'], access: at({ hyperliquid: answerer.origin, binance: answerer.origin }) })
     expect(r.map((p) => [p.exchange, p.ok, p.status])).toEqual([
       ['hyperliquid', true, 200],
       ['binance', false, 404],
@@ -71,10 +73,24 @@ describe('probeVenues', () => {
   it('a refusal (451) is not an answer, and says so', async () => {
     const refusing = await probeAnswerer('bybit', 451)
     try {
-      const [r] = await probeVenues({ venues: ['bybit'], origins: { bybit: refusing.origin } })
+      const [r] = await probeVenues({ venues: ['bybit'], access: at({ bybit: refusing.origin }) })
       expect(r).toMatchObject({ exchange: 'bybit', ok: false, status: 451, reason: 'refused: 451 (unavailable from this location)' })
     } finally {
       await new Promise<void>((r) => refusing.server.close(() => r()))
+    }
+  })
+
+  it('a venue behind HTTP_PROXY is probed through the proxy, as its connector reaches it (the proxy sees the absolute URL)', async () => {
+    const proxy = await probeAnswerer('binance')
+    try {
+      const [r] = await probeVenues({ venues: ['binance'], access: { binance: { restUrl: 'http://fapi.venue.invalid', httpProxy: proxy.origin } } })
+      expect(r).toMatchObject({ exchange: 'binance', ok: false, status: 404 })
+      expect(proxy.seen).toEqual(['GET http://fapi.venue.invalid/fapi/v1/ping'])
+      const [direct] = await probeVenues({ venues: ['binance'], access: { binance: { restUrl: 'http://fapi.venue.invalid', httpProxy: proxy.origin, noProxy: ['.venue.invalid'] } }, timeoutMs: 500 })
+      expect(direct!.ok).toBe(false)
+      expect(proxy.seen).toHaveLength(1)
+    } finally {
+      await new Promise<void>((r) => proxy.server.close(() => r()))
     }
   })
 
@@ -83,7 +99,7 @@ describe('probeVenues', () => {
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r))
     try {
       const t0 = Date.now()
-      const [r] = await probeVenues({ venues: ['okx'], origins: { okx: `http://127.0.0.1:${(silent.address() as AddressInfo).port}` }, timeoutMs: 300 })
+      const [r] = await probeVenues({ venues: ['okx'], access: at({ okx: `http://127.0.0.1:${(silent.address() as AddressInfo).port}` }), timeoutMs: 300 })
       expect(Date.now() - t0).toBeLessThan(1_500)
       expect(r).toMatchObject({ ok: false, status: null, reason: 'no answer within 300 ms' })
     } finally {
@@ -205,7 +221,7 @@ describe('the runtime under MARKET_SOURCE=auto', () => {
     const closed = `http://127.0.0.1:${await closedPort()}`
     try {
       t = await startTestService({ env: { MARKET_SOURCE: 'auto', BACKFILL_DAYS: '0' } })
-      runtime = await startMarketRuntime(t.services, { probe: () => probeVenues({ origins: { ...everyVenueAt(closed), okx: answerer.origin } }) })
+      runtime = await startMarketRuntime(t.services, { probe: () => probeVenues({ access: at({ ...everyVenueAt(closed), okx: answerer.origin }) }) })
       expect(runtime.choice.source).toEqual({ kind: 'live', exchanges: ['okx'] })
       expect([...t.services.market.enabled]).toEqual(['okx'])
       const by = new Map((await exchanges(t)).map((e) => [e.id, e]))
@@ -222,9 +238,8 @@ describe('the runtime under MARKET_SOURCE=auto', () => {
   it("probes a venue at its REST base-URL override (<VENUE>_REST_URL), the other venues at their own hosts", async () => {
     const answerer = await probeAnswerer('dydx')
     try {
-      t = await startTestService({ env: { MARKET_SOURCE: 'auto', BACKFILL_DAYS: '0' } })
-      // the setting item 5 adds to the configuration (a venue double's origin)
-      ;(t.services.config as unknown as Record<string, string>)['DYDX_REST_URL'] = answerer.origin
+      // the venue's base-URL override (item 5): where its connector and its probe reach it
+      t = await startTestService({ env: { MARKET_SOURCE: 'auto', BACKFILL_DAYS: '0', DYDX_REST_URL: answerer.origin } })
       runtime = await startMarketRuntime(t.services)
       expect(runtime.choice.source).toEqual({ kind: 'live', exchanges: ['dydx'] })
       expect(answerer.seen).toEqual(['GET /v4/time'])

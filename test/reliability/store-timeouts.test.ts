@@ -44,6 +44,22 @@ async function waitingOnLock(query: string): Promise<number> {
   }
 }
 
+/** charge statements of the test server waiting for a lock in this schema (the batch names its tables unqualified) */
+async function chargesWaiting(schema: string): Promise<number> {
+  const c = new pg.Client({ connectionString: PG_TEST_URL })
+  await c.connect()
+  try {
+    const { rows } = await c.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity a WHERE a.wait_event_type = 'Lock' AND a.query LIKE '%INSERT INTO credit_ledger%'
+         AND EXISTS (SELECT 1 FROM pg_locks l WHERE l.pid = a.pid AND l.relation = $1::regclass)`,
+      [`"${schema}".account`],
+    )
+    return rows[0]!.n
+  } finally {
+    await c.end()
+  }
+}
+
 const ledgerOf = async (t: TestService, accountId: string) =>
   (await t.services.db.sql.query<{ credits: number; n: number }>(
     `SELECT a.credits, (SELECT count(*)::int FROM credit_ledger l WHERE l.account_id = a.id AND l.kind = 'charge') AS n FROM account a WHERE a.id = $1`,
@@ -86,6 +102,38 @@ describe('store timeouts on PostgreSQL', () => {
       await lock.release()
     }
     // once the lock is gone nothing of the refused calls was charged, and the service works again
+    expect(await ledgerOf(t, a.accountId)).toEqual(before)
+    expect((await timed(t, '/v1/markets/exchanges', a.apiKey)).res.status).toBe(200)
+    expect(await ledgerOf(t, a.accountId)).toEqual({ credits: before.credits - 1, n: before.n + 1 })
+  })
+
+  // issue 31, item 8: a call whose charge queues behind a charge batch that is itself timing out answered after
+  // 2 × STORE_TIMEOUT_MS (the batch's bound, then its own). One bound per call: 503 within one, nothing charged.
+  it('a charge behind a batch that is timing out answers 503 within one bound of its own start, not two', async (ctx) => {
+    if (!(await requirePostgresInCi())) return ctx.skip()
+    const { url, drop } = await freshSchema('chargebound')
+    cleanup.push(drop)
+    const t = await startTestService({ env: { DATABASE_URL: url, STORE_TIMEOUT_MS: String(BOUND_MS) } })
+    cleanup.push(() => t.close())
+    const a = await t.signup()
+    expect((await timed(t, '/v1/markets/exchanges', a.apiKey)).res.status).toBe(200) // the key is now cached
+    const before = await ledgerOf(t, a.accountId)
+    const schema = new URL(url).searchParams.get('schema')!
+
+    const lock = await lockAccounts(url)
+    try {
+      const first = timed(t, '/v1/markets/exchanges', a.apiKey)
+      // the first call's charge batch is waiting for the lock: a call now queues its charge behind it
+      await vi.waitFor(async () => expect(await chargesWaiting(schema)).toBe(1), { timeout: BOUND_MS, interval: 10 })
+      const second = await timed(t, '/v1/markets/exchanges', a.apiKey)
+      await expectProblem(second.res, 503, 'unavailable')
+      expect(second.res.headers.get('retry-after')).toMatch(/^[1-9]\d*$/)
+      expect(second.res.headers.get('x-credits-charged') ?? '0').toBe('0')
+      expect(second.ms, `the queued call answered after ${Math.round(second.ms)} ms (bound ${BOUND_MS} ms)`).toBeLessThan(1.5 * BOUND_MS)
+      await expectProblem((await first).res, 503, 'unavailable')
+    } finally {
+      await lock.release()
+    }
     expect(await ledgerOf(t, a.accountId)).toEqual(before)
     expect((await timed(t, '/v1/markets/exchanges', a.apiKey)).res.status).toBe(200)
     expect(await ledgerOf(t, a.accountId)).toEqual({ credits: before.credits - 1, n: before.n + 1 })

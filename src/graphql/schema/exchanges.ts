@@ -57,6 +57,8 @@ builder.prismaObject('Exchange', {
 function statusReason(market: MarketState, id: ExchangeId, now: number): string | null {
   const status = market.status(id, now)
   if (status === 'operational') return null
+  const refused = market.refusal(id)
+  if (refused) return refused
   const marked = status === 'degraded' ? market.degradedReason(id) : null
   if (marked) return marked
   const last = market.lastEventAt(id)

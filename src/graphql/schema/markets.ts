@@ -16,11 +16,14 @@ const CandleRef = builder.objectRef<Candle>('Candle').implement({
     low: t.exposeFloat('low'),
     close: t.exposeFloat('close'),
     volume: t.exposeFloat('volume'),
-    buyVolume: t.exposeFloat('buyVolume', { description: 'taker-buy volume' }),
-    sellVolume: t.exposeFloat('sellVolume', { description: 'taker-sell volume' }),
-    trades: t.exposeInt('trades'),
+    buyVolume: t.exposeFloat('buyVolume', { nullable: true, description: 'taker-buy volume, over the minutes with a taker split (noSplitMinutes: those without); null when none has one' }),
+    sellVolume: t.exposeFloat('sellVolume', { nullable: true, description: 'taker-sell volume, over the same minutes as buyVolume' }),
+    trades: t.exposeInt('trades', { nullable: true, description: 'trade count; null when a minute of the candle is a venue kline without one' }),
     exchanges: t.stringList({ nullable: true, description: 'composite only: the exchanges whose prices entered this candle', resolve: (c) => c.exchanges ?? null }),
     outliers: t.stringList({ nullable: true, description: 'composite only: the exchanges left out of this candle, their close more than 5 % from the median of the venues\' closes (coverage status outlier; docs/methodology.md#price-outliers)', resolve: (c) => c.outliers ?? null }),
+    source: t.exposeString('source', { description: 'where the candle\'s minutes came from: trades (folded from the venue\'s trades), venue_kline (the venue\'s own candles; when any minute is one) or simulated (docs/data.md#provenance)' }),
+    noSplitMinutes: t.exposeInt('noSplitMinutes', { description: 'venue-minutes of the candle without a taker split: buyVolume and sellVolume cover the others' }),
+    klineMinutes: t.exposeInt('klineMinutes', { description: 'venue-minutes of the candle built from venue klines' }),
   }),
 })
 

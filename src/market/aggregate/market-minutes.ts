@@ -10,7 +10,7 @@
 //      of q would have arrived (a source's events arrive in order);
 //   3. minute q − 1 was finalized with a bar (traded or flat) — the previous close is known and is the close just
 //      before q, never one from before a gap.
-import { flatMinuteBar, type MarketKey, type MinuteBar } from '../bars.js'
+import { flatMinuteBar, type MarketKey, type MinuteBar, type TradeSource } from '../bars.js'
 import { MINUTE_MS } from '../../domain/time.js'
 
 export interface MinuteState {
@@ -60,7 +60,11 @@ export class MarketMinutes {
   lastClose = NaN
   lastCloseMinute = -Infinity
 
-  constructor(key: MarketKey) {
+  constructor(
+    key: MarketKey,
+    /** what the minutes folded here are marked as (the simulator's trades: 'simulated') */
+    readonly source: TradeSource = 'trades',
+  ) {
     this.key = key
   }
 
@@ -97,7 +101,7 @@ export class MarketMinutes {
       if (hm < om) {
         s++
         if (this.lastCloseMinute === hm - MINUTE_MS && this.lastEventTs >= hm + MINUTE_MS) {
-          bars.push(flatMinuteBar(this.key, hm, this.lastClose))
+          bars.push(flatMinuteBar(this.key, hm, this.lastClose, this.source))
           flat++
           this.lastCloseMinute = hm
         }

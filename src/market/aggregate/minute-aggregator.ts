@@ -23,7 +23,7 @@
 
 import type { TradeEvent, MarketEvent, EventSink } from '../events.js'
 import type { MarketType } from '../../domain/exchanges.js'
-import { emptyMinuteBar, type BarSink, type MarketKey, type MinuteBar } from '../bars.js'
+import { emptyMinuteBar, type BarSink, type MarketKey, type MinuteBar, type TradeMinuteBar, type TradeSource } from '../bars.js'
 import { MINUTE_MS } from '../../domain/time.js'
 import { addTrade, isWholeBar } from './fold.js'
 import { BAR_ID, MarketMinutes as MarketState, type MinuteState } from './market-minutes.js'
@@ -36,6 +36,8 @@ export interface AggregatorOptions {
   dedupeRetentionMs?: number
   /** called for every trade dropped because its minute was already finalized (for logging) */
   onLateDrop?: (trade: TradeEvent) => void
+  /** what the bars folded from trades here are marked as (default 'trades'; the simulator's: 'simulated') */
+  tradeSource?: TradeSource
 }
 
 /** the ids of every source bar's minute: one shared set, never added to (trades into a sealed minute are refused) */
@@ -45,6 +47,7 @@ export class MinuteAggregator implements EventSink, BarSink {
   readonly graceMs: number
   readonly dedupeRetentionMs: number
   private readonly onLateDrop: ((trade: TradeEvent) => void) | undefined
+  private readonly tradeSource: TradeSource
   /** marketType -> exchange -> coin -> state */
   private readonly perp = new Map<string, Map<string, MarketState>>()
   private readonly spot = new Map<string, Map<string, MarketState>>()
@@ -62,6 +65,7 @@ export class MinuteAggregator implements EventSink, BarSink {
     this.graceMs = options.graceMs ?? 2000
     this.dedupeRetentionMs = options.dedupeRetentionMs ?? 60_000
     this.onLateDrop = options.onLateDrop
+    this.tradeSource = options.tradeSource ?? 'trades'
     if (!(this.graceMs >= 0) || !(this.dedupeRetentionMs >= 0)) throw new RangeError('graceMs and dedupeRetentionMs must be >= 0')
   }
 
@@ -176,7 +180,8 @@ export class MinuteAggregator implements EventSink, BarSink {
     }
     ids.add(t.id)
 
-    const bar = ms.bar
+    // an unsealed minute's bar is the aggregator's own, folded from trades (emptyMinuteBar): every field is known
+    const bar = ms.bar as TradeMinuteBar
     if (bar.trades === 0) {
       bar.open = bar.high = bar.low = bar.close = price
       ms.openTs = ms.closeTs = ts
@@ -322,7 +327,7 @@ export class MinuteAggregator implements EventSink, BarSink {
     if (!byCoin) top.set(exchange, (byCoin = new Map()))
     let st = byCoin.get(coin)
     if (!st) {
-      st = new MarketState({ exchange, coin, marketType })
+      st = new MarketState({ exchange, coin, marketType }, this.tradeSource)
       if (this.feedFrom !== undefined) st.feedFrom = this.feedFrom
       byCoin.set(coin, st)
       this.all.push(st)
@@ -336,7 +341,7 @@ export class MinuteAggregator implements EventSink, BarSink {
     // search from the newest: live trades almost always go to the last minute
     while (i > 0 && open[i - 1]!.bar.ts > minute) i--
     if (i > 0 && open[i - 1]!.bar.ts === minute) return open[i - 1]!
-    const ms: MinuteState = { bar: emptyMinuteBar(st.key, minute), openTs: 0, closeTs: 0, ids: new Set(), sealed: false }
+    const ms: MinuteState = { bar: emptyMinuteBar(st.key, minute, this.tradeSource), openTs: 0, closeTs: 0, ids: new Set(), sealed: false }
     open.splice(i, 0, ms)
     this.openCount++
     return ms

@@ -2,12 +2,17 @@
 // e.g. candle_1m -> candle_1h. Pure; inputs are never mutated.
 
 import { type MinuteBar } from '../bars.js'
+import { addVolumes, noVolumes } from '../../domain/bars.js'
 import { HOUR_MS, floorTo } from '../../domain/time.js'
 import { vapMerge } from '../volume-at-price.js'
 
 /**
  * Fold bars of ONE market into one bar at `ts`: open of the earliest bar, close of the latest, high/low extremes,
  * summed volumes / quote volume / trade counts, merged volume at price (a new map).
+ * Provenance (domain/bars.ts): the taker split is summed over the bars that have one (null when none has) and
+ * noSplitMinutes counts the minutes without; quote volume and trade count are null as soon as one bar lacks them;
+ * klineMinutes counts the minutes from venue klines, and the source is 'venue_kline' when there is one, else
+ * 'simulated' when a bar is, else 'trades'.
  * Bars are ordered by ts here, so the input order does not matter. Throws on an empty list.
  */
 export function foldBars(bars: readonly MinuteBar[], ts: number): MinuteBar {
@@ -23,11 +28,7 @@ export function foldBars(bars: readonly MinuteBar[], ts: number): MinuteBar {
     high: -Infinity,
     low: Infinity,
     close: sorted[sorted.length - 1]!.close,
-    volume: 0,
-    buyVolume: 0,
-    sellVolume: 0,
-    quoteVolume: 0,
-    trades: 0,
+    ...noVolumes(),
     vap: new Map(),
   }
   for (const b of sorted) {
@@ -35,11 +36,7 @@ export function foldBars(bars: readonly MinuteBar[], ts: number): MinuteBar {
       throw new RangeError('foldBars: bars of different markets')
     if (b.high > out.high) out.high = b.high
     if (b.low < out.low) out.low = b.low
-    out.volume += b.volume
-    out.buyVolume += b.buyVolume
-    out.sellVolume += b.sellVolume
-    out.quoteVolume += b.quoteVolume
-    out.trades += b.trades
+    addVolumes(out, b)
     vapMerge(out.vap, b.vap)
   }
   return out

@@ -47,6 +47,7 @@ const ROWS_PER_MESSAGE = 2000
 const strip = (b: MinuteBar): SeriesBar => ({
   exchange: b.exchange, coin: b.coin, marketType: b.marketType, ts: b.ts, open: b.open, high: b.high, low: b.low, close: b.close,
   volume: b.volume, buyVolume: b.buyVolume, sellVolume: b.sellVolume, quoteVolume: b.quoteVolume, trades: b.trades,
+  source: b.source, noSplitMinutes: b.noSplitMinutes, klineMinutes: b.klineMinutes,
 })
 
 /**
@@ -87,8 +88,14 @@ export function dataMessages(
   return out
 }
 
-/** a received bar as the series take it */
-export const toMinuteBar = (b: SeriesBar): MinuteBar => ({ ...b, vap: new Map() })
+/**
+ * a received bar as the series take it; a bar from a node older than provenance carries none: it was folded from
+ * trades, every field given (such nodes stored nothing else)
+ */
+export const toMinuteBar = (b: SeriesBar): MinuteBar => {
+  const old: Partial<Pick<SeriesBar, 'source' | 'noSplitMinutes' | 'klineMinutes'>> = b
+  return { ...b, source: old.source ?? 'trades', noSplitMinutes: old.noSplitMinutes ?? 0, klineMinutes: old.klineMinutes ?? 0, vap: new Map() }
+}
 
 /** a subject token from a coin symbol (NATS tokens cannot hold '.', '*', '>' or whitespace) */
 export const subjectToken = (s: string) => s.replace(/[.*>\s]/g, '_')

@@ -3,11 +3,13 @@ import ccxt, { type Exchange } from 'ccxt'
 import type { FundingEvent, OpenInterestEvent, TickerEvent } from '../events.js'
 import type { MarketType } from '../../domain/exchanges.js'
 import { ExchangeConnector } from './connector.js'
+import { applyVenueAccess } from './venue-access.js'
+import { openInterestPerMarket, spotTickerEvents } from './market-polls.js'
 import type { ConnectorOptions, KlineQuery } from './connector-options.js'
 import type { Kline } from '../bars.js'
 import { binanceKline } from './klines.js'
 import { parseIntervalHours, partsFromFundingRate, tickerEvent, type MarketRef } from './mapping.js'
-import { callRaw, setOption, skipCurrencies } from './ccxt-access.js'
+import { callRaw, loadMarkets, setOption, skipCurrencies } from './ccxt-access.js'
 import { binanceForceOrder, watchLiquidationLoops } from './liquidations.js'
 import type { Supervisor } from './supervisor.js'
 import type { LiquidationStream } from './liveness.js'
@@ -49,6 +51,7 @@ export class BinanceConnector extends ExchangeConnector {
     const wants = (t: MarketType) => !opts.marketTypes || opts.marketTypes.includes(t)
     this.perp = opts.ccxtExchange ?? new ccxt.pro.binanceusdm({ enableRateLimit: true })
     this.spot = opts.ccxtSpotExchange ?? (wants('spot') ? new ccxt.pro.binance({ enableRateLimit: true }) : undefined)
+    for (const ex of [this.perp, this.spot]) if (ex) applyVenueAccess(ex, opts.access)
     skipCurrencies(this.perp)
     setOption(this.perp, 'fetchMarkets', { types: ['linear'] })
     // USD-M publishes aggregate trades (`<sym>@aggTrade`); `a` is the trade id the aggregator dedupes on
@@ -61,7 +64,7 @@ export class BinanceConnector extends ExchangeConnector {
     }
   }
 
-  protected exchangeFor(marketType: MarketType): Exchange | undefined {
+  exchangeFor(marketType: MarketType): Exchange | undefined {
     return marketType === 'perp' ? this.perp : this.spot
   }
 
@@ -118,7 +121,7 @@ export class BinanceConnector extends ExchangeConnector {
         }
       })(),
       (async () => {
-        if (this.spot) out.push(...(await this.spotTickerEvents(this.spot, spots, now)))
+        if (this.spot) out.push(...(await spotTickerEvents(this.spot, spots, now)))
       })(),
     ])
     return out
@@ -132,14 +135,14 @@ export class BinanceConnector extends ExchangeConnector {
 
   /** /fapi/v1/openInterest per symbol: one-sided, in coins. */
   protected pollOpenInterest(refs: MarketRef[]): Promise<OpenInterestEvent[]> {
-    return this.openInterestPerMarket(this.perp, refs)
+    return openInterestPerMarket(this.perp, refs, this.now, (calls) => this.settleAll(calls))
   }
 
   /** Raw klines, because CCXT's OHLCV drops the taker-buy volume Binance reports. */
   override async fetchKlines(coin: string, marketType: MarketType, query: KlineQuery = {}): Promise<Kline[]> {
     const ex = this.exchangeFor(marketType)
     if (!ex) throw new Error(`binance: no ${marketType} instance`)
-    await ex.loadMarkets()
+    await loadMarkets(ex)
     const market = this.findMarket(ex, coin.toUpperCase(), marketType)
     if (!market) throw new Error(`binance lists no ${marketType} market for ${coin}`)
     const request: Record<string, unknown> = { symbol: market.id, interval: query.timeframe ?? '1m' }

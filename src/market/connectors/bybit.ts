@@ -3,6 +3,8 @@ import ccxt, { type Exchange, type FundingRate } from 'ccxt'
 import type { OpenInterestEvent, TickerEvent } from '../events.js'
 import { callRaw, setOption, skipCurrencies } from './ccxt-access.js'
 import { ExchangeConnector } from './connector.js'
+import { applyVenueAccess } from './venue-access.js'
+import { spotTickerEvents } from './market-polls.js'
 import type { ConnectorOptions } from './connector-options.js'
 import { coinSize, num, partsFromFundingRate, tickerEvent, type BookDepth, type MarketRef } from './mapping.js'
 import { parseBybitRiskLimit, type FetchedTiers } from './tiers.js'
@@ -91,6 +93,7 @@ export class BybitConnector extends ExchangeConnector {
   constructor(opts: ConnectorOptions) {
     super(opts)
     this.ex = opts.ccxtExchange ?? new ccxt.pro.bybit({ enableRateLimit: true })
+    applyVenueAccess(this.ex, opts.access)
     const types = this.wantedCategories(opts.marketTypes)
     skipCurrencies(this.ex)
     setOption(this.ex, 'fetchMarkets', { types })
@@ -109,7 +112,7 @@ export class BybitConnector extends ExchangeConnector {
     return out
   }
 
-  protected exchangeFor(): Exchange {
+  exchangeFor(): Exchange {
     return this.ex
   }
 
@@ -147,7 +150,7 @@ export class BybitConnector extends ExchangeConnector {
         out.push(...openInterestOfRows(withOpenInterest, rates, now))
       })(),
       (async () => {
-        out.push(...(await this.spotTickerEvents(this.ex, spots, now)))
+        out.push(...(await spotTickerEvents(this.ex, spots, now)))
       })(),
     ])
     return out

@@ -17,6 +17,21 @@ export async function callRaw<T = unknown>(ex: Exchange, method: string, params:
 }
 
 /**
+ * CCXT's loadMarkets, asked again after a failure. CCXT 4.5.84 keeps the promise of a failed load (`marketsLoading`,
+ * cleared only by `reload`): every later loadMarkets() returns the same rejection without asking the venue, so a
+ * connector whose first load failed (the venue down, rate limited or refusing at start) would never load its markets.
+ * A failed load is forgotten here, so the next attempt asks the venue.
+ */
+export async function loadMarkets(ex: Exchange): Promise<void> {
+  try {
+    await ex.loadMarkets()
+  } catch (err) {
+    ;(ex as unknown as { marketsLoading?: unknown }).marketsLoading = undefined
+    throw err
+  }
+}
+
+/**
  * Skip CCXT's fetchCurrencies inside loadMarkets. Public market data needs no currency list, and on some venues it
  * is an extra call (Hyperliquid: spotMeta) that would only add a way for startup to fail.
  */
@@ -42,4 +57,35 @@ export async function reloadPerps(ex: Exchange | undefined): Promise<MarketInter
   if (!ex) return []
   await ex.loadMarkets(true)
   return Object.values(ex.markets ?? {}).filter((m): m is MarketInterface => !!m && m.swap === true)
+}
+
+const guardedSends = new WeakSet<object>()
+type SendingClient = { send(message: unknown): Promise<unknown> }
+
+/**
+ * ccxt.pro sends a subscription once its rate-limit turn comes without handling the send's rejection
+ * (`Exchange.watch`: `client.throttle(cost).then(() => { client.send(message) })`): a socket that closes meanwhile
+ * rejects with no one listening, an unhandled rejection, which ends a Node process. Every WebSocket client of the
+ * instance keeps its send's rejection for the callers that do handle it, and marks it handled; the connector learns of
+ * the closed socket from its watch loop as for any other disconnect.
+ */
+export function guardWsSends(ex: Exchange): void {
+  if (guardedSends.has(ex)) return
+  guardedSends.add(ex)
+  const holder = ex as unknown as { client: (url: string) => SendingClient }
+  const client = holder.client
+  if (typeof client !== 'function') return
+  holder.client = function (this: Exchange, url: string): SendingClient {
+    const c = client.call(this, url)
+    if (!guardedSends.has(c)) {
+      guardedSends.add(c)
+      const send = c.send.bind(c)
+      c.send = (message: unknown) => {
+        const sent = send(message)
+        sent.catch(() => {})
+        return sent
+      }
+    }
+    return c
+  }
 }

@@ -3,6 +3,7 @@ import type { Exchange } from 'ccxt'
 import type { EventSink } from '../events.js'
 import type { ExchangeId, MarketType } from '../../domain/exchanges.js'
 import type { BackoffOptions } from './backoff.js'
+import type { VenueAccess, VenueRefusal } from './venue-access.js'
 
 /** pino-compatible subset. */
 export interface ConnectorLogger {
@@ -58,6 +59,10 @@ export interface ConnectorOptions {
   now?: () => number
   /** how often the liquidation stream's liveness is probed, ms (default 1000) */
   livenessMs?: number
+  /** base-URL overrides, proxy and testnet for the venue's CCXT instances (config.venueAccess) */
+  access?: VenueAccess
+  /** the venue started refusing this service (451, 403), or stopped (null): a clear per-venue error */
+  onRefusal?: (refusal: VenueRefusal | null) => void
 }
 
 export type StreamName = 'trades' | 'books' | 'tickers' | 'openInterest' | 'funding' | 'liquidations' | 'positioning'
@@ -70,6 +75,10 @@ export interface ConnectorHealth {
   connected: boolean
   /** failures since construction (each failed attempt of any loop) */
   errors: number
+  /** the loops whose latest attempt failed (`trades:<symbol>`, `book:<symbol>`, `tickers`, …): what gap repair watches */
+  failing: string[]
+  /** the venue refuses this service (a geo-block or a ban), null otherwise */
+  refused: VenueRefusal | null
 }
 
 export interface KlineQuery {

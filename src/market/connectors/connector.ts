@@ -2,7 +2,7 @@
 // retry with capped exponential backoff + jitter, throttled book snapshots, health, and a clean stop.
 // Venue classes only say which CCXT instance/symbols/endpoints to use and how to read their payloads.
 import type { Exchange, FundingRateHistory, MarketInterface, Trade } from 'ccxt'
-import { findByBase, reloadPerps } from './ccxt-access.js'
+import { findByBase, loadMarkets, reloadPerps } from './ccxt-access.js'
 import type { BookSnapshotEvent, EventSink, FundingEvent, LiquidationEvent, MarketEvent, OpenInterestEvent, TickerEvent } from '../events.js'
 import { exchangeById, type ExchangeId, type MarketType } from '../../domain/exchanges.js'
 import type { WideBook } from '../../domain/books.js'
@@ -10,12 +10,13 @@ import { sleep, type BackoffOptions } from './backoff.js'
 import { pollIntervals, type ConnectorHealth, type ConnectorLogger, type ConnectorOptions, type KlineQuery, type PollIntervals, type StreamName } from './connector-options.js'
 import type { Kline } from '../bars.js'
 import { klineFromOhlcv } from './klines.js'
-import { bookEvent, fundingEvents, marketRef, mergeParts, openInterestEvent, partsFromTicker, tickerEvent, tradeEvent, type BookDepth, type MarketRef } from './mapping.js'
+import { bookEvent, fundingEvents, marketRef, tradeEvent, type BookDepth, type MarketRef } from './mapping.js'
 import { fetchWideBooks, type WideBookSource } from './wide-books.js'
 import { Supervisor } from './supervisor.js'
 import { watchLiveness, type LiquidationStream } from './liveness.js'
 import { TradeWatermark } from './trade-watermark.js'
 import { positioningOf } from './positioning.js'
+import { RefusalWatch } from './venue-access.js'
 
 const noop = () => {}
 const SILENT: ConnectorLogger = { debug: noop, info: noop, warn: noop, error: noop }
@@ -53,6 +54,7 @@ export abstract class ExchangeConnector {
   private marketsLoaded = false
   private lastEventAt: number | null = null
   private errorCount = 0
+  private readonly refusals: RefusalWatch
 
   constructor(opts: ConnectorOptions) {
     this.coins = [...new Set(opts.coins.map((c) => c.trim().toUpperCase()).filter(Boolean))]
@@ -67,12 +69,13 @@ export abstract class ExchangeConnector {
     this.random = opts.random ?? Math.random
     this.now = opts.now ?? Date.now
     this.livenessMs = opts.livenessMs ?? 1_000
+    this.refusals = new RefusalWatch(() => this.exchange, this.log, opts.onRefusal)
   }
 
   // ---- what a venue provides -------------------------------------------------------------------
 
   /** the CCXT instance serving a market type, undefined when the venue has none */
-  protected abstract exchangeFor(marketType: MarketType): Exchange | undefined
+  abstract exchangeFor(marketType: MarketType): Exchange | undefined
   /** the coin's market on this venue; default: the USDT-settled linear perp and the USDT spot pair (the CEXes) */
   protected findMarket(ex: Exchange, coin: string, marketType: MarketType): MarketInterface | undefined {
     return marketType === 'perp'
@@ -132,9 +135,11 @@ export abstract class ExchangeConnector {
       random: this.random,
       onFailure: (task, err, retryInMs) => {
         this.errorCount++
+        this.refusals.failed(task, err)
         this.log.warn({ exchange: this.exchange, task, retryInMs, err: errorText(err) }, 'connector task failed; retrying')
       },
       onCrash: (err) => this.log.error({ exchange: this.exchange, err }, 'connector task crashed'),
+      onRecover: (task) => this.refusals.recovered(task),
     })
     this.run = run
     this.marketsLoaded = false
@@ -167,6 +172,8 @@ export abstract class ExchangeConnector {
       lastEventAt: this.lastEventAt,
       connected: run !== null && !run.stopped && this.marketsLoaded && this.refs.length > 0 && run.failing.size === 0,
       errors: this.errorCount,
+      failing: [...(run?.failing ?? [])],
+      refused: this.refusals.current,
     }
   }
 
@@ -215,7 +222,7 @@ export abstract class ExchangeConnector {
     const refs: MarketRef[] = []
     for (const type of this.wantedTypes()) {
       const ex = this.exchangeFor(type)!
-      await ex.loadMarkets()
+      await loadMarkets(ex)
       for (const coin of this.coins) {
         const market = this.findMarket(ex, coin, type)
         if (market) refs.push(marketRef(this.exchange, coin, market))
@@ -228,7 +235,7 @@ export abstract class ExchangeConnector {
   private async resolveOne(coin: string, marketType: MarketType): Promise<MarketRef> {
     const ex = this.exchangeFor(marketType)
     if (!ex) throw new Error(`${this.exchange} has no ${marketType} market`)
-    await ex.loadMarkets()
+    await loadMarkets(ex)
     const market = this.findMarket(ex, coin.toUpperCase(), marketType)
     if (!market) throw new Error(`${this.exchange} lists no ${marketType} market for ${coin}`)
     return marketRef(this.exchange, coin.toUpperCase(), market)
@@ -355,28 +362,6 @@ export abstract class ExchangeConnector {
       if (events.length > 1 || prev !== undefined) this.learnedIntervalHours.set(ref.symbol, newest.intervalHours)
     }
     return fresh
-  }
-
-  /** CCXT's unified open interest, one call per perp market (one-sided, coin units after mapping) */
-  protected async openInterestPerMarket(ex: Exchange, refs: MarketRef[], params: Record<string, unknown> = {}): Promise<OpenInterestEvent[]> {
-    const out: OpenInterestEvent[] = []
-    await this.settleAll(
-      refs.map(async (ref) => {
-        const e = openInterestEvent(ref, await ex.fetchOpenInterest(ref.symbol, params), { now: this.now() })
-        if (e) out.push(e)
-      }),
-    )
-    return out
-  }
-
-  /** spot tickers (last price) of several markets in one fetchTickers call */
-  protected async spotTickerEvents(ex: Exchange, spots: MarketRef[], now: number): Promise<TickerEvent[]> {
-    if (spots.length === 0) return []
-    const tickers = await ex.fetchTickers(spots.map((r) => r.symbol))
-    return spots.flatMap((ref) => {
-      const t = tickers[ref.symbol]
-      return t ? [tickerEvent(ref, mergeParts(partsFromTicker(t)), now)] : []
-    })
   }
 
   /**

@@ -6,6 +6,7 @@ import type { MarketType } from '../../domain/exchanges.js'
 import { callRaw, skipCurrencies } from './ccxt-access.js'
 import { findByBase } from './ccxt-access.js'
 import { ExchangeConnector } from './connector.js'
+import { applyVenueAccess } from './venue-access.js'
 import type { ConnectorOptions } from './connector-options.js'
 import { nextFundingOnGrid, num, tickerEvent, type BookDepth, type MarketRef, type TickerParts } from './mapping.js'
 
@@ -142,11 +143,12 @@ export class DydxConnector extends ExchangeConnector {
   constructor(opts: ConnectorOptions) {
     super(opts)
     this.ex = opts.ccxtExchange ?? new ccxt.pro.dydx({ enableRateLimit: true })
+    applyVenueAccess(this.ex, opts.access)
     skipCurrencies(this.ex)
     installDydxWsFixes(this.ex)
   }
 
-  protected exchangeFor(marketType: MarketType): Exchange | undefined {
+  exchangeFor(marketType: MarketType): Exchange | undefined {
     return marketType === 'perp' ? this.ex : undefined
   }
 

@@ -5,6 +5,7 @@ import type { MarketType } from '../../domain/exchanges.js'
 import { callRaw, setOption, skipCurrencies } from './ccxt-access.js'
 import { findByBase } from './ccxt-access.js'
 import { ExchangeConnector } from './connector.js'
+import { applyVenueAccess } from './venue-access.js'
 import type { ConnectorOptions } from './connector-options.js'
 import { nextFundingOnGrid, num, partsFromFundingRate, tickerEvent, type BookDepth, type MarketRef, type TickerParts } from './mapping.js'
 import { sigFigBucket, type WideBookSource } from './wide-books.js'
@@ -93,12 +94,13 @@ export class HyperliquidConnector extends ExchangeConnector {
   constructor(opts: ConnectorOptions) {
     super(opts)
     this.ex = opts.ccxtExchange ?? new ccxt.pro.hyperliquid({ enableRateLimit: true })
+    applyVenueAccess(this.ex, opts.access)
     // perps of the main dex only: one metaAndAssetCtxs call (spot and HIP-3 dex markets are not ours)
     setOption(this.ex, 'fetchMarkets', { types: ['swap'] })
     skipCurrencies(this.ex)
   }
 
-  protected exchangeFor(marketType: MarketType): Exchange | undefined {
+  exchangeFor(marketType: MarketType): Exchange | undefined {
     return marketType === 'perp' ? this.ex : undefined
   }
 

@@ -16,13 +16,13 @@ export function klineFromOhlcv(row: OHLCV): Kline | null {
 /**
  * Binance REST kline (spot /api/v3/klines and USD-M /fapi/v1/klines):
  * [openTime, open, high, low, close, volume, closeTime, quoteVolume, trades, takerBuyBase, takerBuyQuote, ignore].
- * Parsed from the raw row because CCXT's OHLCV drops the taker-buy volume.
+ * Parsed from the raw row because CCXT's OHLCV drops the taker-buy volume, the quote volume and the trade count.
  */
 export function binanceKline(row: readonly unknown[]): Kline | null {
   const k = klineFromOhlcv(row.slice(0, 6) as unknown as OHLCV)
-  const buy = num(row[9])
   if (!k) return null
-  return buy === null ? k : { ...k, buyVolume: buy }
+  const [quote, trades, buy] = [num(row[7]), num(row[8]), num(row[9])]
+  return { ...k, ...(buy === null ? {} : { buyVolume: buy }), ...(quote === null ? {} : { quoteVolume: quote }), ...(trades === null ? {} : { trades }) }
 }
 
 export interface BinanceWsKline {

@@ -5,6 +5,8 @@ import ccxt, { ChecksumError, type Exchange } from 'ccxt'
 import type { OpenInterestEvent, TickerEvent } from '../events.js'
 import { callRaw, setOption, skipCurrencies } from './ccxt-access.js'
 import { ExchangeConnector } from './connector.js'
+import { applyVenueAccess } from './venue-access.js'
+import { openInterestPerMarket } from './market-polls.js'
 import type { ConnectorOptions } from './connector-options.js'
 import { mergeParts, num, partsFromFundingRate, partsFromTicker, tickerEvent, type MarketRef, type TickerParts } from './mapping.js'
 import type { WideBookSource } from './wide-books.js'
@@ -127,6 +129,7 @@ export class OkxConnector extends ExchangeConnector {
   constructor(opts: ConnectorOptions) {
     super(opts)
     this.ex = opts.ccxtExchange ?? new ccxt.pro.okx({ enableRateLimit: true })
+    applyVenueAccess(this.ex, opts.access)
     const types: string[] = []
     if (!opts.marketTypes || opts.marketTypes.includes('perp')) types.push('swap')
     if (!opts.marketTypes || opts.marketTypes.includes('spot')) types.push('spot')
@@ -137,7 +140,7 @@ export class OkxConnector extends ExchangeConnector {
     installOkxChecksum(this.ex)
   }
 
-  protected exchangeFor(): Exchange {
+  exchangeFor(): Exchange {
     return this.ex
   }
 
@@ -226,7 +229,7 @@ export class OkxConnector extends ExchangeConnector {
 
   /** public/open-interest?instType=SWAP: `oi` in contracts (CCXT openInterestAmount) x ctVal = `oiCcy` coins. */
   protected pollOpenInterest(refs: MarketRef[]): Promise<OpenInterestEvent[]> {
-    return this.openInterestPerMarket(this.ex, refs)
+    return openInterestPerMarket(this.ex, refs, this.now, (calls) => this.settleAll(calls))
   }
 
   /** GET /api/v5/public/position-tiers, isolated SWAP tiers per followed coin (one call each): bounds in coins. */

@@ -10,6 +10,7 @@ import type { Exchange } from 'ccxt'
 import type { PositioningEvent, PositioningKind } from '../events.js'
 import { callRaw } from './ccxt-access.js'
 import type { MarketRef } from './mapping.js'
+import type { ExchangeId } from '../../domain/exchanges.js'
 
 const POSITIONING_PERIOD_MS = 5 * 60_000
 
@@ -30,6 +31,14 @@ export function binancePositioning(ref: MarketRef, kind: PositioningKind, rows: 
   return r ? event(ref, kind, num(r['timestamp']), num(r['longAccount']), num(r['shortAccount']), num(r['longShortRatio'])) : null
 }
 
+/** Binance: every row of a ratio endpoint, oldest first (the history backfill; the live poll keeps the newest) */
+export function binancePositioningRows(ref: MarketRef, kind: PositioningKind, rows: unknown): PositioningEvent[] {
+  return (Array.isArray(rows) ? (rows as Raw[]) : [])
+    .map((r) => event(ref, kind, num(r['timestamp']), num(r['longAccount']), num(r['shortAccount']), num(r['longShortRatio'])))
+    .filter((e): e is PositioningEvent => e !== null)
+    .sort((a, b) => a.ts - b.ts)
+}
+
 /** Bybit: the newest row of account-ratio */
 export function bybitPositioning(ref: MarketRef, body: unknown): PositioningEvent | null {
   const list = ((body as Raw | null)?.['result'] as Raw | undefined)?.['list']
@@ -37,15 +46,44 @@ export function bybitPositioning(ref: MarketRef, body: unknown): PositioningEven
   return r ? event(ref, 'account', num(r['timestamp']), num(r['buyRatio']), num(r['sellRatio']), null) : null
 }
 
+/** Bybit: every row of account-ratio, oldest first (the history backfill) */
+export function bybitPositioningRows(ref: MarketRef, body: unknown): PositioningEvent[] {
+  const list = ((body as Raw | null)?.['result'] as Raw | undefined)?.['list']
+  return (Array.isArray(list) ? (list as Raw[]) : [])
+    .map((r) => event(ref, 'account', num(r['timestamp']), num(r['buyRatio']), num(r['sellRatio']), null))
+    .filter((e): e is PositioningEvent => e !== null)
+    .sort((a, b) => a.ts - b.ts)
+}
+
 /** OKX: the newest [ts, ratio] of long-short-account-ratio-contract */
 export function okxPositioning(ref: MarketRef, body: unknown): PositioningEvent | null {
   const data = (body as Raw | null)?.['data']
   const rows = (Array.isArray(data) ? data : []).filter((r): r is unknown[] => Array.isArray(r) && r.length >= 2)
   const r = rows.reduce<unknown[] | null>((a, b) => (a && num(a[0])! >= num(b[0])! ? a : b), null)
-  const ratio = r ? num(r[1]) : null
-  if (!r || ratio === null || !(ratio >= 0)) return null
+  return r ? okxRatioEvent(ref, r) : null
+}
+
+/** one [ts, ratio] row: the ratio of accounts long to accounts short, the shares following from it */
+function okxRatioEvent(ref: MarketRef, r: unknown[]): PositioningEvent | null {
+  const ratio = num(r[1])
+  if (ratio === null || !(ratio >= 0)) return null
   const long = ratio / (1 + ratio)
   return event(ref, 'account', num(r[0]), long, 1 - long, ratio)
+}
+
+/** OKX: every [ts, ratio] row of long-short-account-ratio-contract, oldest first (the history backfill) */
+export function okxPositioningRows(ref: MarketRef, body: unknown): PositioningEvent[] {
+  const data = (body as Raw | null)?.['data']
+  return (Array.isArray(data) ? data : [])
+    .filter((r): r is unknown[] => Array.isArray(r) && r.length >= 2)
+    .map((r) => okxRatioEvent(ref, r))
+    .filter((e): e is PositioningEvent => e !== null)
+    .sort((a, b) => a.ts - b.ts)
+}
+
+/** the positioning figures each venue publishes (the DEXs none) */
+export function publishedPositioningKinds(exchange: ExchangeId): readonly PositioningKind[] {
+  return exchange === 'binance' ? ['account', 'top_position'] : exchange === 'bybit' || exchange === 'okx' ? ['account'] : []
 }
 
 /**

@@ -1,7 +1,12 @@
 // MARKET_SOURCE=auto: does a venue answer? One cheap public REST call per venue, all at once, each bounded by a
 // short timeout, so a machine without internet decides within the timeout (docs/connectors.md#auto). No CCXT here:
 // a probe must not load the large library only live connectors need.
+import { request as httpRequest } from 'node:http'
+import { request as httpsRequest } from 'node:https'
+import { HttpProxyAgent } from 'http-proxy-agent'
+import { HttpsProxyAgent } from 'https-proxy-agent'
 import { EXCHANGE_IDS, type ExchangeId } from '../../domain/exchanges.js'
+import { proxyFor, rebase, type VenueAccess } from './venue-access.js'
 
 export interface VenueProbe {
   method: 'GET' | 'POST'
@@ -36,33 +41,47 @@ export interface ProbeResult {
 
 const refusal = (status: number) => (status === 451 ? 'refused: 451 (unavailable from this location)' : status === 403 ? 'refused: 403 (forbidden from this address)' : `answered ${status}`)
 
+/** one request, its status or the reason it failed; bounded by timeoutMs (through the proxy when one applies) */
+function ask(url: string, p: VenueProbe, proxy: string | undefined, timeoutMs: number): Promise<{ status: number } | { reason: string }> {
+  return new Promise((resolve) => {
+    try {
+      const https = url.startsWith('https:')
+      const agent = proxy ? (https ? new HttpsProxyAgent(proxy) : new HttpProxyAgent(proxy)) : undefined
+      const req = (https ? httpsRequest : httpRequest)(url, { method: p.method, agent, headers: p.body ? { 'content-type': 'application/json' } : {}, timeout: timeoutMs }, (res) => {
+        res.resume()
+        resolve({ status: res.statusCode ?? 0 })
+      })
+      const timer = setTimeout(() => req.destroy(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: 'PROBE_TIMEOUT' })), timeoutMs)
+      req.on('close', () => clearTimeout(timer))
+      req.on('timeout', () => req.destroy(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: 'PROBE_TIMEOUT' })))
+      req.on('error', (err: Error & { code?: string }) => resolve({ reason: err.code === 'PROBE_TIMEOUT' ? err.message : (err.code ?? err.message) }))
+      req.end(p.body)
+    } catch (err) {
+      // refused before any byte was sent (a bad URL, a guard): no answer
+      resolve({ reason: (err as Error & { code?: string }).code ?? (err as Error).message })
+    }
+  })
+}
+
 /**
- * Probes the venues at once. `origins` replaces a venue's origin (a venue double, a base-URL override); every probe
- * ends by `timeoutMs` whatever the network does. Never rejects.
+ * Probes the venues at once, each as its connector would reach it: `access` gives a venue's base-URL override
+ * (<VENUE>_REST_URL: a relay, a venue double) and proxy (HTTPS_PROXY / HTTP_PROXY, NO_PROXY). Every probe ends by
+ * `timeoutMs` whatever the network does. Never rejects. (A venue on its testnet is probed at its main origin unless
+ * an override is given: a testnet's reachability says little about the main venue's.)
  */
-export async function probeVenues(opts: { venues?: readonly ExchangeId[]; origins?: Partial<Record<ExchangeId, string>>; timeoutMs?: number; now?: () => number } = {}): Promise<ProbeResult[]> {
+export async function probeVenues(opts: { venues?: readonly ExchangeId[]; access?: Partial<Record<ExchangeId, VenueAccess>>; timeoutMs?: number; now?: () => number } = {}): Promise<ProbeResult[]> {
   const now = opts.now ?? Date.now
   const timeoutMs = opts.timeoutMs ?? PROBE_TIMEOUT_MS
   return Promise.all(
     (opts.venues ?? EXCHANGE_IDS).map(async (exchange): Promise<ProbeResult> => {
       const p = VENUE_PROBES[exchange]
-      const url = new URL(p.path, opts.origins?.[exchange] ?? p.origin)
+      const a = opts.access?.[exchange]
+      const url = rebase(p.origin + p.path, a?.restUrl ?? p.origin)
       const t0 = now()
-      try {
-        const res = await fetch(url, {
-          method: p.method,
-          headers: p.body ? { 'content-type': 'application/json' } : undefined,
-          body: p.body,
-          signal: AbortSignal.timeout(timeoutMs),
-        })
-        await res.body?.cancel().catch(() => {})
-        const ok = res.status >= 200 && res.status < 300
-        return { exchange, ok, status: res.status, reason: ok ? null : refusal(res.status), ms: now() - t0 }
-      } catch (err) {
-        const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } }
-        const reason = e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (e.cause?.code ?? e.cause?.message ?? e.message ?? String(err))
-        return { exchange, ok: false, status: null, reason, ms: now() - t0 }
-      }
+      const r = await ask(url, p, a ? proxyFor(url, a) : undefined, timeoutMs)
+      if ('reason' in r) return { exchange, ok: false, status: null, reason: r.reason, ms: now() - t0 }
+      const ok = r.status >= 200 && r.status < 300
+      return { exchange, ok, status: r.status, reason: ok ? null : refusal(r.status), ms: now() - t0 }
     }),
   )
 }

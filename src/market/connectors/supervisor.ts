@@ -19,6 +19,8 @@ export interface SupervisorOptions {
   onFailure(task: string, err: unknown, retryInMs: number): void
   /** a tracked promise rejected outside any loop (a bug, logged instead of becoming an unhandled rejection) */
   onCrash(err: unknown): void
+  /** a task whose latest attempt had failed succeeded again */
+  onRecover?(task: string): void
 }
 
 const noop = () => {}
@@ -63,7 +65,7 @@ export class Supervisor {
         try {
           await step()
           attempt = 0
-          this.failing.delete(name)
+          if (this.failing.delete(name)) this.opts.onRecover?.(name)
           if (kind === 'poll' && !(await sleep(intervalMs, this.signal))) return
           // A watch that always resolved at once would starve the event loop, so yield now and then. Not after every
           // result: a message handled while no watch is pending stays in CCXT's cache until the *next* message.
@@ -85,7 +87,7 @@ export class Supervisor {
     while (!this.stopped) {
       try {
         const value = await this.abortable(step())
-        this.failing.delete(name)
+        if (this.failing.delete(name)) this.opts.onRecover?.(name)
         return value
       } catch (err) {
         const backingOff = this.backOff(name, err, attempt++)

@@ -10,7 +10,8 @@ import { TARDIS_VENUES, binancePathHint, coinFromBinanceSymbol, coinFromTardisSy
 
 export interface FileDescription {
   path: string
-  format: TradeFormat
+  /** a trade file, or a Binance 1-minute kline dump (stored as the venue's klines: docs/data.md#provenance) */
+  format: TradeFormat | 'binance-klines'
   hasHeader: boolean
   /** the header row text, when present (repeated header rows further down are skipped) */
   header: string | null
@@ -39,7 +40,12 @@ function checkMarket(path: string, exchange: ExchangeId, marketType: MarketType)
 
 function describeFrom(path: string, det: DetectedFormat, peek: { line: number; text: string }[], entryName: string | null, o: ImportOverrides): FileDescription {
   const header = det.hasHeader ? (peek[0]?.text ?? null) : null
-  if (det.format === 'binance-klines') return fail(path, 0, 'this is a Binance kline file, not trades (use readBinanceKlineFile)')
+  if (det.format === 'binance-klines') {
+    // stored minute by minute: only 1-minute klines, as the file name says (the rows do not)
+    const n = parseBinanceFileName(basename(path)) ?? (entryName ? parseBinanceFileName(entryName) : null)
+    if (n?.kind !== 'klines') return fail(path, 0, 'cannot tell the kline interval: the file name is not SYMBOL-1m-DATE (only 1-minute klines are imported)')
+    if (n.interval !== '1m') return fail(path, 0, `only 1-minute klines are imported; the file name says ${n.interval}`)
+  }
   if (det.format === 'tardis-trades') {
     const firstData = peek[det.hasHeader ? 1 : 0]
     let tex: string | undefined
@@ -87,7 +93,7 @@ function describeFrom(path: string, det: DetectedFormat, peek: { line: number; t
   let coin = o.coin
   let coinSrc: Source = 'flag'
   if (!coin) {
-    if (!nameInfo) return fail(path, 0, 'cannot infer the coin: file name is not SYMBOL-aggTrades|trades-DATE; pass --coin')
+    if (!nameInfo) return fail(path, 0, 'cannot infer the coin: file name is not SYMBOL-aggTrades|trades|1m-DATE; pass --coin')
     const c = coinFromBinanceSymbol(nameInfo.symbol)
     if ('error' in c) return fail(path, 0, c.error)
     coin = c.coin

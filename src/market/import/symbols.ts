@@ -32,6 +32,8 @@ export interface BinanceFileName {
   kind: BinanceKind | 'klines'
   /** 2024-01 (monthly) or 2024-01-01 (daily) */
   period: string
+  /** klines: the candle interval of the name, e.g. 1m */
+  interval?: string
 }
 
 const BINANCE_TRADES_NAME = /^([A-Za-z0-9_]+)-(aggTrades|trades)-(\d{4}-\d{2}(?:-\d{2})?)(?:\.csv)?(?:\.zip|\.gz)?$/i
@@ -45,7 +47,7 @@ export function parseBinanceFileName(fileName: string): BinanceFileName | null {
     return { symbol: m[1]!.toUpperCase(), kind, period: m[3]! }
   }
   const k = BINANCE_KLINES_NAME.exec(fileName)
-  if (k) return { symbol: k[1]!.toUpperCase(), kind: 'klines', period: k[3]! }
+  if (k) return { symbol: k[1]!.toUpperCase(), kind: 'klines', period: k[3]!, interval: k[2]! }
   return null
 }
 

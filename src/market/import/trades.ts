@@ -4,6 +4,7 @@ import type { TradeEvent } from '../events.js'
 import { describeFile, type FileDescription } from './describe.js'
 import { ImportFileError, type RowError } from './errors.js'
 import { checkOverrides, type ImportOverrides } from './overrides.js'
+import { readBinanceKlineFile } from './klines.js'
 import { binanceParser, tardisParser } from './row-parsers.js'
 import { openSource, readLineChunks } from './source.js'
 
@@ -23,6 +24,7 @@ export interface ReadHooks {
 export async function* readTradeBatches(path: string, overrides: ImportOverrides = {}, hooks: ReadHooks = {}): AsyncGenerator<TradeEvent[]> {
   const o = checkOverrides(overrides)
   const d = hooks.description ?? (await describeFile(path, o))
+  if (d.format === 'binance-klines') throw new ImportFileError(path, 0, 'a kline file holds no trades (importFile stores it as the venue\'s klines)')
   const parse = d.format === 'tardis-trades' ? tardisParser(d, o) : binanceParser(d)
   const onError = hooks.onError ?? ((e: RowError) => {
     throw new ImportFileError(path, e.line, e.message)
@@ -68,7 +70,7 @@ export interface ValidationResult {
   file: string
   /** null when the file could not even be identified (see errors, line 0) */
   description: FileDescription | null
-  /** valid trade rows */
+  /** valid trade rows (a kline file: klines) */
   rows: number
   /** rows skipped by rule (tardis side "unknown") */
   skipped: number
@@ -105,7 +107,9 @@ export async function validateTradeFile(path: string, overrides: ImportOverrides
   let prev = -Infinity
   try {
     res.description = await describeFile(path, overrides)
-    for await (const batch of readTradeBatches(path, overrides, { onError: addError, onSkip: () => res.skipped++, description: res.description })) {
+    // a kline dump is read whole (a month of 1m is 44,640 rows); the first malformed row stops it
+    const batches = res.description.format === 'binance-klines' ? [await readBinanceKlineFile(path)] : readTradeBatches(path, overrides, { onError: addError, onSkip: () => res.skipped++, description: res.description })
+    for await (const batch of batches) {
       res.rows += batch.length
       let lastMarket = ''
       for (const t of batch) {
@@ -114,7 +118,7 @@ export async function validateTradeFile(path: string, overrides: ImportOverrides
         if (ts > max) max = ts
         if (ts < prev) res.outOfOrder++
         prev = ts
-        if (res.description.format === 'tardis-trades') {
+        if (res.description.format === 'tardis-trades' && 'coin' in t) {
           const k = `${t.exchange}:${t.coin}:${t.marketType}`
           if (k !== lastMarket) markets.add((lastMarket = k))
         }

@@ -7,6 +7,7 @@ import { computeDivergence, divergenceLookbackMinutes, type DivergenceMinute, ty
 import { FUNDING_STATS_WINDOW } from '../../analytics/funding.js'
 import { REGIME_HISTORY_HOURS, REGIME_WINDOW_HOURS } from '../../analytics/regime.js'
 import { HOUR_MS, MINUTE_MS } from '../../domain/time.js'
+import { timeSlices } from '../read-turns.js'
 import type { MarketState } from '../state.js'
 import { closeOutliersOf, regimeHistory, type CloseOutliers } from './signal-inputs.js'
 
@@ -36,7 +37,9 @@ export interface BacktestInputs {
   closeOutliers: CloseOutliers
 }
 
-export function backtestInputs(market: MarketState, coin: string, from: number, to: number, now: number): BacktestInputs {
+/** a window's hours re-evaluated one by one: the loops give the event loop a turn every 20 ms (90 days are ~1 s of CPU) */
+export async function backtestInputs(market: MarketState, coin: string, from: number, to: number, now: number): Promise<BacktestInputs> {
+  const slice = timeSlices()
   const lookback = divergenceLookbackMinutes('4h') * MINUTE_MS
   // back as far as the longest history any signal reads, to know where the stored hours start (the hot series holds 31 days)
   const points = market.series.hours.points(coin, from - Math.max(lookback, historyHours.regime * HOUR_MS), to + 25 * HOUR_MS)
@@ -71,6 +74,7 @@ export function backtestInputs(market: MarketState, coin: string, from: number, 
     const ts = points[i]!.ts
     if (ts < from || ts >= to) continue
     while (grid[lo]!.ts < grid[i]!.ts - lookback) lo++
+    await slice()
     for (const s of computeDivergence(coin, grid.slice(lo, i + 1)).pairs)
       push(`divergence_${s.pair}_${s.timeframe}`, { ts, active: s.active, direction: s.active ? s.direction : 'none' }, historyHours.divergence(s.timeframe))
   }
@@ -88,6 +92,7 @@ export function backtestInputs(market: MarketState, coin: string, from: number, 
   for (let i = 0; i < points.length; i++) {
     const ts = points[i]!.ts
     if (ts < from || ts >= to) continue
+    await slice()
     const f = linked[i]!.funding8h
     const prev = linked.slice(Math.max(0, i - hist), i).map((l) => l.funding8h).filter((x): x is number => x !== null)
     let z: number | null = null

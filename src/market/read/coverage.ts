@@ -6,6 +6,7 @@ import { HOUR_MS, floorTo } from '../../domain/time.js'
 import type { ExchangeId, MarketType } from '../../domain/exchanges.js'
 import type { MarketState } from '../state.js'
 import type { StoredMark } from '../store/partial-minutes.js'
+import type { HistoryKind } from '../history/venue-history.js'
 
 /** what coverage reads of a request: the market and the request's clock */
 export interface CoverageContext {
@@ -64,6 +65,8 @@ export interface CoverageSpec {
   requested?: WindowRange | null
   ranges?: ReadonlyMap<ExchangeId, WindowRange>
   toleranceMs?: number
+  /** live venues: the coin and the kinds of venue history the figure is built from (their holes make it partial) */
+  history?: { coin: string; kinds: readonly HistoryKind[] }
 }
 
 /**
@@ -76,6 +79,7 @@ export function coverageOf(ctx: CoverageContext, spec: CoverageSpec): Coverage {
   const used = new Set(spec.used)
   for (const e of spec.ranges?.keys() ?? []) used.add(e)
   const gaps = [...(spec.gaps ?? [])]
+  if (spec.history && spec.requested) gaps.push(...historyHoleGaps(market, spec.history, spec.requested, spec.only))
   const known = new Set<string>([...used, ...gaps.map((g) => g.exchange)])
   gaps.push(...venueGaps(market, ctx.now, spec.marketType ?? 'perp', known, spec.noData, spec.only))
   for (const e of used) {
@@ -86,6 +90,21 @@ export function coverageOf(ctx: CoverageContext, spec: CoverageSpec): Coverage {
   const gone = spec.coin ? market.delisting(spec.coin) : null
   const delisted = gone && { since: gone.at, note: `${spec.coin} left the universe on ${new Date(gone.at).toISOString()} (listed on ${gone.venues.length ? gone.venues.join(', ') : 'no venue'}, fewer than 2): its history is kept, nothing newer arrives` }
   return buildCoverage({ used, ranges: spec.ranges, gaps, requested: spec.requested, toleranceMs: spec.toleranceMs, backfill: b && { completeFrom: b.completeFrom, done: b.done }, delisted })
+}
+
+/**
+ * Venues whose REST history has nothing for part of the window (history_hole: the venue could not serve it, asked
+ * again by every gap repair): in only in part (`truncated`), the spans named.
+ */
+function historyHoleGaps(market: MarketState, h: { coin: string; kinds: readonly HistoryKind[] }, window: WindowRange, only?: ExchangeId): CoverageGap[] {
+  const byVenue = new Map<ExchangeId, { from: number; to: number }[]>()
+  for (const x of market.historyHoles)
+    if (x.coin === h.coin && h.kinds.includes(x.kind) && (!only || x.exchange === only) && x.from < window.to && x.to > window.from) byVenue.set(x.exchange, [...(byVenue.get(x.exchange) ?? []), x])
+  return [...byVenue].map(([exchange, spans]) => {
+    const named = spans.slice(0, NAMED_MINUTES).map((x) => `${isoMs(x.from)} to ${isoMs(x.to)}`)
+    const more = spans.length > NAMED_MINUTES ? ` and ${spans.length - NAMED_MINUTES} more` : ''
+    return { exchange, status: 'truncated', reason: `the venue's history has no data for ${named.join(', ')}${more} (the live feed was not collecting then and the venue cannot serve it)` }
+  })
 }
 
 /** each venue's data range among rows stamped at bucket opens: its first bucket's open to its last bucket's end */

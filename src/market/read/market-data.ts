@@ -137,9 +137,9 @@ export async function loadBars(
 export const markRows = (rows: readonly { exchange: ExchangeId; ts: number; markPrice: number | null }[]): PriceRow[] =>
   rows.filter((r) => publishesMark(r.exchange)).map((r) => ({ exchange: r.exchange, ts: r.ts, price: r.markPrice, source: 'mark' as const }))
 
-/** the last trade of each perp minute bar with trades as price rows (ts: the bar's minute, the trade fell in it) */
+/** the last trade of each perp minute bar with trades (a kline without a trade count: with volume) as price rows (ts: the bar's minute, the trade fell in it) */
 export const lastTradeRows = (bars: readonly MinuteBar[]): PriceRow[] =>
-  bars.filter((b) => b.trades > 0 && b.close > 0).map((b) => ({ exchange: b.exchange, ts: b.ts, price: b.close, source: 'last_trade' as const }))
+  bars.filter((b) => (b.trades === null ? b.volume > 0 : b.trades > 0) && b.close > 0).map((b) => ({ exchange: b.exchange, ts: b.ts, price: b.close, source: 'last_trade' as const }))
 
 /** the perp minute bars of [from, end) of the venues without a mark of their own: their tradable price is their last trade */
 export async function noMarkTradeBars(market: MarketState, coin: string, from: number, end: number): Promise<MinuteBar[]> {

@@ -13,6 +13,7 @@ import type { MarketState } from '../state.js'
 import { calibrateVenue, hourlyPairs } from '../../analytics/liquidation-calibration.js'
 import { outlierReason, outlierRunReason, outlierRuns, type OutlierRun } from '../../analytics/price-outliers.js'
 import type { CoverageGap } from '../../analytics/coverage.js'
+import { lackGaps } from '../../analytics/provenance.js'
 import { LIQUIDATION_FEEDS } from '../../domain/liquidations.js'
 import { hourRanges } from './coverage.js'
 import { liveSamples } from './market-data.js'
@@ -302,12 +303,18 @@ export function priceChanges(market: MarketState, coin: string, now: number, hor
   }
 }
 
-/** Σ quote volume (USD: USDT and USDC count as USD) of the coin's perp minute candles in [from, to), and the venues in it */
-export function perpQuoteVolume(market: MarketState, coin: string, from: number, to: number): { usd: number | null; exchanges: ExchangeId[]; bars: { exchange: ExchangeId; ts: number }[] } {
+/**
+ * Σ quote volume (USD: USDT and USDC count as USD) of the coin's perp minute candles in [from, to), and the venues in
+ * it; minutes from venue klines without a quote volume are left out and named in `noQuote` (never estimated)
+ */
+export function perpQuoteVolume(market: MarketState, coin: string, from: number, to: number): { usd: number | null; exchanges: ExchangeId[]; bars: { exchange: ExchangeId; ts: number }[]; noQuote: string | null } {
   const bars = market.series.minutes.marketBars(coin, 'perp', from, to)
   let usd = 0
-  for (const b of bars) usd += b.quoteVolume
-  return { usd: bars.length ? usd : null, exchanges: EXCHANGE_IDS.filter((e) => bars.some((b) => b.exchange === e)), bars }
+  for (const b of bars) if (b.quoteVolume !== null) usd += b.quoteVolume
+  const quoted = bars.filter((b) => b.quoteVolume !== null)
+  const lacking = lackGaps(bars, 'no_quote_volume', MINUTE_MS, { from, to })
+  const noQuote = lacking.length ? `volume_24h_usd leaves out ${lacking.map((g) => `${g.exchange}: ${g.reason}`).join('; ')}` : null
+  return { usd: quoted.length ? usd : null, exchanges: EXCHANGE_IDS.filter((e) => quoted.some((b) => b.exchange === e)), bars: quoted, noQuote }
 }
 
 /**

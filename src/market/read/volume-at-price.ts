@@ -1,6 +1,7 @@
 // A coin's merged volume at price over a window (hourly rollups for whole hours, minutes at the edges), cached per
 // candle-data version and minute: the volume profile and the cascade's HVN zones both read it.
-import type { WindowRange } from '../../analytics/coverage.js'
+import type { CoverageGap, WindowRange } from '../../analytics/coverage.js'
+import { lackGaps } from '../../analytics/provenance.js'
 import { hvnZones, volumeProfile } from '../../analytics/volume-profile.js'
 import { HOUR_MS, MINUTE_MS, floorTo } from '../../domain/time.js'
 import type { ExchangeId, MarketType } from '../../domain/exchanges.js'
@@ -16,6 +17,8 @@ export interface MergedVap {
   exchanges: Set<ExchangeId>
   /** each venue's span in the window (hour rollups for whole hours, minutes at the edges) */
   ranges: Map<ExchangeId, WindowRange>
+  /** venues with minutes built from venue klines, which have no volume at price: not in the profile (kline_only) */
+  klineOnly: CoverageGap[]
 }
 
 export interface VapWindow {
@@ -45,13 +48,16 @@ async function mergeVap(market: MarketState, q: VapWindow): Promise<MergedVap> {
   const bars = await loadBars(market, { ...q, withVap: true, hourly: true })
   const vap: Vap = new Map()
   const exchanges = new Set<ExchangeId>()
-  for (const b of bars) {
+  // a bar built from klines alone holds no volume at price: its venue is not in the profile for it (klineOnly says so)
+  const traded = bars.filter((b) => b.klineMinutes === 0 || b.vap.size > 0)
+  for (const b of traded) {
     vapMerge(vap, b.vap)
     if (b.volume > 0) exchanges.add(b.exchange)
   }
   // loadBars reads whole hours [h0, h1) as hour rollups and the edges as minutes
   const h0 = Math.ceil(q.start / HOUR_MS) * HOUR_MS
   const h1 = floorTo(q.end, HOUR_MS)
-  const ranges = rangesOf(bars, (b) => (b.ts >= h0 && b.ts < h1 && h1 > h0 ? HOUR_MS : MINUTE_MS))
-  return { vap, exchanges, ranges }
+  const length = (b: { ts: number }) => (b.ts >= h0 && b.ts < h1 && h1 > h0 ? HOUR_MS : MINUTE_MS)
+  const ranges = rangesOf(traded, length)
+  return { vap, exchanges, ranges, klineOnly: lackGaps(bars, 'kline_only', length, { from: q.start, to: q.end }) }
 }

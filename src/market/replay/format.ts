@@ -1,5 +1,6 @@
 // The recording format (docs/recordings.md): JSON lines, one object per line, versioned by `v`. A line is what a
-// connector received (an HTTP response or a WebSocket frame, raw text, with its receive time) or a `meta` header.
+// connector received (an HTTP response or a WebSocket frame, raw text, with its receive time), a `meta` header, or
+// a `history` line (a venue's history service planned its backfill; its pages are http lines).
 import { z } from 'zod'
 import { EXCHANGE_IDS, type ExchangeId } from '../../domain/exchanges.js'
 
@@ -52,7 +53,26 @@ export interface MetaLine {
   coins?: string[]
 }
 
-export type RecordingLine = HttpLine | WsLine | MetaLine
+/**
+ * A venue's history service planned its backfill: the window it fills and the clock it planned on (retention is
+ * relative to it), so a replay plans the same pages. Its pages follow as http lines like any other REST answer.
+ */
+export interface HistoryLine {
+  v: 1
+  venue: ExchangeId
+  /** when the line was written, Unix ms */
+  at: number
+  kind: 'history'
+  /** BACKFILL_DAYS of the recording */
+  days: number
+  /** the history service's clock when it planned */
+  now: number
+  /** the window it fills, [from, to) */
+  from: number
+  to: number
+}
+
+export type RecordingLine = HttpLine | WsLine | MetaLine | HistoryLine
 
 export class RecordingFormatError extends Error {}
 
@@ -74,6 +94,7 @@ const LineSchema = z.discriminatedUnion('kind', [
     ...provenance,
   }),
   z.object({ v: z.literal(1), venue, at, kind: z.literal('ws'), url: z.string().url(), frame: z.string(), ...provenance }),
+  z.object({ v: z.literal(1), venue, at, kind: z.literal('history'), days: z.number().positive(), now: at, from: at, to: at }),
   z.object({
     v: z.literal(1),
     kind: z.literal('meta'),
@@ -100,7 +121,7 @@ export function parseLine(text: string, lineNo: number): RecordingLine | null {
   const obj = raw as { v?: unknown; kind?: unknown } | null
   if (!obj || typeof obj !== 'object') throw new RecordingFormatError(`line ${lineNo}: not a JSON object`)
   if (obj.v !== RECORDING_VERSION) throw new RecordingFormatError(`line ${lineNo}: unsupported recording version ${JSON.stringify(obj.v)} (this build reads v${RECORDING_VERSION})`)
-  if (obj.kind !== 'http' && obj.kind !== 'ws' && obj.kind !== 'meta') return null
+  if (obj.kind !== 'http' && obj.kind !== 'ws' && obj.kind !== 'meta' && obj.kind !== 'history') return null
   const parsed = LineSchema.safeParse(raw)
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!
@@ -132,6 +153,8 @@ export function formatLine(line: RecordingLine): string {
       })
     case 'ws':
       return JSON.stringify({ v: line.v, venue: line.venue, at: line.at, kind: line.kind, url: line.url, frame: line.frame, ...prov(line) })
+    case 'history':
+      return JSON.stringify({ v: line.v, venue: line.venue, at: line.at, kind: line.kind, days: line.days, now: line.now, from: line.from, to: line.to })
     case 'meta':
       return JSON.stringify({
         v: line.v,

@@ -8,6 +8,7 @@
 // within milliseconds of the start, and in a collage a venue starts before its payloads play.
 import type { ExchangeId } from '../../domain/exchanges.js'
 import type { HttpLine } from './format.js'
+import { HISTORY_RULES, historyEndpoint, rowTime, type TimeWindow } from './history-rules.js'
 import type { RequestKey, VenueRules } from './venues.js'
 
 /** A call's or a recorded request's key: pathname plus query parameters, or a JSON body flattened. */
@@ -53,7 +54,12 @@ export interface IndexedResponse {
   at: number
   key: RequestKey
   kept: Map<string, string>
+  /** a history page's window (computed when first needed; null: not a page of a window) */
+  window?: TimeWindow | null
 }
+
+/** how a history call was answered */
+export type Covered = { response: IndexedResponse; how: 'exact' | 'covering' }
 
 
 export class HttpIndex {
@@ -82,6 +88,62 @@ export class HttpIndex {
   private levels(venue: ExchangeId, call: RequestKey): Array<(r: IndexedResponse) => boolean> {
     const callKept = kept(call.params, this.rules[venue].ignoredParams)
     return [(r) => equalAll(r.key.params, call.params), (r) => equalAll(r.kept, callKept), (r) => compatible(r.kept, callKept)]
+  }
+
+  /** a call on one of the venue's history endpoints that asks for a time window */
+  isHistoryCall(venue: ExchangeId, call: RequestKey): boolean {
+    return historyEndpoint(venue, call) !== undefined && HISTORY_RULES[venue].window(call) !== null
+  }
+
+  /**
+   * The recorded page that answers a history call, whenever it is made: a successful answer to the very same request
+   * (the newest), else the one whose window covers the call's window (the narrowest, then the newest) with the same
+   * parameters apart from the window and paging ones. Undefined when no recorded page covers it.
+   */
+  cover(venue: ExchangeId, call: RequestKey): Covered | undefined {
+    const list = this.byPath.get(`${venue} ${call.method} ${call.path}`)
+    const asked = HISTORY_RULES[venue].window(call)
+    if (!list || !asked) return undefined
+    const pages = list.filter((r) => r.line.status >= 200 && r.line.status < 300)
+    const exact = pages.filter((r) => equalAll(r.key.params, call.params)).at(-1)
+    if (exact) return { response: exact, how: 'exact' }
+    const want = { from: asked.from ?? -Infinity, to: asked.to ?? Infinity }
+    const callKept = kept(call.params, this.rules[venue].ignoredParams)
+    let best: { r: IndexedResponse; span: number } | undefined
+    for (const r of pages) {
+      if (!equalAll(r.kept, callKept)) continue
+      const w = this.pageWindow(venue, r)
+      if (!w || w.from > want.from || w.to < want.to) continue
+      const span = w.to - w.from
+      if (!best || span <= best.span) best = { r, span }
+    }
+    return best && { response: best.r, how: 'covering' }
+  }
+
+  /**
+   * What a recorded page covers: its request's window; where the request leaves a side open, its rows' first or last
+   * time (none: the venue had nothing on that side); a page asked by cursor covers its rows' span only.
+   */
+  private pageWindow(venue: ExchangeId, r: IndexedResponse): TimeWindow | null {
+    if (r.window !== undefined) return r.window
+    const rules = HISTORY_RULES[venue]
+    const asked = rules.window(r.key)
+    let window: TimeWindow | null = null
+    if (asked) {
+      let body: unknown
+      try {
+        body = JSON.parse(r.line.body)
+      } catch {
+        body = null
+      }
+      const times = rules.rows(body).map(rowTime).filter((t): t is number => t !== null)
+      const first = times.length ? Math.min(...times) : null
+      const last = times.length ? Math.max(...times) + 1 : null
+      if (rules.cursor(r.key)) window = first !== null && last !== null ? { from: first, to: last } : null
+      else window = { from: asked.from ?? first ?? -Infinity, to: asked.to ?? last ?? Infinity }
+    }
+    r.window = window
+    return window
   }
 
   /**

@@ -8,7 +8,7 @@ import type { MarketState } from '../state.js'
 import { ReplayClock } from './clock.js'
 import type { WsLine } from './format.js'
 import { HttpIndex } from './http-match.js'
-import { HttpReplay } from './http-replay.js'
+import { HttpReplay, type HistoryAnswers } from './http-replay.js'
 import { loadRecording, type Recording } from './recording.js'
 import { recordedMarketTypes, replayVenue } from './venue-wiring.js'
 import { VENUE_RULES } from './venues.js'
@@ -35,7 +35,7 @@ export interface ReplayOptions {
 export interface ReplayStats {
   pass: number
   frames: { delivered: number; waiting: number; skipped: number; expired: number }
-  http: { answered: number; unanswerable: number }
+  http: { answered: number; unanswerable: number; history: HistoryAnswers }
   ended: boolean
 }
 
@@ -79,6 +79,9 @@ export class ReplayPlayer {
       unanswerable: (venue, what, first) => {
         if (first) opts.logger.warn({ exchange: venue, call: what }, 'replay: the recording has no response for this call; the venue is marked degraded')
         opts.market.degrade(venue, this.degradedReason(venue))
+      },
+      uncovered: (venue, what, first) => {
+        if (first) opts.logger.info({ exchange: venue, call: what }, 'replay: no recorded history page covers this window; answered empty (the history records a hole)')
       },
     })
   }
@@ -142,7 +145,7 @@ export class ReplayPlayer {
         skipped: this.retired.skipped + sum((w) => w.skipped),
         expired: this.retired.expired + sum((w) => w.expired),
       },
-      http: { answered: this.http.answeredCount, unanswerable: this.http.unanswerableCount },
+      http: { answered: this.http.answeredCount, unanswerable: this.http.unanswerableCount, history: { ...this.http.history } },
       ended: this.clock.ended(),
     }
   }

@@ -1,5 +1,7 @@
 // A recording session: the live connectors run as in production (all their loops), with a Recorder on their CCXT
 // instances, for a set time; what they receive goes to a JSON-lines file. The events they emit are only counted.
+// With backfillDays, the venues' history services run too, as MARKET_SOURCE=live runs them (budgets, planner,
+// fetchers on the same CCXT instances), into a throwaway store: their REST pages are recorded like any answer.
 import fs from 'node:fs'
 import path from 'node:path'
 import { once } from 'node:events'
@@ -8,8 +10,11 @@ import type { Logger } from 'pino'
 import { createConnector, type ConnectorOptions, type ExchangeConnector } from '../connectors/index.js'
 import type { EventSink, MarketEvent } from '../events.js'
 import type { ExchangeId } from '../../domain/exchanges.js'
+import type { Database } from '../../store/database.js'
+import type { HistoryService } from '../history/service.js'
 import { ccxtInstances, instanceList, type VenueInstances } from './instances.js'
 import { Recorder, type RecorderStats } from './recorder.js'
+import type { VenueAccess } from '../connectors/venue-access.js'
 
 export interface RecordProgress {
   elapsedMs: number
@@ -17,6 +22,15 @@ export interface RecordProgress {
   stats: RecorderStats
   /** normalized events the connectors emitted, per venue (what a service would have ingested) */
   events: Partial<Record<ExchangeId, number>>
+  /** the history backfill's pages (absent without one) */
+  history?: HistoryProgress
+}
+
+export interface HistoryProgress {
+  pagesDone: number
+  pagesLeft: number
+  /** every venue with a history fetcher planned its window and fetched every page (or was refused) */
+  done: boolean
 }
 
 export interface RecordOptions {
@@ -35,6 +49,12 @@ export interface RecordOptions {
   /** ends the session early (SIGINT, or a test) */
   stop?: Promise<unknown>
   connectorOptions?: Partial<ConnectorOptions>
+  /** per venue: base-URL overrides, proxy, testnet (config.venueAccess), so a recording can be made through them */
+  access?: Partial<Record<ExchangeId, VenueAccess>>
+  /** days of REST history the venues' history services backfill during the session (default 0: none) */
+  backfillDays?: number
+  /** the store the history service plans and writes in, thrown away after (default: a new in-memory embedded store) */
+  db?: Database
 }
 
 export interface RecordSummary {
@@ -42,6 +62,7 @@ export interface RecordSummary {
   elapsedMs: number
   stats: RecorderStats
   events: Partial<Record<ExchangeId, number>>
+  history?: HistoryProgress
 }
 
 export async function recordSession(opts: RecordOptions): Promise<RecordSummary> {
@@ -64,27 +85,81 @@ export async function recordSession(opts: RecordOptions): Promise<RecordSummary>
         logger: opts.logger.child({ exchange: venue }),
         ccxtExchange: instances.perp,
         ccxtSpotExchange: instances.spot,
+        access: opts.access?.[venue],
         // Binance without a spot instance here would make its own, which the recorder never saw: record perps only
         ...(instances.spot || venue !== 'binance' ? {} : { marketTypes: ['perp'] as const }),
         ...opts.connectorOptions,
       }),
     )
   }
+  const days = opts.backfillDays ?? 0
+  const history = days > 0 ? await startRecordedHistory(connectors, recorder, { ...opts, days, now }) : null
   const started = now()
   const totalMs = opts.minutes * 60_000
-  const progress = () => opts.onProgress?.({ elapsedMs: now() - started, totalMs, stats: recorder.stats, events })
+  const snapshot = (): RecordProgress => ({ elapsedMs: now() - started, totalMs, stats: recorder.stats, events, ...(history ? { history: historyProgress(history.service) } : {}) })
+  const progress = () => opts.onProgress?.(snapshot())
   const ticker = setInterval(progress, opts.progressEveryMs ?? 1_000)
   let timer: NodeJS.Timeout | undefined
+  let last: RecordProgress
   try {
     await Promise.all(connectors.map((c) => c.start()))
     await Promise.race([new Promise((r) => (timer = setTimeout(r, totalMs))), ...(opts.stop ? [opts.stop] : [])])
   } finally {
     clearTimeout(timer)
     clearInterval(ticker)
+    // how far the history got, before stopping it (a stopped runner has nothing left to do)
+    const pages = history && historyProgress(history.service)
+    await history?.service.stop()
     await Promise.all(connectors.map((c) => c.stop()))
-    progress()
+    last = { ...snapshot(), ...(pages ? { history: pages } : {}) }
+    opts.onProgress?.(last)
+    await history?.close()
     stream.end()
     await once(stream, 'finish')
   }
-  return { file: opts.out, elapsedMs: now() - started, stats: recorder.stats, events }
+  return { file: opts.out, elapsedMs: last.elapsedMs, stats: recorder.stats, events, ...(last.history ? { history: last.history } : {}) }
+}
+
+/**
+ * The venues' history services on the session's connectors, as the live runtime starts them (every REST call drawn
+ * from the venue's budget, live polls first), in a throwaway store; each runner's plan becomes a `history` line.
+ */
+async function startRecordedHistory(
+  connectors: readonly ExchangeConnector[],
+  recorder: Recorder,
+  o: { days: number; now: () => number; coins: readonly string[]; db?: Database; logger: Logger },
+): Promise<{ service: HistoryService; close(): Promise<void> }> {
+  const [{ budgetConnectors, startHistory }, { MarketState }, { openDatabase }] = await Promise.all([
+    import('../history/service.js'),
+    import('../state.js'),
+    import('../../store/database.js'),
+  ])
+  const db = o.db ?? (await openDatabase({ kind: 'pglite', dir: null }))
+  // the runner plans the store's coins: the ones recorded
+  await db.prisma.coin.createMany({ data: o.coins.map((symbol) => ({ symbol, source: 'default' })), skipDuplicates: true })
+  const market = new MarketState(db, o.now)
+  await market.refreshCoins()
+  const budgets = budgetConnectors(connectors, o.now)
+  const service = startHistory({
+    connectors,
+    budgets,
+    db,
+    market,
+    days: o.days,
+    now: o.now,
+    logger: o.logger.child({ task: 'history' }),
+    onStarted: (venue, started) => recorder.history(venue, o.days, started),
+  })
+  return { service, close: async () => void (o.db ? undefined : await db.close()) }
+}
+
+function historyProgress(service: HistoryService): HistoryProgress {
+  const runners = [...service.runners.values()]
+  const series = runners.flatMap((r) => r.status())
+  const pagesLeft = series.reduce((n, s) => n + s.pages_remaining, 0)
+  return {
+    pagesDone: runners.reduce((n, r) => n + r.fetched, 0),
+    pagesLeft,
+    done: runners.every((r) => r.state === 'refused' || (r.state !== 'waiting' && r.completeness().done)),
+  }
 }

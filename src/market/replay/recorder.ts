@@ -1,7 +1,8 @@
 // Records what a venue's CCXT instances receive, as it arrives: every HTTP response (method, full URL, the request
 // body when there is one, status, raw body text) from CCXT's onRestResponse, the point where CCXT has read the body
 // and before it parses it; and every WebSocket frame (raw text, stream URL) at ccxt.pro's WsClient.onMessage, before
-// it is parsed. Each with its receive time, as one line of a recording (format.ts, docs/recordings.md).
+// it is parsed. Each with its receive time, as one line of a recording (format.ts, docs/recordings.md). The history
+// service's pages are HTTP responses of the same instances; where it planned them is a `history` line.
 import { gunzipSync, inflateRawSync } from 'node:zlib'
 import type { Exchange } from 'ccxt'
 import type { ExchangeId } from '../../domain/exchanges.js'
@@ -36,6 +37,11 @@ export class Recorder {
   /** a header line: what wrote the file and what it covers */
   meta(exchanges: ExchangeId[], coins: readonly string[], ccxtVersion?: string): void {
     this.line({ v: 1, kind: 'meta', at: this.now(), recorder: 'perp-analytics npm run record', ...(ccxtVersion ? { ccxt: ccxtVersion } : {}), exchanges, coins: [...coins] })
+  }
+
+  /** a venue's history service planned its backfill: the window and the clock it planned on (the replay plans the same) */
+  history(venue: ExchangeId, days: number, started: { now: number; from: number; to: number }): void {
+    this.line({ v: 1, venue, at: this.now(), kind: 'history', days, now: started.now, from: started.from, to: started.to })
   }
 
   /** Hooks `ex` (idempotent). Call before the connector starts, so no response or connection escapes. */

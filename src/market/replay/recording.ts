@@ -3,7 +3,7 @@
 import fs from 'node:fs'
 import readline from 'node:readline'
 import type { ExchangeId } from '../../domain/exchanges.js'
-import { parseLine, RecordingFormatError, type HttpLine, type MetaLine, type WsLine } from './format.js'
+import { parseLine, RecordingFormatError, type HistoryLine, type HttpLine, type MetaLine, type WsLine } from './format.js'
 
 export interface Recording {
   file: string
@@ -14,6 +14,8 @@ export interface Recording {
   venues: Set<ExchangeId>
   frameCount: number
   meta: MetaLine | null
+  /** where a venue's history service planned its backfill (its pages are among `http`), in file order */
+  history: HistoryLine[]
   /** the WebSocket frames in file order, read from the file */
   frames(): AsyncIterable<WsLine>
 }
@@ -35,12 +37,17 @@ export async function loadRecording(file: string): Promise<Recording> {
   const venues = new Set<ExchangeId>()
   let frameCount = 0
   let meta: MetaLine | null = null
+  const history: HistoryLine[] = []
   let last = -Infinity
   for await (const { text, no } of lines(file)) {
     const line = parseLine(text, no)
     if (!line) continue
     if (line.kind === 'meta') {
       meta ??= line
+      continue
+    }
+    if (line.kind === 'history') {
+      history.push(line)
       continue
     }
     // frames are streamed in file order during the replay, so the file must already be in time order
@@ -59,6 +66,7 @@ export async function loadRecording(file: string): Promise<Recording> {
     venues,
     frameCount,
     meta,
+    history,
     async *frames() {
       for await (const { text, no } of lines(file)) {
         const line = parseLine(text, no)

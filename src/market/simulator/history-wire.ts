@@ -4,7 +4,7 @@
 // as objects, whose structured clone — every volume-at-price level a small array — cost the main thread more than
 // simulating them did. The other events (tickers, open interest, funding, liquidations, positioning) are few and
 // flat, and are cloned as they are.
-import type { MarketKey, MinuteBar } from '../bars.js'
+import type { CandleSource, MarketKey, MinuteBar } from '../bars.js'
 import type { Vap } from '../../domain/volume-at-price.js'
 import type { FeedStateEvent, MarketEvent } from '../events.js'
 
@@ -21,7 +21,12 @@ export interface WireRange {
   vap: Float64Array<ArrayBuffer>
 }
 
-const BAR_FIELDS = 14
+const BAR_FIELDS = 15
+/** a bar's source as a number on the wire */
+const SOURCES: readonly CandleSource[] = ['trades', 'venue_kline', 'simulated']
+/** a field the bar's source does not give (null) travels as NaN */
+const orNaN = (v: number | null): number => v ?? Number.NaN
+const orNull = (v: number): number | null => (Number.isNaN(v) ? null : v)
 
 /** collects what simulateRange emits, for encode() */
 export class RangeWriter {
@@ -51,7 +56,8 @@ export class RangeWriter {
     }
     const v0 = this.vap.length / 3
     for (const [level, [buy, sell]] of b.vap) this.vap.push(level, buy, sell)
-    this.bars.push(this.emitted++, m, b.ts, b.open, b.high, b.low, b.close, b.volume, b.buyVolume, b.sellVolume, b.quoteVolume, b.trades, v0, this.vap.length / 3)
+    this.bars.push(this.emitted++, m, b.ts, b.open, b.high, b.low, b.close, b.volume, orNaN(b.buyVolume), orNaN(b.sellVolume), orNaN(b.quoteVolume), orNaN(b.trades), v0, this.vap.length / 3)
+    this.bars.push(SOURCES.indexOf(b.source))
   }
 
   encode(): WireRange {
@@ -80,10 +86,13 @@ export function replayRange(r: WireRange, sink: { emit(e: MarketEvent): void; em
       low: bars[i + 5]!,
       close: bars[i + 6]!,
       volume: bars[i + 7]!,
-      buyVolume: bars[i + 8]!,
-      sellVolume: bars[i + 9]!,
-      quoteVolume: bars[i + 10]!,
-      trades: bars[i + 11]!,
+      buyVolume: orNull(bars[i + 8]!),
+      sellVolume: orNull(bars[i + 9]!),
+      quoteVolume: orNull(bars[i + 10]!),
+      trades: orNull(bars[i + 11]!),
+      source: SOURCES[bars[i + 14]!]!,
+      noSplitMinutes: Number.isNaN(bars[i + 8]!) ? 1 : 0,
+      klineMinutes: SOURCES[bars[i + 14]!] === 'venue_kline' ? 1 : 0,
       vap: levels,
     })
     place++

@@ -1,7 +1,7 @@
 // Simulated history: every minute of a range as its events — funding settlements, book snapshots, the 1-minute bar
 // (minute-bar.ts: aggregates with the statistics of the minute's trades, not the trades themselves), then the
 // ticker and open interest at the minute's last millisecond. A minute is a function of (seed, market, minute) only.
-import { flatMinuteBar, type BarSink, type MinuteBar } from '../bars.js'
+import { flatMinuteBar, type BarSink, type TradeMinuteBar } from '../bars.js'
 import { MINUTE_MS } from '../../domain/time.js'
 import type { EventSink, MarketEvent, TradeEvent } from '../events.js'
 import { sideEventsOfMinute } from './liquidations.js'
@@ -113,9 +113,9 @@ export class HistoryGenerator {
   }
 
   /** the bar of a planned minute */
-  private bar(mk: SimMarket, plan: MinutePlan): MinuteBar {
+  private bar(mk: SimMarket, plan: MinutePlan): TradeMinuteBar {
     if (plan.n > EXPLICIT_TRADES) return aggregateBar(mk, plan, this.barRng)
-    if (plan.n === 0) return flatMinuteBar(mk, plan.m, this.closeBefore(mk, plan.m))
+    if (plan.n === 0) return flatMinuteBar(mk, plan.m, this.closeBefore(mk, plan.m), 'simulated')
     this.trades.length = 0
     generateTrades(mk, plan, this.tradeRng, '', this.trades, null)
     return tradesBar(mk, plan.m, this.trades)

@@ -7,7 +7,7 @@
 //   (Broadie, Glasserman and Kou 1997), since n trades see more of the path than K points do. One typical trade
 //   each sits at the open, close, high and low, so the volume at price spans the bar's range.
 // - A minute without trades is flat at the previous close with zero volume, as the venues' own klines show it.
-import { emptyMinuteBar, type MinuteBar } from '../bars.js'
+import { emptyMinuteBar, type TradeMinuteBar } from '../bars.js'
 import { MINUTE_MS } from '../../domain/time.js'
 import { addTrade } from '../aggregate/fold.js'
 import type { TradeEvent } from '../events.js'
@@ -23,8 +23,8 @@ const PATH_POINTS = 16
 const BGK = 0.5826
 
 /** the bar of a minute's trades (in time order), as the aggregator folds them */
-export function tradesBar(mk: SimMarket, m: number, trades: readonly TradeEvent[]): MinuteBar {
-  const b = emptyMinuteBar(mk, m)
+export function tradesBar(mk: SimMarket, m: number, trades: readonly TradeEvent[]): TradeMinuteBar {
+  const b = emptyMinuteBar(mk, m, 'simulated')
   b.open = trades[0]!.price
   b.close = trades[trades.length - 1]!.price
   b.high = -Infinity
@@ -49,7 +49,7 @@ const levelBuy = new Float64Array(WINDOW)
 const levelSell = new Float64Array(WINDOW)
 
 /** the bar of a busy minute (plan.n > EXPLICIT_TRADES), drawn from hash(market, minute) */
-export function aggregateBar(mk: SimMarket, plan: MinutePlan, rng: Rng): MinuteBar {
+export function aggregateBar(mk: SimMarket, plan: MinutePlan, rng: Rng): TradeMinuteBar {
   const { m, n, pb, m0, lr, sig, hs, unit } = plan
   const tickInv = mk.tickInv
   rng.reseed(barRngSeed(mk, m))
@@ -58,7 +58,7 @@ export function aggregateBar(mk: SimMarket, plan: MinutePlan, rng: Rng): MinuteB
   const nb = binomial(rng, n - 2, pb) + (firstBuy ? 1 : 0) + (lastBuy ? 1 : 0)
   const buyVol = unit * sumSizes(rng, nb)
   const sellVol = unit * sumSizes(rng, n - nb)
-  const b = emptyMinuteBar(mk, m)
+  const b = emptyMinuteBar(mk, m, 'simulated')
   b.open = Math.round(m0 * (firstBuy ? 1 + hs : 1 - hs) * tickInv) / tickInv
   b.close = Math.round(plan.m1 * (lastBuy ? 1 + hs : 1 - hs) * tickInv) / tickInv
   b.trades = n
@@ -135,13 +135,13 @@ export function aggregateBar(mk: SimMarket, plan: MinutePlan, rng: Rng): MinuteB
 }
 
 /** one trade at price into the bar's volume at price; returns its notional */
-function extremeTrade(b: MinuteBar, price: number, size: number, buy: boolean): number {
+function extremeTrade(b: TradeMinuteBar, price: number, size: number, buy: boolean): number {
   vapAddLevel(b, vapLevel(price), size, buy ? 0 : 1)
   return price * size
 }
 
 /** add buy (and sell) volume to one level of the bar's volume at price */
-function vapAddLevel(b: MinuteBar, level: number, first: number, side: 0 | 1, sell = 0): void {
+function vapAddLevel(b: TradeMinuteBar, level: number, first: number, side: 0 | 1, sell = 0): void {
   const buy = side === 0 ? first : 0
   const s = side === 0 ? sell : first
   const cell = b.vap.get(level)

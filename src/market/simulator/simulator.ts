@@ -70,6 +70,8 @@ export interface LiveOptions {
 }
 
 export class MarketSimulator {
+  /** its trades and bars are simulated (HistorySource) */
+  readonly tradeSource = 'simulated' as const
   readonly seed: number
   readonly coins: readonly string[]
   readonly markets: readonly MarketKey[]

@@ -44,6 +44,8 @@ function startWorker(file: string, workerData: unknown): Worker {
 }
 
 export class WorkerHistory {
+  /** its trades and bars are simulated (HistorySource) */
+  readonly tradeSource = 'simulated' as const
   private worker: Worker | null = null
   /** after the thread failed: the ranges are simulated here */
   private local: MarketSimulator | null = null

@@ -1,7 +1,12 @@
 // candle_1m and candle_1h: bulk writes through one unnest statement (Prisma's per-row cost is too high for
 // market data), hourly rollups recomputed from the minute rows they summarize, and windowed reads.
+// Provenance: every row keeps its source (domain/bars.ts); a field the source does not give is NULL. A venue kline
+// never replaces a stored minute folded from trades (live, imported or simulated) unless that minute is marked partial
+// (minute_partial: cut by a restart or an outage, the kline is the whole minute and completes it; its mark goes with
+// it): the upsert skips it, and the rows the write returns are those the store now holds. A minute from trades
+// replaces a stored kline.
 import type { Sql } from '../../store/database.js'
-import { type MarketKey, type MinuteBar } from '../bars.js'
+import { type CandleSource, type MarketKey, type MinuteBar } from '../bars.js'
 import { HOUR_MS, floorTo } from '../../domain/time.js'
 import { type Bar } from '../../domain/bars.js'
 import type { ExchangeId, MarketType } from '../../domain/exchanges.js'
@@ -15,7 +20,9 @@ export type CandleTable = 'candle_1m' | 'candle_1h'
 export const CANDLE_VALUE_COLUMNS = [
   ['exchange', 'text'], ['coin', 'text'], ['market_type', 'text'], ['ts', 'int8'], ['open', 'float8'], ['high', 'float8'], ['low', 'float8'], ['close', 'float8'],
   ['volume', 'float8'], ['buy_volume', 'float8'], ['sell_volume', 'float8'], ['quote_volume', 'float8'], ['trades', 'int4'],
+  ['source', 'text'], ['no_split_minutes', 'int4'], ['kline_minutes', 'int4'],
 ] as const
+const WIDTH = CANDLE_VALUE_COLUMNS.length + 1
 /** their names, as a select list */
 export const CANDLE_VALUE_LIST = CANDLE_VALUE_COLUMNS.map(([c]) => c).join(', ')
 const COLUMNS = `${CANDLE_VALUE_LIST}, vap`
@@ -33,9 +40,12 @@ async function copyBars(sql: Sql, table: CandleTable, bars: readonly MinuteBar[]
     const w = new CopyBinaryWriter(Math.min(COPY_ROWS, bars.length - i) * 256)
     for (let j = i; j < Math.min(bars.length, i + COPY_ROWS); j++) {
       const b = bars[j]!
-      w.row(14).text(b.exchange).text(b.coin).text(b.marketType).int8(b.ts)
+      w.row(WIDTH).text(b.exchange).text(b.coin).text(b.marketType).int8(b.ts)
+      // (float8 writes a null as NULL)
       w.float8(b.open).float8(b.high).float8(b.low).float8(b.close).float8(b.volume).float8(b.buyVolume).float8(b.sellVolume).float8(b.quoteVolume)
-      w.int4(b.trades).bytea(encodeVap(b.vap))
+      if (b.trades === null) w.null()
+      else w.int4(b.trades)
+      w.text(b.source).int4(b.noSplitMinutes).int4(b.klineMinutes).bytea(encodeVap(b.vap))
     }
     await sql.copyBinary!(table, COLUMN_NAMES, w.finish())
   }
@@ -44,13 +54,21 @@ async function copyBars(sql: Sql, table: CandleTable, bars: readonly MinuteBar[]
 /** rows per COPY statement: ~15 ms of the event loop on the embedded store */
 const COPY_ROWS = 1000
 
-/** upsert bars (a later write of the same minute replaces it: re-imports are idempotent); `fresh` rows are new and may be COPYed */
-async function writeBars(sql: Pick<Sql, 'query'> & Partial<Pick<Sql, 'copyBinary'>>, table: CandleTable, bars: readonly MinuteBar[], opts: { fresh?: boolean; chunk?: number } = {}): Promise<void> {
-  if (opts.fresh && sql.copyBinary && bars.length) return copyBars(sql as Sql, table, bars)
+/**
+ * upsert bars (a later write of the same minute replaces it: re-imports are idempotent), except that a venue kline
+ * never replaces a minute folded from trades; `fresh` rows are new and may be COPYed. Returns the bars the store now
+ * holds (all of them unless a kline met a stored minute from trades).
+ */
+async function writeBars(sql: Pick<Sql, 'query'> & Partial<Pick<Sql, 'copyBinary'>>, table: CandleTable, bars: readonly MinuteBar[], opts: { fresh?: boolean; chunk?: number } = {}): Promise<readonly MinuteBar[]> {
+  if (opts.fresh && sql.copyBinary && bars.length) {
+    await copyBars(sql as Sql, table, bars)
+    return bars
+  }
   const chunk = opts.chunk ?? 20_000
+  let kept: MinuteBar[] | null = null
   for (let i = 0; i < bars.length; i += chunk) {
     const part = bars.slice(i, i + chunk)
-    const cols: unknown[][] = Array.from({ length: 14 }, () => new Array(part.length))
+    const cols: unknown[][] = Array.from({ length: WIDTH }, () => new Array(part.length))
     part.forEach((b, j) => {
       cols[0]![j] = b.exchange
       cols[1]![j] = b.coin
@@ -65,19 +83,34 @@ async function writeBars(sql: Pick<Sql, 'query'> & Partial<Pick<Sql, 'copyBinary
       cols[10]![j] = b.sellVolume
       cols[11]![j] = b.quoteVolume
       cols[12]![j] = b.trades
-      cols[13]![j] = encodeVap(b.vap)
+      cols[13]![j] = b.source
+      cols[14]![j] = b.noSplitMinutes
+      cols[15]![j] = b.klineMinutes
+      cols[16]![j] = encodeVap(b.vap)
     })
-    await sql.query(
+    // only a batch with klines can meet a minute it must not replace: only then are the rows written asked back
+    const klines = table === 'candle_1m' && part.some((b) => b.source === 'venue_kline')
+    const rows = await sql.query<{ exchange: string; coin: string; market_type: string; ts: number | string }>(
       `INSERT INTO ${table} (${COLUMNS})
        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::float8[], $6::float8[], $7::float8[], $8::float8[],
-                            $9::float8[], $10::float8[], $11::float8[], $12::float8[], $13::int[], $14::bytea[])
+                            $9::float8[], $10::float8[], $11::float8[], $12::float8[], $13::int[], $14::text[], $15::int[], $16::int[], $17::bytea[])
        ON CONFLICT (exchange, coin, market_type, ts) DO UPDATE SET
          open = EXCLUDED.open, high = EXCLUDED.high, low = EXCLUDED.low, close = EXCLUDED.close, volume = EXCLUDED.volume,
          buy_volume = EXCLUDED.buy_volume, sell_volume = EXCLUDED.sell_volume, quote_volume = EXCLUDED.quote_volume,
-         trades = EXCLUDED.trades, vap = EXCLUDED.vap`,
+         trades = EXCLUDED.trades, source = EXCLUDED.source, no_split_minutes = EXCLUDED.no_split_minutes,
+         kline_minutes = EXCLUDED.kline_minutes, vap = EXCLUDED.vap
+       ${klines ? `WHERE EXCLUDED.source <> 'venue_kline' OR ${table}.source = 'venue_kline'
+         OR EXISTS (SELECT 1 FROM minute_partial p WHERE p.exchange = EXCLUDED.exchange AND p.coin = EXCLUDED.coin AND p.market_type = EXCLUDED.market_type AND p.ts = EXCLUDED.ts)
+       RETURNING exchange, coin, market_type, ts` : ''}`,
       cols,
     )
+    if (klines) {
+      const held = new Set(rows.map((r) => `${r.exchange}|${r.coin}|${r.market_type}|${Number(r.ts)}`))
+      kept ??= bars.slice(0, i)
+      for (const b of part) if (held.has(`${b.exchange}|${b.coin}|${b.marketType}|${b.ts}`)) kept.push(b)
+    } else kept?.push(...part)
   }
+  return kept ?? bars
 }
 
 export interface CandleRow {
@@ -90,10 +123,13 @@ export interface CandleRow {
   low: number
   close: number
   volume: number
-  buy_volume: number
-  sell_volume: number
-  quote_volume: number
-  trades: number
+  buy_volume: number | null
+  sell_volume: number | null
+  quote_volume: number | null
+  trades: number | null
+  source: string
+  no_split_minutes: number
+  kline_minutes: number
   vap?: Uint8Array
 }
 
@@ -112,7 +148,10 @@ export function rowToBarValues(r: CandleRow): Bar & MarketKey {
     buyVolume: r.buy_volume,
     sellVolume: r.sell_volume,
     quoteVolume: r.quote_volume,
-    trades: Number(r.trades),
+    trades: r.trades === null ? null : Number(r.trades),
+    source: r.source as CandleSource,
+    noSplitMinutes: Number(r.no_split_minutes),
+    klineMinutes: Number(r.kline_minutes),
   }
 }
 
@@ -133,14 +172,17 @@ export type HourCache = Map<string, Map<number, MinuteBar>>
  * so the rollups are folded from the bars in hand instead of being read back.
  * `freshHours`: no row of those hours is in candle_1h either (nothing else can write them meanwhile), so the
  * rollups are COPYed too.
+ * Returns the minutes the store now holds (a venue kline that met a stored minute from trades is not among them)
+ * and the hourly rollups as now stored.
  */
 export async function writeMinuteBars(
   sql: Pick<Sql, 'query'> & Partial<Pick<Sql, 'copyBinary'>>,
-  bars: readonly MinuteBar[],
+  given: readonly MinuteBar[],
   opts: { fresh?: boolean; freshHours?: boolean; hourCache?: HourCache } = {},
-): Promise<MinuteBar[]> {
-  if (!bars.length) return []
-  await writeBars(sql, 'candle_1m', bars, { fresh: opts.fresh })
+): Promise<{ minuteBars: readonly MinuteBar[]; hourBars: MinuteBar[] }> {
+  if (!given.length) return { minuteBars: [], hourBars: [] }
+  const bars = await writeBars(sql, 'candle_1m', given, { fresh: opts.fresh })
+  if (!bars.length) return { minuteBars: [], hourBars: [] }
   const hours = new Map<string, { key: MarketKey; hour: number; bars: MinuteBar[] }>()
   for (const b of bars) {
     const hour = floorTo(b.ts, HOUR_MS)
@@ -170,8 +212,7 @@ export async function writeMinuteBars(
   const hourBars = groups.map((g) => ({ ...foldBars(g.bars, g.hour), exchange: g.key.exchange, coin: g.key.coin, marketType: g.key.marketType }))
   // rollups upsert unless the caller knows better: a live feed may already have written the hour the history ends in
   await writeBars(sql, 'candle_1h', hourBars, { fresh: opts.fresh && opts.freshHours })
-  /** the hourly rollups as now stored */
-  return hourBars
+  return { minuteBars: bars, hourBars }
 }
 
 /** the complete minute rows of each touched hour, from the store (the source of truth) */

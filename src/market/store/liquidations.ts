@@ -5,7 +5,8 @@
 import type { Sql } from '../../store/database.js'
 import type { ExchangeId } from '../../domain/exchanges.js'
 import { MINUTE_MS } from '../../domain/time.js'
-import type { PositionSide, PositioningKind } from '../events.js'
+import type { PositionSide, PositioningKind, SampleSource } from '../events.js'
+import { lastPerKey } from './samples.js'
 
 export interface LiquidationOrderRow {
   exchange: ExchangeId
@@ -37,6 +38,8 @@ export interface PositioningRow {
   shortShare: number
   ratio: number
   periodMs: number
+  /** absent: 'live' */
+  source?: SampleSource
 }
 
 type Query = Pick<Sql, 'query'>
@@ -75,16 +78,17 @@ export async function writeLiquidations(sql: Pick<Sql, 'transaction'>, rows: rea
 
 export async function writePositioning(sql: Query, batch: readonly PositioningRow[]): Promise<void> {
   if (!batch.length) return
-  // one row per key, the last one: polls between two publications answer the same sample again, and one INSERT may
-  // not update a row twice (ON CONFLICT DO UPDATE)
-  const rows = [...new Map(batch.map((r) => [`${r.exchange}|${r.coin}|${r.kind}|${r.ts}`, r])).values()]
+  // one row per key, the last one (a live one over the history endpoint's): polls between two publications answer the
+  // same sample again, and one INSERT may not update a row twice (ON CONFLICT DO UPDATE)
+  const rows = lastPerKey(batch, (r) => `${r.exchange}|${r.coin}|${r.kind}|${r.ts}`)
   const col = <T>(f: (r: PositioningRow) => T) => rows.map(f)
   await sql.query(
-    `INSERT INTO positioning_sample (exchange, coin, kind, ts, long_share, short_share, ratio, period_ms)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::float8[], $6::float8[], $7::float8[], $8::int[])
+    `INSERT INTO positioning_sample (exchange, coin, kind, ts, long_share, short_share, ratio, period_ms, source)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::float8[], $6::float8[], $7::float8[], $8::int[], $9::text[])
      ON CONFLICT (exchange, coin, kind, ts) DO UPDATE SET long_share = EXCLUDED.long_share, short_share = EXCLUDED.short_share,
-       ratio = EXCLUDED.ratio, period_ms = EXCLUDED.period_ms`,
-    [col((r) => r.exchange), col((r) => r.coin), col((r) => r.kind), col((r) => r.ts), col((r) => r.longShare), col((r) => r.shortShare), col((r) => r.ratio), col((r) => r.periodMs)],
+       ratio = EXCLUDED.ratio, period_ms = EXCLUDED.period_ms, source = EXCLUDED.source
+     WHERE NOT (positioning_sample.source = 'live' AND EXCLUDED.source = 'venue_history')`,
+    [col((r) => r.exchange), col((r) => r.coin), col((r) => r.kind), col((r) => r.ts), col((r) => r.longShare), col((r) => r.shortShare), col((r) => r.ratio), col((r) => r.periodMs), col((r) => r.source ?? 'live')],
   )
 }
 
@@ -144,7 +148,7 @@ export async function readLiquidationOrders(sql: Query, q: OrderQuery): Promise<
 
 export async function readPositioning(sql: Query, q: { coins: readonly string[]; start: number; end: number }): Promise<PositioningRow[]> {
   const rows = await sql.query<Record<string, unknown>>(
-    `SELECT exchange, coin, kind, ts, long_share, short_share, ratio, period_ms FROM positioning_sample
+    `SELECT exchange, coin, kind, ts, long_share, short_share, ratio, period_ms, source FROM positioning_sample
      WHERE coin = ANY($1::text[]) AND ts >= $2 AND ts < $3 ORDER BY ts, exchange, kind`,
     [[...q.coins], q.start, q.end],
   )
@@ -157,5 +161,6 @@ export async function readPositioning(sql: Query, q: { coins: readonly string[];
     shortShare: Number(r['short_share']),
     ratio: Number(r['ratio']),
     periodMs: Number(r['period_ms']),
+    source: r['source'] as SampleSource,
   }))
 }

@@ -4,6 +4,7 @@ import type { Sql } from '../../store/database.js'
 import { CopyBinaryWriter } from '../../store/copy-binary.js'
 import type { BookLevel, WideBook } from '../../domain/books.js'
 import type { ExchangeId, MarketType } from '../../domain/exchanges.js'
+import type { SampleSource } from '../events.js'
 
 export interface MarketSample {
   exchange: ExchangeId
@@ -18,7 +19,12 @@ export interface MarketSample {
   nextFundingTime: number | null
   /** one-sided, coin units */
   openInterest: number | null
+  /** where openInterest came from (absent: 'live'); the ticker fields are always live */
+  oiSource?: SampleSource
 }
+
+/** a history value does not take the place of a live one (events.ts SampleSource) */
+const keepsLive = (stored: SampleSource | undefined, incoming: SampleSource | undefined): boolean => (stored ?? 'live') === 'live' && incoming === 'venue_history'
 
 /**
  * Rows of the same market and slot folded into one, oldest first: a later row's non-null fields win (a late
@@ -34,27 +40,32 @@ export function mergeSamples(rows: readonly MarketSample[]): MarketSample[] {
       continue
     }
     for (const k of SAMPLE_FIELDS) if (r[k] !== null) (prev[k] as number | null) = r[k]
+    // open interest from the venue's history endpoint does not replace a live one of the slot
+    if (r.openInterest !== null && !(prev.openInterest !== null && keepsLive(prev.oiSource, r.oiSource))) {
+      prev.openInterest = r.openInterest
+      prev.oiSource = r.oiSource
+    }
   }
   return [...byKey.values()]
 }
 
-const SAMPLE_FIELDS = ['markPrice', 'indexPrice', 'lastPrice', 'fundingRate', 'fundingIntervalHours', 'nextFundingTime', 'openInterest'] as const
+const SAMPLE_FIELDS = ['markPrice', 'indexPrice', 'lastPrice', 'fundingRate', 'fundingIntervalHours', 'nextFundingTime'] as const
 
-const SAMPLE_COLUMNS = ['exchange', 'coin', 'market_type', 'ts', 'mark_price', 'index_price', 'last_price', 'funding_rate', 'funding_interval_hours', 'next_funding_time', 'open_interest']
+const SAMPLE_COLUMNS = ['exchange', 'coin', 'market_type', 'ts', 'mark_price', 'index_price', 'last_price', 'funding_rate', 'funding_interval_hours', 'next_funding_time', 'open_interest', 'oi_source']
 
 /**
  * Upsert sample rows (one per market and slot in `rows`: see mergeSamples). A null field never erases a stored
- * value: partial rows (late events) and a restart's first slot merge into what is there. `fresh` rows cannot exist
- * yet (new history) and are COPYed.
+ * value: partial rows (late events) and a restart's first slot merge into what is there; open interest from a venue's
+ * history endpoint never replaces a stored live one. `fresh` rows cannot exist yet (new history) and are COPYed.
  */
 export async function writeSamples(sql: Pick<Sql, 'query'> & Partial<Pick<Sql, 'copyBinary'>>, rows: readonly MarketSample[], opts: { fresh?: boolean } = {}): Promise<void> {
   if (opts.fresh && sql.copyBinary && rows.length) {
     const w = new CopyBinaryWriter(rows.length * 128)
     for (const r of rows) {
-      w.row(11).text(r.exchange).text(r.coin).text(r.marketType).int8(r.ts).float8(r.markPrice).float8(r.indexPrice).float8(r.lastPrice).float8(r.fundingRate).float8(r.fundingIntervalHours)
+      w.row(12).text(r.exchange).text(r.coin).text(r.marketType).int8(r.ts).float8(r.markPrice).float8(r.indexPrice).float8(r.lastPrice).float8(r.fundingRate).float8(r.fundingIntervalHours)
       if (r.nextFundingTime === null) w.null()
       else w.int8(r.nextFundingTime)
-      w.float8(r.openInterest)
+      w.float8(r.openInterest).text(r.oiSource ?? 'live')
     }
     return sql.copyBinary('market_sample', SAMPLE_COLUMNS, w.finish())
   }
@@ -65,8 +76,8 @@ export async function writeSamples(sql: Pick<Sql, 'query'> & Partial<Pick<Sql, '
     const part = rows.slice(i, i + chunk)
     const col = <T>(f: (r: MarketSample) => T) => part.map(f)
     await sql.query(
-      `INSERT INTO market_sample (exchange, coin, market_type, ts, mark_price, index_price, last_price, funding_rate, funding_interval_hours, next_funding_time, open_interest)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::float8[], $6::float8[], $7::float8[], $8::float8[], $9::float8[], $10::bigint[], $11::float8[])
+      `INSERT INTO market_sample (${SAMPLE_COLUMNS.join(', ')})
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::float8[], $6::float8[], $7::float8[], $8::float8[], $9::float8[], $10::bigint[], $11::float8[], $12::text[])
        ON CONFLICT (exchange, coin, market_type, ts) DO UPDATE SET
          mark_price = COALESCE(EXCLUDED.mark_price, market_sample.mark_price),
          index_price = COALESCE(EXCLUDED.index_price, market_sample.index_price),
@@ -74,15 +85,19 @@ export async function writeSamples(sql: Pick<Sql, 'query'> & Partial<Pick<Sql, '
          funding_rate = COALESCE(EXCLUDED.funding_rate, market_sample.funding_rate),
          funding_interval_hours = COALESCE(EXCLUDED.funding_interval_hours, market_sample.funding_interval_hours),
          next_funding_time = COALESCE(EXCLUDED.next_funding_time, market_sample.next_funding_time),
-         open_interest = COALESCE(EXCLUDED.open_interest, market_sample.open_interest)`,
+         open_interest = CASE WHEN ${KEEP_OI} THEN market_sample.open_interest ELSE EXCLUDED.open_interest END,
+         oi_source = CASE WHEN ${KEEP_OI} THEN market_sample.oi_source ELSE EXCLUDED.oi_source END`,
       [
         col((r) => r.exchange), col((r) => r.coin), col((r) => r.marketType), col((r) => r.ts),
         col((r) => r.markPrice), col((r) => r.indexPrice), col((r) => r.lastPrice), col((r) => r.fundingRate),
-        col((r) => r.fundingIntervalHours), col((r) => r.nextFundingTime), col((r) => r.openInterest),
+        col((r) => r.fundingIntervalHours), col((r) => r.nextFundingTime), col((r) => r.openInterest), col((r) => r.oiSource ?? 'live'),
       ],
     )
   }
 }
+
+/** the stored open interest stays: the row brings none, or brings the history endpoint's over a live one */
+const KEEP_OI = `EXCLUDED.open_interest IS NULL OR (market_sample.open_interest IS NOT NULL AND market_sample.oi_source = 'live' AND EXCLUDED.oi_source = 'venue_history')`
 
 interface SampleRow {
   exchange: string
@@ -96,6 +111,7 @@ interface SampleRow {
   funding_interval_hours: number | null
   next_funding_time: number | string | null
   open_interest: number | null
+  oi_source: string
 }
 
 const toSample = (r: SampleRow): MarketSample => ({
@@ -110,6 +126,7 @@ const toSample = (r: SampleRow): MarketSample => ({
   fundingIntervalHours: r.funding_interval_hours,
   nextFundingTime: r.next_funding_time == null ? null : Number(r.next_funding_time),
   openInterest: r.open_interest,
+  oiSource: r.oi_source as SampleSource,
 })
 
 /** samples of a coin set in [start, end), oldest first */
@@ -121,30 +138,71 @@ export async function readSamples(sql: Pick<Sql, 'query'>, q: { coins: readonly 
   return rows.map(toSample)
 }
 
+/** the perp sample columns the hot series reads (series.ts load), with their types for a binary read (selectRows) */
+export const SERIES_SAMPLE_COLUMNS = [
+  ['exchange', 'text'], ['coin', 'text'], ['ts', 'int8'], ['open_interest', 'float8'], ['mark_price', 'float8'], ['funding_rate', 'float8'], ['funding_interval_hours', 'float8'],
+] as const
+
+export interface SeriesSampleRow {
+  exchange: string
+  coin: string
+  ts: number | string
+  open_interest: number | null
+  mark_price: number | null
+  funding_rate: number | null
+  funding_interval_hours: number | null
+}
+
+/** a row of those columns as a perp sample (the fields the series keeps) */
+export const seriesSample = (r: SeriesSampleRow): MarketSample => ({
+  exchange: r.exchange as ExchangeId, coin: r.coin, marketType: 'perp', ts: Number(r.ts),
+  markPrice: r.mark_price, indexPrice: null, lastPrice: null, fundingRate: r.funding_rate, fundingIntervalHours: r.funding_interval_hours,
+  nextFundingTime: null, openInterest: r.open_interest,
+})
+
 export interface FundingRow {
   exchange: ExchangeId
   coin: string
   ts: number
   rate: number
   intervalHours: number
+  /** absent: 'live' */
+  source?: SampleSource
 }
 
-export async function writeFunding(sql: Pick<Sql, 'query'>, rows: readonly FundingRow[]): Promise<void> {
-  if (!rows.length) return
+/** settled rates; one from the venue's history endpoint never replaces a stored live one */
+export async function writeFunding(sql: Pick<Sql, 'query'>, batch: readonly FundingRow[]): Promise<void> {
+  if (!batch.length) return
+  const rows = lastPerKey(batch, (r) => `${r.exchange}|${r.coin}|${r.ts}`)
   await sql.query(
-    `INSERT INTO funding_rate (exchange, coin, ts, rate, interval_hours)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::float8[], $5::float8[])
-     ON CONFLICT (exchange, coin, ts) DO UPDATE SET rate = EXCLUDED.rate, interval_hours = EXCLUDED.interval_hours`,
-    [rows.map((r) => r.exchange), rows.map((r) => r.coin), rows.map((r) => r.ts), rows.map((r) => r.rate), rows.map((r) => r.intervalHours)],
+    `INSERT INTO funding_rate (exchange, coin, ts, rate, interval_hours, source)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::float8[], $5::float8[], $6::text[])
+     ON CONFLICT (exchange, coin, ts) DO UPDATE SET rate = EXCLUDED.rate, interval_hours = EXCLUDED.interval_hours, source = EXCLUDED.source
+     WHERE NOT (funding_rate.source = 'live' AND EXCLUDED.source = 'venue_history')`,
+    [rows.map((r) => r.exchange), rows.map((r) => r.coin), rows.map((r) => r.ts), rows.map((r) => r.rate), rows.map((r) => r.intervalHours), rows.map((r) => r.source ?? 'live')],
   )
+}
+
+/**
+ * One row per key (one INSERT may not update a row twice): the last one, unless it came from the venue's history
+ * endpoint and an earlier one is live.
+ */
+export function lastPerKey<T extends { source?: SampleSource }>(rows: readonly T[], key: (r: T) => string): T[] {
+  const out = new Map<string, T>()
+  for (const r of rows) {
+    const k = key(r)
+    const prev = out.get(k)
+    if (!prev || !keepsLive(prev.source, r.source)) out.set(k, r)
+  }
+  return [...out.values()]
 }
 
 export async function readFunding(sql: Pick<Sql, 'query'>, q: { coins: readonly string[]; start: number; end: number }): Promise<FundingRow[]> {
-  const rows = await sql.query<{ exchange: string; coin: string; ts: number | string; rate: number; interval_hours: number }>(
-    'SELECT exchange, coin, ts, rate, interval_hours FROM funding_rate WHERE coin = ANY($1::text[]) AND ts >= $2 AND ts < $3 ORDER BY coin, exchange, ts',
+  const rows = await sql.query<{ exchange: string; coin: string; ts: number | string; rate: number; interval_hours: number; source: string }>(
+    'SELECT exchange, coin, ts, rate, interval_hours, source FROM funding_rate WHERE coin = ANY($1::text[]) AND ts >= $2 AND ts < $3 ORDER BY coin, exchange, ts',
     [q.coins, q.start, q.end],
   )
-  return rows.map((r) => ({ exchange: r.exchange as ExchangeId, coin: r.coin, ts: Number(r.ts), rate: r.rate, intervalHours: r.interval_hours }))
+  return rows.map((r) => ({ exchange: r.exchange as ExchangeId, coin: r.coin, ts: Number(r.ts), rate: r.rate, intervalHours: r.interval_hours, source: r.source as SampleSource }))
 }
 
 export interface StoredBook {

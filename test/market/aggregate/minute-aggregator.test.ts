@@ -320,15 +320,15 @@ function checkBars(bars: MinuteBar[], accepted: TradeEvent[]) {
     expect(bar.low).toBe(r!.low)
     expect(bar.trades).toBe(r!.trades)
     expect(close(bar.volume, r!.volume)).toBe(true)
-    expect(close(bar.buyVolume, r!.buy)).toBe(true)
-    expect(close(bar.sellVolume, r!.sell)).toBe(true)
-    expect(close(bar.buyVolume + bar.sellVolume, bar.volume)).toBe(true)
-    expect(close(bar.quoteVolume, r!.quote)).toBe(true)
+    expect(close(bar.buyVolume!, r!.buy)).toBe(true)
+    expect(close(bar.sellVolume!, r!.sell)).toBe(true)
+    expect(close(bar.buyVolume! + bar.sellVolume!, bar.volume)).toBe(true)
+    expect(close(bar.quoteVolume!, r!.quote)).toBe(true)
     let vb = 0
     let vs = 0
     for (const [, [b, s]] of bar.vap) ((vb += b), (vs += s))
-    expect(closeF32(vb, bar.buyVolume)).toBe(true)
-    expect(closeF32(vs, bar.sellVolume)).toBe(true)
+    expect(closeF32(vb, bar.buyVolume!)).toBe(true)
+    expect(closeF32(vs, bar.sellVolume!)).toBe(true)
   }
 }
 

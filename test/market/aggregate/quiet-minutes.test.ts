@@ -29,7 +29,7 @@ const book = (ts: number, market: MarketKey = BTC): BookSnapshotEvent => ({ type
 const heartbeat = (agg: MinuteAggregator, from: number, to: number, market: MarketKey = BTC) => {
   for (let t = from; t < to; t += 1000) agg.emit(t % 2000 ? ticker(t, market) : book(t, market))
 }
-const flat = (ts: number, price: number, market: MarketKey = BTC) => ({ ...market, ts, open: price, high: price, low: price, close: price, volume: 0, buyVolume: 0, sellVolume: 0, quoteVolume: 0, trades: 0 })
+const flat = (ts: number, price: number, market: MarketKey = BTC) => ({ ...market, ts, open: price, high: price, low: price, close: price, volume: 0, buyVolume: 0, sellVolume: 0, quoteVolume: 0, trades: 0, source: 'trades', noSplitMinutes: 0, klineMinutes: 0 })
 const minutes = (bars: MinuteBar[], market: MarketKey = BTC) => bars.filter((b) => b.coin === market.coin).map((b) => (b.ts - T0) / MINUTE_MS)
 
 describe('quiet minutes', () => {
@@ -143,6 +143,9 @@ describe('whole-minute bars from a history source', () => {
     sellVolume: 0.5,
     quoteVolume: 2 * close,
     trades,
+    source: 'simulated',
+    noSplitMinutes: 0,
+    klineMinutes: 0,
     vap: new Map([[1, [1.5, 0.5]]]),
   })
 

@@ -63,9 +63,9 @@ describe('rollup', () => {
     expect(hour!.low).toBe(direct.low)
     expect(hour!.trades).toBe(5000)
     expect(hour!.volume).toBeCloseTo(direct.volume, 8)
-    expect(hour!.buyVolume).toBeCloseTo(direct.buyVolume, 8)
-    expect(hour!.sellVolume).toBeCloseTo(direct.sellVolume, 8)
-    expect(hour!.quoteVolume).toBeCloseTo(direct.quoteVolume, 6)
+    expect(hour!.buyVolume).toBeCloseTo(direct.buyVolume!, 8)
+    expect(hour!.sellVolume).toBeCloseTo(direct.sellVolume!, 8)
+    expect(hour!.quoteVolume).toBeCloseTo(direct.quoteVolume!, 6)
     vapClose(hour!.vap, direct.vap)
     // and the merged vap survives the store's encoding
     vapClose(decodeVap(encodeVap(hour!.vap)), hour!.vap, 1e-6)
@@ -83,7 +83,7 @@ describe('rollup', () => {
       ['BTC', H0 + HOUR_MS],
       ['ETH', H0],
     ])
-    expect(hours.reduce((s, b) => s + b.trades, 0)).toBe(900)
+    expect(hours.reduce((s, b) => s + b.trades!, 0)).toBe(900)
     expect(mins).toEqual(snapshot)
     // the partial first hour: open is the first minute's open, regardless of input order
     const firstMinute = mins.filter((b) => b.coin === 'BTC').sort((a, b) => a.ts - b.ts)[0]!

@@ -304,7 +304,7 @@ describe('binance trades (ws_agg_trade.json)', () => {
 })
 
 describe('binance klines (klines.json, ws_kline_1m.json)', () => {
-  it('fetchKlines reads raw /fapi/v1/klines including taker-buy volume', async () => {
+  it('fetchKlines reads raw /fapi/v1/klines including taker-buy volume, quote volume and trade count', async () => {
     const ex = new ccxt.pro.binanceusdm()
     ex.setMarkets(instruments.symbols.map((s) => ex.parseMarket(s as any)))
     const requests = offlineHttp(ex, [['/fapi/v1/klines', fixtureText('binance/klines.json')]])
@@ -314,11 +314,11 @@ describe('binance klines (klines.json, ws_kline_1m.json)', () => {
     expect(requests[0]!.url).toMatch(/symbol=BTCUSDT/)
     const raw = fixture<unknown[][]>('binance/klines.json')
     expect(klines).toEqual(
-      raw.map((r) => ({ ts: r[0], open: Number(r[1]), high: Number(r[2]), low: Number(r[3]), close: Number(r[4]), volume: Number(r[5]), buyVolume: Number(r[9]) })),
+      raw.map((r) => ({ ts: r[0], open: Number(r[1]), high: Number(r[2]), low: Number(r[3]), close: Number(r[4]), volume: Number(r[5]), buyVolume: Number(r[9]), quoteVolume: Number(r[7]), trades: r[8] })),
     )
-    // CCXT's own fetchOHLCV agrees on everything but the taker-buy volume it drops
+    // CCXT's own fetchOHLCV agrees on everything but the taker-buy volume, quote volume and trade count it drops
     const ohlcv = await ex.fetchOHLCV('BTC/USDT:USDT', '1m', undefined, 3)
-    expect(ohlcv.map(klineFromOhlcv)).toEqual(klines.map(({ buyVolume: _b, ...k }) => k))
+    expect(ohlcv.map(klineFromOhlcv)).toEqual(klines.map(({ buyVolume: _b, quoteVolume: _q, trades: _t, ...k }) => k))
   })
 
   it('parses recorded kline_1m frames via the ccxt.pro handler cache and the raw parser', () => {
@@ -335,7 +335,7 @@ describe('binance klines (klines.json, ws_kline_1m.json)', () => {
       expect(binanceWsKline(last)).toEqual({
         symbol: `${base}USDT`,
         closed: k.x,
-        kline: { ts: k.t, open: Number(k.o), high: Number(k.h), low: Number(k.l), close: Number(k.c), volume: Number(k.v), buyVolume: Number(k.V) },
+        kline: { ts: k.t, open: Number(k.o), high: Number(k.h), low: Number(k.l), close: Number(k.c), volume: Number(k.v), buyVolume: Number(k.V), quoteVolume: Number(k.q), trades: k.n },
       })
     }
     const closed = frames.filter((f) => f.data.k.x === true)

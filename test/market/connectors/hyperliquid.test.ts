@@ -33,6 +33,23 @@ function marketsFromMeta(ex: InstanceType<typeof ccxt.pro.hyperliquid>) {
 }
 
 describe('hyperliquid markets, tickers, open interest (meta_and_asset_ctxs.json — TESTNET, meta.json)', () => {
+  it('a first market load that fails is asked again (CCXT keeps the failed load: it would never ask the venue again)', async () => {
+    const ex = new ccxt.pro.hyperliquid()
+    const requests = offlineHttp(ex, [info('metaAndAssetCtxs', 'hyperliquid/meta_and_asset_ctxs.json')])
+    const answer = (ex as any).fetchImplementation
+    let failed = 0
+    ;(ex as any).fetchImplementation = async (url: string, params: { method: string; body?: string }) => {
+      // the venue answers a 429 to the first request (rate limited, or down, at the service's start)
+      if (failed++ === 0) return new Response('Too many requests', { status: 429 })
+      return answer(url, params)
+    }
+    const c = connector({ coins: ['BTC'], sink: new RecordingSink(), ccxtExchange: ex, backoff: { baseMs: 10, maxMs: 20 }, streams: OFF })
+    await c.start()
+    await waitFor(() => c.markets().length === 1, 5_000, 'the markets after a failed first load')
+    expect(requests.length).toBeGreaterThanOrEqual(1)
+    expect(c.markets().map((m) => m.coin)).toEqual(['BTC'])
+  })
+
   it('loads perps from metaAndAssetCtxs and polls mark/oracle/funding and halved OI from the same body', async () => {
     const ex = new ccxt.pro.hyperliquid()
     const requests = offlineHttp(ex, [info('metaAndAssetCtxs', 'hyperliquid/meta_and_asset_ctxs.json')])

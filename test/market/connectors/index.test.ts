@@ -52,7 +52,7 @@ describe('createConnector', () => {
       const c = createConnector(id, { coins: ['btc'], sink: new RecordingSink() })
       expect(c).toBeInstanceOf(classes[id])
       expect(c.exchange).toBe(id)
-      expect(c.health()).toEqual({ exchange: id, lastEventAt: null, connected: false, errors: 0 })
+      expect(c.health()).toEqual({ exchange: id, lastEventAt: null, connected: false, errors: 0, failing: [], refused: null })
       for (const ex of (c as any).instances()) {
         expect(Object.keys(ex.clients ?? {})).toEqual([])
         expect(ex.markets).toBeUndefined()

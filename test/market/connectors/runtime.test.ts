@@ -100,7 +100,7 @@ class ScriptedConnector extends ExchangeConnector {
   ) {
     super(opts)
   }
-  protected exchangeFor(t: MarketType): Exchange | undefined {
+  exchangeFor(t: MarketType): Exchange | undefined {
     return t === 'perp' ? (this.ex as unknown as Exchange) : undefined
   }
   protected override findMarket(ex: Exchange, coin: string): MarketInterface | undefined {

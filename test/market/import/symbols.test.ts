@@ -33,7 +33,7 @@ describe('symbol -> coin', () => {
     expect(parseBinanceFileName('BTCUSDT-aggTrades-2024-01-01.zip')).toEqual({ symbol: 'BTCUSDT', kind: 'aggTrades', period: '2024-01-01' })
     expect(parseBinanceFileName('BTCUSDT-trades-2024-01.csv')).toEqual({ symbol: 'BTCUSDT', kind: 'trades', period: '2024-01' })
     expect(parseBinanceFileName('ETHUSDT-aggTrades-2025-03-01.csv')).toEqual({ symbol: 'ETHUSDT', kind: 'aggTrades', period: '2025-03-01' })
-    expect(parseBinanceFileName('BTCUSDT-1m-2024-01.zip')).toEqual({ symbol: 'BTCUSDT', kind: 'klines', period: '2024-01' })
+    expect(parseBinanceFileName('BTCUSDT-1m-2024-01.zip')).toEqual({ symbol: 'BTCUSDT', kind: 'klines', period: '2024-01', interval: '1m' })
     expect(parseBinanceFileName('trades.csv')).toBeNull()
     expect(parseBinanceFileName('BTCUSDT-aggTrades-2024-01-01.zip.CHECKSUM')).toBeNull()
   })

@@ -166,7 +166,7 @@ describe('a minute cut by a shutdown', () => {
     await firstRun()
     const bar = (minute: number): MinuteBar => {
       const w = wholeMinute(minute)
-      return { ...MARKET, ts: minute, open: w.open, high: w.high, low: w.low, close: w.close, volume: w.volume, buyVolume: w.buy, sellVolume: w.volume - w.buy, quoteVolume: w.quote, trades: w.trades, vap: new Map() }
+      return { ...MARKET, ts: minute, open: w.open, high: w.high, low: w.low, close: w.close, volume: w.volume, buyVolume: w.buy, sellVolume: w.volume - w.buy, quoteVolume: w.quote, trades: w.trades, source: 'trades', noSplitMinutes: 0, klineMinutes: 0, vap: new Map() }
     }
     const history = {
       simulateRange: (from: number, to: number, sink: { emitBar(b: MinuteBar): void }) => {

@@ -96,9 +96,9 @@ beforeAll(() => {
     },
     emitBar(b: MinuteBar) {
       const a = get(marketKeyString(b))
-      a.trades += b.trades
-      a.peak = Math.max(a.peak, b.trades)
-      a.usd += b.quoteVolume
+      a.trades! += b.trades!
+      a.peak = Math.max(a.peak, b.trades!)
+      a.usd += b.quoteVolume!
       a.minutes++
     },
   })

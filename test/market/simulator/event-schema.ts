@@ -97,16 +97,16 @@ export function validateBar(b: MinuteBar): void {
   if (b.ts % 60_000 !== 0) throw new Error(`${where}: not on a minute`)
   for (const p of [b.open, b.high, b.low, b.close]) if (!(p > 0) || !Number.isFinite(p)) throw new Error(`${where}: bad price ${p}`)
   if (!(b.low <= Math.min(b.open, b.close) && Math.max(b.open, b.close) <= b.high)) throw new Error(`${where}: open/close outside low..high`)
-  if (!Number.isInteger(b.trades) || b.trades < 0) throw new Error(`${where}: bad trade count`)
+  if (!Number.isInteger(b.trades!) || b.trades! < 0) throw new Error(`${where}: bad trade count`)
   const rel = (a: number, c: number) => Math.abs(a - c) <= 1e-9 * Math.max(1, Math.abs(c))
-  if (!rel(b.buyVolume + b.sellVolume, b.volume) || b.buyVolume < 0 || b.sellVolume < 0) throw new Error(`${where}: buy + sell != volume`)
+  if (!rel(b.buyVolume! + b.sellVolume!, b.volume) || b.buyVolume! < 0 || b.sellVolume! < 0) throw new Error(`${where}: buy + sell != volume`)
   if (b.trades === 0) {
     if (b.volume !== 0 || b.quoteVolume !== 0 || b.vap.size !== 0 || b.open !== b.high || b.low !== b.close || b.open !== b.close) throw new Error(`${where}: a minute without trades must be flat with zero volume`)
     return
   }
   if (!(b.volume > 0)) throw new Error(`${where}: trades without volume`)
   // VWAP inside the range, volume at price summing to the volume and lying inside the range (1-bp levels)
-  const vwap = b.quoteVolume / b.volume
+  const vwap = b.quoteVolume! / b.volume
   if (!(vwap >= b.low * (1 - 1e-9) && vwap <= b.high * (1 + 1e-9))) throw new Error(`${where}: VWAP ${vwap} outside ${b.low}..${b.high}`)
   let buy = 0
   let sell = 0
@@ -115,5 +115,5 @@ export function validateBar(b: MinuteBar): void {
     sell += sv
     if (vapLevelHigh(level) < b.low * (1 - 1e-9) || vapLevelLow(level) > b.high * (1 + 1e-9)) throw new Error(`${where}: volume at level ${level} outside the range`)
   }
-  if (!rel(buy, b.buyVolume) || !rel(sell, b.sellVolume)) throw new Error(`${where}: volume at price does not sum to the buy/sell volume`)
+  if (!rel(buy, b.buyVolume!) || !rel(sell, b.sellVolume!)) throw new Error(`${where}: volume at price does not sum to the buy/sell volume`)
 }

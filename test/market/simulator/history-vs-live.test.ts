@@ -22,7 +22,7 @@ beforeAll(() => {
     emit: () => {},
     emitBar: (b) => void (b.ts < START ? before.push(b) : hist.set(key(b), b)),
   })
-  const agg = new MinuteAggregator()
+  const agg = new MinuteAggregator({ tradeSource: 'simulated' })
   for (const b of before) agg.setResumeCursor(b, b.ts, b.close)
   const sim = new MarketSimulator({ seed: 21, coins: COINS })
   sim.live(agg, { manual: true, fromTs: START })
@@ -62,7 +62,7 @@ describe('history vs live', () => {
   it('a thin minute (and a quiet one) is the same bar in both, volume at price included', () => {
     let n = 0
     for (const [k, h] of hist) {
-      if (h.trades > 16) continue
+      if (h.trades! > 16) continue
       n++
       expect(live.get(k), k).toEqual(h)
     }
@@ -70,7 +70,7 @@ describe('history vs live', () => {
   })
 
   it('a busy minute follows the same path: closes a few half-spreads apart, ranges alike', () => {
-    const busy = [...hist.entries()].filter(([, h]) => h.trades > 16)
+    const busy = [...hist.entries()].filter(([, h]) => h.trades! > 16)
     expect(busy.length).toBeGreaterThan(200)
     const closeBp: number[] = []
     const rangeRatio: number[] = []
@@ -88,11 +88,11 @@ describe('history vs live', () => {
   })
 
   it('busy minutes have the same per-minute volume and taker split, in distribution and minute by minute', () => {
-    const busy = [...hist.entries()].filter(([, h]) => h.trades > 16)
+    const busy = [...hist.entries()].filter(([, h]) => h.trades! > 16)
     const logRatio = busy.map(([k, h]) => Math.log(h.volume / live.get(k)!.volume))
     expect(Math.abs(mean(logRatio))).toBeLessThan(0.05) // no bias
     expect(median(logRatio.map(Math.abs))).toBeLessThan(0.2)
-    const buyShare = (b: MinuteBar) => b.buyVolume / b.volume
+    const buyShare = (b: MinuteBar) => b.buyVolume! / b.volume
     const dShare = busy.map(([k, h]) => buyShare(h) - buyShare(live.get(k)!))
     expect(Math.abs(mean(dShare))).toBeLessThan(0.02)
     // pooled over markets, each minute's volume relative to its market's mean: one distribution (KS, 1 % level)

@@ -168,7 +168,7 @@ describe('MarketSimulator: events', () => {
       // history books: one per hour at the hour start
       expect(es.filter((e) => !isBar(e) && e.type === 'book').map((e) => e.ts)).toEqual([0, 1, 2, 3, 4, 5].map((h) => FROM + h * HOUR_MS))
       // every market trades: at least about one trade a minute on average (the thinnest, dYdX's small coins)
-      expect(bars.reduce((n, b) => n + b.trades, 0) / 360, k).toBeGreaterThan(0.5)
+      expect(bars.reduce((n, b) => n + b.trades!, 0) / 360, k).toBeGreaterThan(0.5)
     }
   })
 
@@ -193,7 +193,7 @@ describe('MarketSimulator: events', () => {
 
   it('volumes are realistic in USD and prices sit near the stated reference levels', () => {
     const btc = sink.bars.filter((b) => b.coin === 'BTC' && b.exchange === 'binance' && b.marketType === 'perp')
-    const usdPerMin = btc.reduce((s, b) => s + b.quoteVolume, 0) / 360
+    const usdPerMin = btc.reduce((s, b) => s + b.quoteVolume!, 0) / 360
     expect(usdPerMin).toBeGreaterThan(2e6)
     expect(usdPerMin).toBeLessThan(50e6)
     expect(sim.fairPrice('BTC', FROM)).toBeGreaterThan(60_000)
@@ -286,7 +286,7 @@ describe('MarketSimulator: live', () => {
     // the rate of history (thousands of trades a minute on binance BTC), and the price continues the history path
     const histBtc = hist.filter((b) => b.coin === 'BTC' && b.exchange === 'binance' && b.marketType === 'perp')
     const liveBtc = trades.filter((t) => t.coin === 'BTC' && t.exchange === 'binance' && t.marketType === 'perp')
-    const histRate = histBtc.reduce((n, b) => n + b.trades, 0) / 60
+    const histRate = histBtc.reduce((n, b) => n + b.trades!, 0) / 60
     expect(histRate).toBeGreaterThan(500)
     expect(liveBtc.length / 2.5).toBeGreaterThan(histRate / 3)
     expect(liveBtc.length / 2.5).toBeLessThan(histRate * 3)

@@ -107,11 +107,11 @@ describe('simulated market statistics (7 days)', () => {
     for (const [k, m] of bars) {
       expect(m.size, k).toBe(DAYS * 1440)
       let n = 0
-      for (const b of m.values()) n += b.trades
+      for (const b of m.values()) n += b.trades!
       expect(n / m.size, k).toBeGreaterThan(1)
     }
     expect(bars.size).toBe(COINS.length * 8)
-    const rate = (k: string) => [...bars.get(k)!.values()].reduce((n, b) => n + b.trades, 0) / (DAYS * 1440)
+    const rate = (k: string) => [...bars.get(k)!.values()].reduce((n, b) => n + b.trades!, 0) / (DAYS * 1440)
     expect(rate('binance:BTC:perp')).toBeGreaterThan(1000)
     expect(rate('dydx:DOGE:perp')).toBeLessThan(100)
   })
@@ -220,7 +220,7 @@ describe('simulated market statistics (7 days)', () => {
       const im: number[] = []
       const r: number[] = []
       for (const b of bars.get(`binance:${coin}:perp`)!.values()) {
-        im.push((b.buyVolume - b.sellVolume) / b.volume)
+        im.push((b.buyVolume! - b.sellVolume!) / b.volume)
         r.push(Math.log(b.close / b.open))
       }
       expect(corr(im, r), coin).toBeGreaterThan(0.2)

@@ -69,6 +69,6 @@ describe('liquidation store', () => {
     const sample = (longShare: number): PositioningRow => ({ exchange: 'bybit', coin: 'BTC', kind: 'account', ts: T0, longShare, shortShare: 1 - longShare, ratio: longShare / (1 - longShare), periodMs: 5 * M })
     await writePositioning(db.sql, [sample(0.5), sample(0.6)])
     const rows = await readPositioning(db.sql, { coins: ['BTC'], start: T0, end: T0 + M })
-    expect(rows).toEqual([sample(0.6)])
+    expect(rows).toEqual([{ ...sample(0.6), source: 'live' }])
   })
 })

@@ -89,7 +89,7 @@ function expectCandleEquals(c: Json, expected: ReturnType<typeof fold>, what: st
 const OHLC_KEYS = ['as_of', 'candles', 'coin', 'coverage', 'end', 'exchange', 'exchanges', 'interval', 'lookback', 'market_type', 'missing', 'start']
 const COVERAGE_KEYS = ['delisted', 'exchanges', 'from', 'missing', 'note', 'partial', 'requested_from', 'requested_to', 'to']
 const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z')
-const CANDLE_KEYS = ['buy_volume', 'close', 'exchanges', 'high', 'low', 'open', 'outliers', 'sell_volume', 'trades', 'ts', 'volume']
+const CANDLE_KEYS = ['buy_volume', 'close', 'exchanges', 'high', 'kline_minutes', 'low', 'no_split_minutes', 'open', 'outliers', 'sell_volume', 'source', 'trades', 'ts', 'volume']
 
 describe('GET /v1/markets/ohlc (2 credits)', () => {
   it('defaults: envelope, headers, exact keys and types, balance drops by 2', async () => {
@@ -118,6 +118,8 @@ describe('GET /v1/markets/ohlc (2 credits)', () => {
       expect(c.exchanges).toEqual([...EXCHANGES])
       // the simulated venues agree within bps: nobody set aside
       expect(c.outliers).toEqual([])
+      // every minute of the simulator's folded from its trades: a taker split throughout
+      expect([c.source, c.no_split_minutes, c.kline_minutes]).toEqual(['simulated', 0, 0])
     }
     // coverage: 3 h of history in a 24 h window: every venue is in, but only from 09:00; the figure says it is partial.
     // The window's candles start at its first whole hour, 13:00 the day before (the 12:00 one holds earlier trades)

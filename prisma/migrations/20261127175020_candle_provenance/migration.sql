@@ -1,0 +1,17 @@
+-- AlterTable
+ALTER TABLE "candle_1h" ADD COLUMN     "kline_minutes" INTEGER NOT NULL DEFAULT 0,
+ADD COLUMN     "no_split_minutes" INTEGER NOT NULL DEFAULT 0,
+ADD COLUMN     "source" TEXT NOT NULL DEFAULT 'trades',
+ALTER COLUMN "buy_volume" DROP NOT NULL,
+ALTER COLUMN "sell_volume" DROP NOT NULL,
+ALTER COLUMN "quote_volume" DROP NOT NULL,
+ALTER COLUMN "trades" DROP NOT NULL;
+
+-- AlterTable
+ALTER TABLE "candle_1m" ADD COLUMN     "kline_minutes" INTEGER NOT NULL DEFAULT 0,
+ADD COLUMN     "no_split_minutes" INTEGER NOT NULL DEFAULT 0,
+ADD COLUMN     "source" TEXT NOT NULL DEFAULT 'trades',
+ALTER COLUMN "buy_volume" DROP NOT NULL,
+ALTER COLUMN "sell_volume" DROP NOT NULL,
+ALTER COLUMN "quote_volume" DROP NOT NULL,
+ALTER COLUMN "trades" DROP NOT NULL;
