@@ -5,7 +5,7 @@ import '../../helpers/no-network.js'
 import { afterEach, describe, expect, it } from 'vitest'
 import { startVenueDouble, type VenueDouble } from '../../helpers/venue-doubles/index.js'
 import { startTestService, type TestService } from '../../helpers/service.js'
-import { startBinanceHistory, type LiveHistory } from './binance-double.js'
+import { startVenueHistory, type VenueLive } from './venue-double.js'
 
 const MIN = 60_000
 const DAY = 86_400_000
@@ -26,12 +26,12 @@ describe('Binance history on the venue double', () => {
   let clock = T0
   let double: VenueDouble
   let svc: TestService
-  let live: LiveHistory | null = null
+  let live: VenueLive | null = null
   const start = () => Math.ceil((Math.floor(clock / MIN) * MIN - DAYS * DAY) / MIN) * MIN
   const end = () => Math.floor(clock / MIN) * MIN
 
   async function boot(concurrency?: number) {
-    live = await startBinanceHistory(svc.services, double, { coins: COINS, days: DAYS, concurrency })
+    live = await startVenueHistory(svc.services, 'binance', double, { coins: COINS, days: DAYS, concurrency, pollIntervalMs: 200 })
     return live
   }
   async function setup() {
