@@ -5,6 +5,8 @@
 // (test/market/connectors/poll-cost.test.ts counts them on the real connectors).
 import type { ExchangeId } from '../../domain/exchanges.js'
 import { DEFAULT_POLL_INTERVALS, type PollIntervals } from './connector-options.js'
+import type { VenueLimits } from '../history/budget.js'
+import { BINANCE_LIMITS, BYBIT_LIMITS, DYDX_LIMITS, HYPERLIQUID_LIMITS } from '../history/limits.js'
 
 type Loop = keyof PollIntervals | 'hourly' | 'fundingInfo'
 
@@ -36,17 +38,27 @@ interface VenueCost {
 }
 
 const MINUTE = 60_000
+
+/**
+ * A limit group from the venue's documented pool (history/limits.ts, the one place each limit is written, with its
+ * source), counted per minute: the history budget and the poll plan read the same numbers.
+ */
+function pool(limits: VenueLimits, name: string, unit: Group['unit'], what: string): Group {
+  const p = limits.pools.find((x) => x.name === name)
+  if (!p) throw new Error(`${limits.venue} has no documented pool ${name}`)
+  return { limit: (p.limit * MINUTE) / p.windowMs, unit, source: `${what}: ${p.limit} per ${p.windowMs / 1000} s per IP (${p.source})` }
+}
 const FUNDING_INFO_MS = 10 * MINUTE
 const HOUR = 60 * MINUTE
 
-/** the venues' documented REST limits and the calls the connectors make (src/market/connectors/<venue>.ts) */
+/** the venues' documented REST limits (history/limits.ts; OKX's per-endpoint limits of the endpoints only the polls use are here) and the calls the connectors make (src/market/connectors/<venue>.ts) */
 export const VENUE_COSTS: Record<ExchangeId, VenueCost> = {
   binance: {
     groups: {
-      fapi: { limit: 2400, unit: 'weight', source: 'USD-M REQUEST_WEIGHT 2400 per minute (GET /fapi/v1/exchangeInfo rateLimits)' },
-      'fapi funding': { limit: 100, unit: 'requests', source: 'GET /fapi/v1/fundingRate shares 500 per 5 min per IP with /fapi/v1/fundingInfo' },
-      'futures/data': { limit: 200, unit: 'requests', source: 'GET /futures/data/*: 1000 per 5 min per IP' },
-      spot: { limit: 6000, unit: 'weight', source: 'spot REQUEST_WEIGHT 6000 per minute' },
+      fapi: pool(BINANCE_LIMITS, 'fapi', 'weight', 'USD-M REQUEST_WEIGHT'),
+      'fapi funding': pool(BINANCE_LIMITS, 'fapi_funding', 'requests', 'GET /fapi/v1/fundingRate with /fapi/v1/fundingInfo'),
+      'futures/data': pool(BINANCE_LIMITS, 'futures_data', 'requests', 'GET /futures/data/*'),
+      spot: pool(BINANCE_LIMITS, 'spot', 'weight', 'spot REQUEST_WEIGHT'),
     },
     calls: [
       { endpoint: 'GET /fapi/v1/premiumIndex (all symbols)', loop: 'tickerMs', group: 'fapi', per: 'poll', count: 1, weight: 10 },
@@ -58,7 +70,7 @@ export const VENUE_COSTS: Record<ExchangeId, VenueCost> = {
     ],
   },
   bybit: {
-    groups: { ip: { limit: 7200, unit: 'requests', source: 'v5 public: 600 requests per 5 s per IP' } },
+    groups: { ip: pool(BYBIT_LIMITS, 'ip', 'requests', 'v5 REST') },
     calls: [
       { endpoint: 'GET /v5/market/tickers?category=linear (tickers and open interest)', loop: 'tickerMs', group: 'ip', per: 'poll', count: 1, weight: 1 },
       { endpoint: 'GET /v5/market/tickers?category=spot', loop: 'tickerMs', group: 'ip', per: 'poll', count: 1, spot: true, weight: 1 },
@@ -94,7 +106,7 @@ export const VENUE_COSTS: Record<ExchangeId, VenueCost> = {
     ],
   },
   hyperliquid: {
-    groups: { info: { limit: 1200, unit: 'weight', source: 'POST /info: 1200 weight per minute per IP; l2Book 2, fundingHistory 20 + 1 per 20 rows, others 20' } },
+    groups: { info: pool(HYPERLIQUID_LIMITS, 'ip', 'weight', 'POST /info weight (l2Book 2, fundingHistory 20 + 1 per 20 rows, others 20)') },
     calls: [
       { endpoint: 'POST /info metaAndAssetCtxs (tickers)', loop: 'tickerMs', group: 'info', per: 'poll', count: 1, weight: 20 },
       { endpoint: 'POST /info metaAndAssetCtxs (open interest)', loop: 'openInterestMs', group: 'info', per: 'poll', count: 1, weight: 20 },
@@ -105,7 +117,7 @@ export const VENUE_COSTS: Record<ExchangeId, VenueCost> = {
     ],
   },
   dydx: {
-    groups: { indexer: { limit: 600, unit: 'requests', source: 'indexer: about 100 requests per 10 s per IP' } },
+    groups: { indexer: pool(DYDX_LIMITS, 'indexer', 'requests', 'indexer') },
     calls: [
       { endpoint: 'GET /v4/perpetualMarkets (tickers and open interest)', loop: 'tickerMs', group: 'indexer', per: 'poll', count: 1, weight: 1 },
       { endpoint: 'GET /v4/historicalFunding/{market}', loop: 'fundingMs', group: 'indexer', per: 'perp', count: 1, weight: 1 },
