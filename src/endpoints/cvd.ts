@@ -29,6 +29,10 @@ export const cvd = defineEndpoint({
   params: z.object(seriesParams()).superRefine(seriesRules),
   // perp and spot candles over the window
   work: (v, now) => 2 * windowRows(v, now, candleResolution(v.interval)) * venuesOf(v),
+  rest: {
+    omit: ['perp.exchanges.points.ratio', 'perp.exchanges.points.exchanges', 'perp.aggregate.ratio', 'spot.exchanges.points.ratio', 'spot.exchanges.points.exchanges', 'spot.aggregate.ratio'],
+    why: 'the buy/sell ratio is GET /v1/flow/taker-volume\'s; a venue\'s own points have no list of venues summed',
+  },
   graphql: (t, f) =>
     t.field({
       type: CvdRef,

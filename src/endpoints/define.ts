@@ -33,8 +33,16 @@ export interface Endpoint<S extends z.ZodObject = z.ZodObject> {
   params: S
   /** the estimated rows of work of a call with these parameters at `now` (./work.ts); 0 for a cheap endpoint */
   work(values: z.output<S>, now: number): number
+  /** what the REST body leaves out of the GraphQL field (src/rest/stored-operations.ts); absent: every field */
+  rest?: RestSelection
   /** adds the GraphQL root field to the schema */
   register(): void
+}
+
+/** fields of the root field's type (dotted paths, e.g. `exchanges.points.delta`) the stored REST operation leaves out, and why */
+export interface RestSelection {
+  omit: readonly string[]
+  why: string
 }
 
 export function defineEndpoint<S extends z.ZodObject>(e: {
@@ -47,6 +55,7 @@ export function defineEndpoint<S extends z.ZodObject>(e: {
   params: S
   /** the estimated rows of work of a call (./work.ts): omitted for an endpoint whose calls are all cheap */
   work?: (values: z.output<S>, now: number) => number
+  rest?: RestSelection
   graphql: (t: QueryFieldBuilder, parts: FieldParts<S>) => FieldRef
 }): Endpoint<S> {
   const { graphql, description, work, ...rest } = e

@@ -19,6 +19,7 @@ export const divergence = defineEndpoint({
   summary: 'OI/price, CVD/price, funding/price and spot/perp CVD divergences on 1h and 4h',
   description: 'OI/price, CVD/price, funding/price and spot/perp CVD divergences on 1h and 4h.',
   params: z.object({ coin: coinParam(false) }),
+  rest: { omit: ['active'], why: 'the active pairs are the pairs with active: true, already in pairs' },
   graphql: (t, f) =>
     t.field({
       type: [CoinDivergenceRef],

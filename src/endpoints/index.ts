@@ -65,6 +65,9 @@ for (const e of ENDPOINTS) e.register()
 
 export const schema = builder.toSchema({ sortSchema: true })
 
+/** the same schema with its types' fields in the order they are defined: the order the stored REST operations select them in (src/rest/stored-operations.ts) */
+export const definitionOrderSchema = () => builder.toSchema({ sortSchema: false })
+
 const BY_FIELD = new Map(ENDPOINTS.map((e) => [e.field, e]))
 
 /** what each root field costs, the REST path its ledger entries are labelled with, and a call's estimated work */

@@ -67,6 +67,7 @@ export const oiHistory = defineEndpoint({
   params: z.object(seriesParams()).superRefine(seriesRules),
   // each venue's minute samples bucketed by the store, then the aggregate's
   work: (v, now) => 2 * windowRows(v, now, SAMPLE_RESOLUTION_MS) * venuesOf(v),
+  rest: { omit: ['exchanges.points.exchanges'], why: 'a venue\'s own points have no list of venues summed' },
   graphql: (t, f) =>
     t.field({
       type: OiHistoryRef,

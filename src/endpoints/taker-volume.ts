@@ -29,6 +29,10 @@ export const takerVolume = defineEndpoint({
     .superRefine(spotNeedsCex)
     .superRefine(seriesRules),
   work: (v, now) => windowRows(v, now, candleResolution(v.interval)) * venuesOf(v),
+  rest: {
+    omit: ['exchanges.points.delta', 'exchanges.points.cvd', 'exchanges.points.exchanges', 'aggregate.delta', 'aggregate.cvd'],
+    why: 'delta and CVD are GET /v1/flow/cvd\'s; a venue\'s own points have no list of venues summed',
+  },
   graphql: (t, f) =>
     t.field({
       type: TakerVolumeRef,

@@ -7,7 +7,7 @@ import { builder } from '../builder.js'
 import { CoverageRef, ExchangeNoteRef } from './common.js'
 import { LiquidationCoverageRef } from './liquidation-coverage.js'
 import { VenueCalibrationRef } from './profile.js'
-import { seriesHeaderFields, type SeriesHeader } from './series.js'
+import { exchangeFirst, seriesHeaderFields, type SeriesHeader } from './series.js'
 
 interface Bucket {
   ts: number
@@ -76,7 +76,7 @@ const HeatmapVenueRef = builder.objectRef<{ exchange: string; calibration: Venue
 export const HeatmapRef = builder.objectRef<HeatmapOut>('LiquidationHeatmap').implement({
   description: 'Estimated liquidation levels over price × time, calibrated against observed liquidations (docs/methodology.md#liquidation-heatmap)',
   fields: (t) => ({
-    ...seriesHeaderFields(t),
+    ...exchangeFirst(seriesHeaderFields(t)),
     priceBins: t.field({ type: [BinRef], description: 'the price axis, ascending; empty without build-up data', resolve: (h) => h.priceBins }),
     buckets: t.field({ type: [BucketRef], resolve: (h) => h.buckets }),
     fit: t.field({ type: FitRef, resolve: (h) => h.fit }),

@@ -9,7 +9,7 @@ import type { LiquidationOrderRow } from '../../market/store/liquidations.js'
 import { builder } from '../builder.js'
 import { CoverageRef, ExchangeNoteRef } from './common.js'
 import { LiquidationCoverageRef, LiquidationPriceEnum } from './liquidation-coverage.js'
-import { seriesHeaderFields, type SeriesHeader } from './series.js'
+import { exchangeFirst, seriesHeaderFields, type SeriesHeader } from './series.js'
 
 export const FeedInfoRef = builder.objectRef<FeedInfo>('FeedInfo').implement({
   description: 'Whether a venue publishes a kind of data, from where, and what to know reading it',
@@ -138,7 +138,7 @@ export type LongShortOut = SeriesHeader & { exchanges: VenuePositioningOut[]; mi
 export const LongShortRef = builder.objectRef<LongShortOut>('LongShortRatios').implement({
   description: 'Account and top-trader long/short ratios per CEX, latest and per interval (docs/methodology.md#positioning)',
   fields: (t) => ({
-    ...seriesHeaderFields(t),
+    ...exchangeFirst(seriesHeaderFields(t)),
     exchanges: t.field({ type: [VenuePositioningRef], description: 'every venue asked for, the DEXs marked not available', resolve: (o) => o.exchanges }),
     missing: t.field({ type: [ExchangeNoteRef], resolve: (o) => o.missing }),
     coverage: t.field({ type: CoverageRef, resolve: (o) => o.coverage }),

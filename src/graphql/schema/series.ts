@@ -34,6 +34,9 @@ export const seriesHeaderFields = <P extends SeriesHeader>(t: Fields<P>) => ({
   next: t.string({ nullable: true, description: 'cursor of the next page (pass it as cursor with the same arguments); null on the last page. REST puts it in meta.next', resolve: (o: P) => o.next }),
 })
 
+/** the same header with exchange before interval: the order the heatmap's and the long/short ratios' REST bodies have always had */
+export const exchangeFirst = <H extends { coin: unknown; exchange: unknown }>({ coin, exchange, ...rest }: H): H => ({ coin, exchange, ...rest }) as H
+
 const FlowPointRef = builder.objectRef<FlowPoint & { exchanges?: string[] }>('FlowPoint').implement({
   description: 'Taker flow of one interval, coin units (docs/methodology.md#flow-series)',
   fields: (t) => ({
