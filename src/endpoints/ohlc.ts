@@ -12,7 +12,7 @@ import { cursorParam } from '../domain/params.js'
 import { limitParam, MAX_LIMIT, pageOf, seriesRules } from '../domain/series.js'
 import { OhlcRef } from '../graphql/schema/markets.js'
 import type { ExchangeId } from '../domain/exchanges.js'
-import { coverageOf, loadPartialMinuteGaps, missingExchanges, rangesOf } from '../market/read/coverage.js'
+import { CANDLE_TOLERANCE_MS, coverageOf, loadPartialMinuteGaps, missingExchanges, rangesOf } from '../market/read/coverage.js'
 import { loadBars } from '../market/read/market-data.js'
 import { cacheOf, type VersionedCache } from '../market/read/versioned-cache.js'
 import { defineEndpoint } from './define.js'
@@ -20,8 +20,6 @@ import { candleResolution, venuesOf, windowRows } from './work.js'
 import { intervalWithinLookback, spotNeedsCex } from './rules.js'
 import { onPage } from './series-kit.js'
 
-/** the data's span may fall short of the window's ends by this much (the minute in progress is not stored yet) */
-export const WINDOW_TOLERANCE_MS = 2 * MINUTE_MS
 
 const params = z
   .object({
@@ -88,7 +86,7 @@ export const ohlc = defineEndpoint({
         const gaps = [...payload.outliers.map((o): CoverageGap => ({ exchange: o.exchange, status: 'outlier', reason: outlierRunReason(o, all.length, 'candles') })), ...short]
         const why = (e: ExchangeId) => gaps.find((g) => g.exchange === e)?.reason ?? 'no trades in the window'
         const missing = missingExchanges(marketType, payload.exchanges, why, exchange)
-        const coverage = coverageOf(ctx, { coin, marketType, used: payload.exchanges as ExchangeId[], gaps, noData: () => 'no trades in the window', only: exchange, requested: { from: first, to: end }, ranges, toleranceMs: WINDOW_TOLERANCE_MS, history: { coin, kinds: [marketType === 'spot' ? 'candles_spot' : 'candles_perp'] } })
+        const coverage = coverageOf(ctx, { coin, marketType, used: payload.exchanges as ExchangeId[], gaps, noData: () => 'no trades in the window', only: exchange, requested: { from: first, to: end }, ranges, toleranceMs: CANDLE_TOLERANCE_MS, history: { coin, kinds: [marketType === 'spot' ? 'candles_spot' : 'candles_perp'] } })
         return { ...rest, candles: shown, start, end, asOf: Math.min(end, ctx.now), missing, coverage, next: page.next }
       },
     }),

@@ -9,12 +9,10 @@ import { HOUR_MS, MINUTE_MS } from '../domain/time.js'
 import { INTERVAL_MS, type Interval } from '../domain/windows.js'
 import type { RequestContext } from '../graphql/context.js'
 import type { FlowLeg } from '../graphql/schema/series.js'
-import { coverageOf, loadPartialMinuteGaps, missingExchanges, seriesRanges } from '../market/read/coverage.js'
+import { CANDLE_TOLERANCE_MS, coverageOf, loadPartialMinuteGaps, missingExchanges, seriesRanges } from '../market/read/coverage.js'
 import { loadBars } from '../market/read/market-data.js'
 import { cacheOf, type VersionedCache } from '../market/read/versioned-cache.js'
 
-/** a series' data may fall short of the window's ends by this much (the minute in progress is not stored yet) */
-const SERIES_TOLERANCE_MS = 2 * MINUTE_MS
 
 export interface SeriesWindow extends SeriesPage {
   interval: Interval
@@ -103,6 +101,6 @@ export async function flowLeg(ctx: RequestContext, q: { coin: string; marketType
     exchanges: all.exchanges.map((v) => ({ exchange: v.exchange, points: onPage(v.points, w) })),
     aggregate: exchange ? null : onPage(all.aggregate, w),
     missing: missingExchanges(marketType, used, noData, exchange),
-    coverage: coverageOf(ctx, { coin, marketType, used, gaps: all.short, noData, only: exchange, requested: { from: w.first, to: w.end }, ranges, toleranceMs: SERIES_TOLERANCE_MS, history: { coin: q.coin, kinds: [marketType === 'spot' ? 'candles_spot' : 'candles_perp'] } }),
+    coverage: coverageOf(ctx, { coin, marketType, used, gaps: all.short, noData, only: exchange, requested: { from: w.first, to: w.end }, ranges, toleranceMs: CANDLE_TOLERANCE_MS, history: { coin: q.coin, kinds: [marketType === 'spot' ? 'candles_spot' : 'candles_perp'] } }),
   }
 }

@@ -5,12 +5,11 @@ import { coinParam, endParam, exchangeParam, intParam, lookbackParam, marketType
 import { LOOKBACK_MS } from '../domain/windows.js'
 import { VolumeProfileRef } from '../graphql/schema/profile.js'
 import { EXCHANGE_IDS } from '../domain/exchanges.js'
-import { coverageOf, loadPartialMinuteGaps, missingExchanges } from '../market/read/coverage.js'
+import { CANDLE_TOLERANCE_MS, coverageOf, loadPartialMinuteGaps, missingExchanges } from '../market/read/coverage.js'
 import { coinVap } from '../market/read/volume-at-price.js'
 import { defineEndpoint } from './define.js'
 import { HOUR_MS } from '../domain/time.js'
 import { VAP_ROW_ROWS, venuesOf, windowRows } from './work.js'
-import { WINDOW_TOLERANCE_MS } from './ohlc.js'
 import { spotNeedsCex } from './rules.js'
 
 export const volumeProfileEndpoint = defineEndpoint({
@@ -50,7 +49,7 @@ export const volumeProfileEndpoint = defineEndpoint({
         return {
           ...profile, coin, exchange: exchange ?? 'all', exchanges: present, marketType, lookback, bins, start, end, asOf: Math.min(end, ctx.now),
           missing: missingExchanges(marketType, present, (e) => klineOnly.find((g) => g.exchange === e)?.reason ?? 'no trades in the window', exchange),
-          coverage: coverageOf(ctx, { coin, marketType, used: present, gaps, noData: () => 'no trades in the window', only: exchange, requested: { from: start, to: end }, ranges, toleranceMs: WINDOW_TOLERANCE_MS, history: { coin: q.coin, kinds: [marketType === 'spot' ? 'candles_spot' : 'candles_perp'] } }),
+          coverage: coverageOf(ctx, { coin, marketType, used: present, gaps, noData: () => 'no trades in the window', only: exchange, requested: { from: start, to: end }, ranges, toleranceMs: CANDLE_TOLERANCE_MS, history: { coin: q.coin, kinds: [marketType === 'spot' ? 'candles_spot' : 'candles_perp'] } }),
         }
       },
     }),

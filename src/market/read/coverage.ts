@@ -2,11 +2,14 @@
 // data against the window asked (docs/methodology.md#coverage). Shared by every endpoint's use case.
 import { buildCoverage, type Coverage, type CoverageGap, type WindowRange } from '../../analytics/coverage.js'
 import { EXCHANGES } from '../../domain/exchanges.js'
-import { HOUR_MS, floorTo } from '../../domain/time.js'
+import { HOUR_MS, MINUTE_MS, floorTo } from '../../domain/time.js'
 import type { ExchangeId, MarketType } from '../../domain/exchanges.js'
 import type { MarketState } from '../state.js'
 import type { StoredMark } from '../store/partial-minutes.js'
 import type { HistoryKind } from '../history/venue-history.js'
+
+/** candles' data may fall short of a window's ends by this much (the minute in progress is not stored yet): ohlc, volume profile, the flow series */
+export const CANDLE_TOLERANCE_MS = 2 * MINUTE_MS
 
 /** what coverage reads of a request: the market and the request's clock */
 export interface CoverageContext {
