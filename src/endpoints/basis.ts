@@ -13,7 +13,7 @@ import { CoverageRef, ExchangeNoteRef } from '../graphql/schema/common.js'
 import { seriesHeaderFields, type SeriesHeader } from '../graphql/schema/series.js'
 import { coverageOf, missingExchanges, seriesRanges, type ExchangeNote } from '../market/read/coverage.js'
 import { loadBars } from '../market/read/market-data.js'
-import { cacheOf, type VersionedCache } from '../market/read/versioned-cache.js'
+import { cacheOf } from '../market/read/versioned-cache.js'
 import { defineEndpoint } from './define.js'
 import { SAMPLE_RESOLUTION_MS, candleResolution, venuesOf, windowRows } from './work.js'
 import { onPage, seriesWindow, windowKey } from './series-kit.js'
@@ -57,7 +57,7 @@ const BasisRef = builder.objectRef<Out>('BasisSeries').implement({
 
 type Ranges = Map<ExchangeId, WindowRange>
 
-const series = new WeakMap<object, VersionedCache<Promise<{ venues: VenueBasis[]; premiumRanges: Ranges; spotRanges: Ranges }>>>()
+type BasisWindow = { venues: VenueBasis[]; premiumRanges: Ranges; spotRanges: Ranges }
 
 export const basis = defineEndpoint({
   path: '/v1/structure/basis',
@@ -69,39 +69,33 @@ export const basis = defineEndpoint({
   params: z.object(seriesParams()).superRefine(seriesRules),
   // the minute samples bucketed by the store, and perp and spot candles
   work: (v, now) => (windowRows(v, now, SAMPLE_RESOLUTION_MS) + 2 * windowRows(v, now, candleResolution(v.interval))) * venuesOf(v),
-  graphql: (t, f) =>
-    t.field({
-      type: BasisRef,
-      description: f.description,
-      args: f.args,
-      resolve: async (_r, args, ctx) => {
-        const v = f.params(args, ctx)
-        const w = seriesWindow(v, ctx.now)
-        const { coin, exchange } = v
-        const market = ctx.services.market
-        const key = `${coin}|${exchange ?? ''}|${windowKey(w)}`
-        const version = `${market.reader.version('candles')}.${market.reader.version('samples')}`
-        const all = await cacheOf(series, market, { maxEntries: 256, oneVersion: true }).get(key, version, async () => {
-          const bars = (marketType: 'perp' | 'spot') =>
-            exchange && !hasMarket(exchange, marketType) ? Promise.resolve([]) : loadBars(market, { coin, marketType, start: w.first, end: w.end, exchange, hourly: w.intervalMs >= HOUR_MS })
-          const [premiums, perpBars, spotBars] = await Promise.all([market.reader.sampleBuckets(coin, w.first, w.end, w.intervalMs, exchange), bars('perp'), bars('spot')])
-          const venues = buildBasis({ premiums, perpBars, spotBars, intervalMs: w.intervalMs, from: w.first, to: w.end })
-          // each venue's data range, once per data version (not per request)
-          return { venues, premiumRanges: seriesRanges(venues, w.intervalMs, (p) => p.premiumBps !== null), spotRanges: seriesRanges(venues, w.intervalMs, (p) => p.basisBps !== null) }
-        })
-        const { premiumRanges, spotRanges } = all
-        const noPremium = (e: ExchangeId) => noMarkReason(e) ?? `no ${coin} mark and index sample in the window`
-        // a venue without a mark of its own has no premium to give: named, never counted as used
-        const unpublished: CoverageGap[] = EXCHANGE_IDS.filter((e) => noMarkReason(e) !== null && (!exchange || e === exchange)).map((e) => ({ exchange: e, status: 'not_published', reason: noMarkReason(e)! }))
-        const noSpot = () => `no ${coin} perp and spot trades in the window`
-        const requested = { from: w.first, to: w.end }
-        return {
-          coin, interval: v.interval, exchange: exchange ?? null, start: w.start, end: w.end, asOf: Math.min(w.end, ctx.now), next: w.next,
-          exchanges: all.venues.map((e) => ({ ...e, points: onPage(e.points, w) })),
-          missing: missingExchanges('perp', all.venues.map((e) => e.exchange), noPremium, exchange),
-          coverage: coverageOf(ctx, { coin, used: premiumRanges.keys(), gaps: unpublished, noData: noPremium, only: exchange, requested, ranges: premiumRanges, toleranceMs: OI_SAMPLE_TOLERANCE_MS }),
-          spotCoverage: coverageOf(ctx, { coin, marketType: 'spot', used: spotRanges.keys(), noData: noSpot, only: exchange, requested, ranges: spotRanges, toleranceMs: OI_SAMPLE_TOLERANCE_MS }),
-        }
-      },
-    }),
+  type: BasisRef,
+  resolve: async (v, ctx) => {
+    const w = seriesWindow(v, ctx.now)
+    const { coin, exchange } = v
+    const market = ctx.services.market
+    const key = `${coin}|${exchange ?? ''}|${windowKey(w)}`
+    const version = `${market.reader.version('candles')}.${market.reader.version('samples')}`
+    const all = await cacheOf<Promise<BasisWindow>>(market, 'basis', { maxEntries: 256, oneVersion: true }).get(key, version, async () => {
+      const bars = (marketType: 'perp' | 'spot') =>
+        exchange && !hasMarket(exchange, marketType) ? Promise.resolve([]) : loadBars(market, { coin, marketType, start: w.first, end: w.end, exchange, hourly: w.intervalMs >= HOUR_MS })
+      const [premiums, perpBars, spotBars] = await Promise.all([market.reader.sampleBuckets(coin, w.first, w.end, w.intervalMs, exchange), bars('perp'), bars('spot')])
+      const venues = buildBasis({ premiums, perpBars, spotBars, intervalMs: w.intervalMs, from: w.first, to: w.end })
+      // each venue's data range, once per data version (not per request)
+      return { venues, premiumRanges: seriesRanges(venues, w.intervalMs, (p) => p.premiumBps !== null), spotRanges: seriesRanges(venues, w.intervalMs, (p) => p.basisBps !== null) }
+    })
+    const { premiumRanges, spotRanges } = all
+    const noPremium = (e: ExchangeId) => noMarkReason(e) ?? `no ${coin} mark and index sample in the window`
+    // a venue without a mark of its own has no premium to give: named, never counted as used
+    const unpublished: CoverageGap[] = EXCHANGE_IDS.filter((e) => noMarkReason(e) !== null && (!exchange || e === exchange)).map((e) => ({ exchange: e, status: 'not_published', reason: noMarkReason(e)! }))
+    const noSpot = () => `no ${coin} perp and spot trades in the window`
+    const requested = { from: w.first, to: w.end }
+    return {
+      coin, interval: v.interval, exchange: exchange ?? null, start: w.start, end: w.end, asOf: Math.min(w.end, ctx.now), next: w.next,
+      exchanges: all.venues.map((e) => ({ ...e, points: onPage(e.points, w) })),
+      missing: missingExchanges('perp', all.venues.map((e) => e.exchange), noPremium, exchange),
+      coverage: coverageOf(ctx, { coin, used: premiumRanges.keys(), gaps: unpublished, noData: noPremium, only: exchange, requested, ranges: premiumRanges, toleranceMs: OI_SAMPLE_TOLERANCE_MS }),
+      spotCoverage: coverageOf(ctx, { coin, marketType: 'spot', used: spotRanges.keys(), noData: noSpot, only: exchange, requested, ranges: spotRanges, toleranceMs: OI_SAMPLE_TOLERANCE_MS }),
+    }
+  },
 })

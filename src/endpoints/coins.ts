@@ -97,47 +97,41 @@ export const coins = defineEndpoint({
   summary: "Supported coins with each venue's instrument, quote currency, contract size, funding interval and listing status",
   description: "Every supported coin with, per venue, the venue's instrument name, quote currency, contract size, funding interval and listing status.",
   params: z.object({ coin: coinParam(false), exchange: exchangeParam() }),
-  graphql: (t, f) =>
-    t.field({
-      type: [CoinListingRef],
-      description: f.description,
-      args: f.args,
-      resolve: async (_r, args, ctx) => {
-        const v = f.params(args, ctx)
-        const market = ctx.services.market
-        // every known coin, delisted ones too (they say so): the listing is where a coin's state is read
-        const coins = [...(v.coin ? [v.coin] : market.coins())].sort()
-        // perps: the live ticker, else a stored one of the last minutes (another process ingests); spot: the live cache
-        const perpTickers = await loadAll(requestLoaders(ctx).tickers, coins)
-        const venues = EXCHANGES.filter((e) => !v.exchange || e.id === v.exchange)
-        const row = (coin: string, i: number, e: ExchangeInfo, mt: MarketType): CoinMarket => {
-          const ticker = mt === 'perp' ? perpTickers[i]!.filter((r) => r.exchange === e.id).sort((a, b) => b.ts - a.ts)[0] : market.live.tickers.get(marketId(e.id, coin, mt))
-          const size = contractSize(e.id, coin, mt)
-          const notes = size.note ? [size.note] : []
-          let fundingIntervalHours: number | null = null
-          if (mt === 'perp') {
-            fundingIntervalHours = ticker?.fundingIntervalHours ?? null
-            if (fundingIntervalHours === null) {
-              fundingIntervalHours = e.fundingIntervalHours
-              notes.push(`funding interval: ${e.name}'s default (no ticker states it)`)
-            }
-          }
-          let status: ListingStatus = 'listed'
-          const gone = market.delisting(coin)
-          if (gone) {
-            status = 'delisted'
-            notes.push(`${coin} left the universe on ${new Date(gone.at).toISOString()}: listed on ${gone.venues.length ? gone.venues.join(', ') : 'no venue'} then, fewer than 2; its history is kept`)
-          } else if (!ticker) {
-            const gap = venueGaps(market, ctx.now, mt, [], () => `no ${coin} ${mt} data from ${e.name}: not followed here, or not listed by the venue`, e.id)[0]!
-            status = gap.status as Exclude<ListingStatus, 'listed'>
-            notes.push(gap.reason)
-          }
-          return {
-            exchange: e.id, marketType: mt, instrument: INSTRUMENT[e.id][mt]!(coin), quoteCurrency: mt === 'perp' ? e.quote : 'USDT',
-            contractSize: size.size, fundingIntervalHours, status, note: notes.length ? notes.join('; ') : null,
-          }
+  type: [CoinListingRef],
+  resolve: async (v, ctx) => {
+    const market = ctx.services.market
+    // every known coin, delisted ones too (they say so): the listing is where a coin's state is read
+    const coins = [...(v.coin ? [v.coin] : market.coins())].sort()
+    // perps: the live ticker, else a stored one of the last minutes (another process ingests); spot: the live cache
+    const perpTickers = await loadAll(requestLoaders(ctx).tickers, coins)
+    const venues = EXCHANGES.filter((e) => !v.exchange || e.id === v.exchange)
+    const row = (coin: string, i: number, e: ExchangeInfo, mt: MarketType): CoinMarket => {
+      const ticker = mt === 'perp' ? perpTickers[i]!.filter((r) => r.exchange === e.id).sort((a, b) => b.ts - a.ts)[0] : market.live.tickers.get(marketId(e.id, coin, mt))
+      const size = contractSize(e.id, coin, mt)
+      const notes = size.note ? [size.note] : []
+      let fundingIntervalHours: number | null = null
+      if (mt === 'perp') {
+        fundingIntervalHours = ticker?.fundingIntervalHours ?? null
+        if (fundingIntervalHours === null) {
+          fundingIntervalHours = e.fundingIntervalHours
+          notes.push(`funding interval: ${e.name}'s default (no ticker states it)`)
         }
-        return coins.map((coin, i) => ({ coin, markets: venues.flatMap((e) => e.marketTypes.map((mt) => row(coin, i, e, mt))), delistedAt: market.delisting(coin)?.at ?? null }))
-      },
-    }),
+      }
+      let status: ListingStatus = 'listed'
+      const gone = market.delisting(coin)
+      if (gone) {
+        status = 'delisted'
+        notes.push(`${coin} left the universe on ${new Date(gone.at).toISOString()}: listed on ${gone.venues.length ? gone.venues.join(', ') : 'no venue'} then, fewer than 2; its history is kept`)
+      } else if (!ticker) {
+        const gap = venueGaps(market, ctx.now, mt, [], () => `no ${coin} ${mt} data from ${e.name}: not followed here, or not listed by the venue`, e.id)[0]!
+        status = gap.status as Exclude<ListingStatus, 'listed'>
+        notes.push(gap.reason)
+      }
+      return {
+        exchange: e.id, marketType: mt, instrument: INSTRUMENT[e.id][mt]!(coin), quoteCurrency: mt === 'perp' ? e.quote : 'USDT',
+        contractSize: size.size, fundingIntervalHours, status, note: notes.length ? notes.join('; ') : null,
+      }
+    }
+    return coins.map((coin, i) => ({ coin, markets: venues.flatMap((e) => e.marketTypes.map((mt) => row(coin, i, e, mt))), delistedAt: market.delisting(coin)?.at ?? null }))
+  },
 })

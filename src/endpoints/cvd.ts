@@ -33,17 +33,11 @@ export const cvd = defineEndpoint({
     omit: ['perp.exchanges.points.ratio', 'perp.exchanges.points.exchanges', 'perp.aggregate.ratio', 'spot.exchanges.points.ratio', 'spot.exchanges.points.exchanges', 'spot.aggregate.ratio'],
     why: 'the buy/sell ratio is GET /v1/flow/taker-volume\'s; a venue\'s own points have no list of venues summed',
   },
-  graphql: (t, f) =>
-    t.field({
-      type: CvdRef,
-      description: f.description,
-      args: f.args,
-      resolve: async (_r, args, ctx) => {
-        const v = f.params(args, ctx)
-        const w = seriesWindow(v, ctx.now)
-        const q = { coin: v.coin, exchange: v.exchange, w }
-        const [perp, spot] = await Promise.all([flowLeg(ctx, { ...q, marketType: 'perp' }), flowLeg(ctx, { ...q, marketType: 'spot' })])
-        return { coin: v.coin, interval: v.interval, exchange: v.exchange ?? null, start: w.start, end: w.end, asOf: Math.min(w.end, ctx.now), next: w.next, perp, spot }
-      },
-    }),
+  type: CvdRef,
+  resolve: async (v, ctx) => {
+    const w = seriesWindow(v, ctx.now)
+    const q = { coin: v.coin, exchange: v.exchange, w }
+    const [perp, spot] = await Promise.all([flowLeg(ctx, { ...q, marketType: 'perp' }), flowLeg(ctx, { ...q, marketType: 'spot' })])
+    return { coin: v.coin, interval: v.interval, exchange: v.exchange ?? null, start: w.start, end: w.end, asOf: Math.min(w.end, ctx.now), next: w.next, perp, spot }
+  },
 })

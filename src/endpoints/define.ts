@@ -1,6 +1,7 @@
 // What an endpoint is: its REST path and credit cost, its parameters as one zod object (REST names), and the GraphQL
 // root field built from the same schema, whose resolver is the use case (load → pure analytics). The registry
 // (./index.ts) lists the endpoints; REST, OpenAPI, metering and the schema are all derived from it.
+import type { FieldNullability, MaybePromise, ShapeFromTypeParam, TypeParam } from '@pothos/core'
 import type { z } from 'zod'
 import { argsOf, paramsOf } from '../graphql/args.js'
 import { builder } from '../graphql/builder.js'
@@ -45,7 +46,8 @@ export interface RestSelection {
   why: string
 }
 
-export function defineEndpoint<S extends z.ZodObject>(e: {
+/** what every endpoint states: its REST path, root field, stored operation, cost, texts and parameters */
+interface EndpointSpec<S extends z.ZodObject> {
   path: string
   field: string
   operation: string
@@ -56,20 +58,48 @@ export function defineEndpoint<S extends z.ZodObject>(e: {
   /** the estimated rows of work of a call (./work.ts): omitted for an endpoint whose calls are all cheap */
   work?: (values: z.output<S>, now: number) => number
   rest?: RestSelection
-  graphql: (t: QueryFieldBuilder, parts: FieldParts<S>) => FieldRef
-}): Endpoint<S> {
-  const { graphql, description, work, ...rest } = e
+}
+
+type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never
+
+/**
+ * An endpoint: its output type and the use case, `resolve(parameters, ctx)` — the parameters parsed once (by the
+ * REST shim, else from the GraphQL arguments). The GraphQL field, its arguments and its description (with the cost
+ * and REST path) are built from the rest. `graphql` instead of `type` + `resolve` builds the field by hand: the
+ * exchanges endpoint's prismaField, the one endpoint read through Prisma.
+ */
+export function defineEndpoint<S extends z.ZodObject, Type extends TypeParam<Types>, Nullable extends FieldNullability<Type> = false>(
+  e: EndpointSpec<S> & {
+    type: Type
+    nullable?: Nullable
+    resolve: (values: z.output<S>, ctx: RequestContext) => MaybePromise<ShapeFromTypeParam<Types, Type, Nullable>>
+  },
+): Endpoint<S>
+export function defineEndpoint<S extends z.ZodObject>(e: EndpointSpec<S> & { graphql: (t: QueryFieldBuilder, parts: FieldParts<S>) => FieldRef }): Endpoint<S>
+export function defineEndpoint<S extends z.ZodObject>(
+  e: EndpointSpec<S> & {
+    type?: unknown
+    nullable?: boolean
+    resolve?: (values: z.output<S>, ctx: RequestContext) => unknown
+    graphql?: (t: QueryFieldBuilder, parts: FieldParts<S>) => FieldRef
+  },
+): Endpoint<S> {
+  const { graphql, description, work, type, nullable, resolve, ...rest } = e
   return {
     ...rest,
     work: work ?? (() => 0),
     register() {
-      builder.queryField(e.field, (t) =>
-        graphql(t, {
+      builder.queryField(e.field, (t) => {
+        const parts: FieldParts<S> = {
           args: argsOf(t.arg, e.params),
           description: `${description} Costs ${e.cost} credit${e.cost > 1 ? 's' : ''} (GET ${e.path}).`,
           params: (args, ctx) => paramsOf(e.field, e.params, args, ctx),
-        }),
-      )
+        }
+        if (graphql) return graphql(t, parts)
+        // the signature above ties resolve's result to the type; Pothos's own generics cannot follow it through here
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any
+        return t.field({ type, nullable, description: parts.description, args: parts.args, resolve: (_root: unknown, args: Record<string, unknown>, ctx: RequestContext) => resolve!(parts.params(args, ctx), ctx) } as any)
+      })
     },
   }
 }

@@ -20,16 +20,11 @@ export const divergence = defineEndpoint({
   description: 'OI/price, CVD/price, funding/price and spot/perp CVD divergences on 1h and 4h.',
   params: z.object({ coin: coinParam(false) }),
   rest: { omit: ['active'], why: 'the active pairs are the pairs with active: true, already in pairs' },
-  graphql: (t, f) =>
-    t.field({
-      type: [CoinDivergenceRef],
-      description: f.description,
-      args: f.args,
-      resolve: (_r, args, ctx) =>
-        coinsOf(f.params(args, ctx), ctx).map((coin) => {
-          const d = coinDivergence(ctx.services.market, coin, ctx.now)
-          return { ...d, coverage: divergenceCoverage(ctx, coin, d, closeOutlierGaps(d.closeOutliers)) }
-        }),
+  type: [CoinDivergenceRef],
+  resolve: (v, ctx) =>
+    coinsOf(v, ctx).map((coin) => {
+      const d = coinDivergence(ctx.services.market, coin, ctx.now)
+      return { ...d, coverage: divergenceCoverage(ctx, coin, d, closeOutlierGaps(d.closeOutliers)) }
     }),
 })
 

@@ -104,45 +104,39 @@ export const fundingArbitrage = defineEndpoint({
     coin: coinParam(false),
     holding_hours: intParam({ min: 1, max: 8760, default: DEFAULT_HOLDING_HOURS, description: 'hours the pair is held: the round-trip taker fees are spread over them' }),
   }),
-  graphql: (t, f) =>
-    t.field({
-      type: ArbitrageRef,
-      description: f.description,
-      args: f.args,
-      resolve: async (_r, args, ctx) => {
-        const v = f.params(args, ctx)
-        const coins = coinsOf(v, ctx)
-        const market = ctx.services.market
-        const [tickers, bars] = await Promise.all([
-          loadAll(requestLoaders(ctx).tickers, coins),
-          // a venue without a mark of its own is priced by its last trade of the rate's age limit
-          Promise.all(coins.map((coin) => noMarkTradeBars(market, coin, ctx.now - FUNDING_MAX_SAMPLE_AGE_MS, ctx.now + 1))),
-        ])
-        const rows: Omit<FundingArbitrage, 'rank'>[] = []
-        const missing: VenueNote[] = []
-        const used = new Set<ExchangeInfo['id']>()
-        const gaps = new Map<string, CoverageGap>()
-        coins.forEach((coin, i) => {
-          const venues: ArbitrageVenue[] = []
-          for (const e of EXCHANGES) {
-            const tk = tickers[i]!.filter((x) => x.exchange === e.id && x.ts <= ctx.now).sort((a, b) => a.ts - b.ts).at(-1)
-            const stale = !!tk && ctx.now - tk.ts > FUNDING_MAX_SAMPLE_AGE_MS
-            const reason = !tk ? `no ${coin} perp ticker` : stale ? `latest ${coin} funding rate older than ${FUNDING_MAX_SAMPLE_AGE_MS / MINUTE_MS} minutes (stale feed)` : tk.fundingRate === null || !(tk.fundingIntervalHours! > 0) ? `no ${coin} funding rate` : null
-            if (reason || !tk) {
-              missing.push({ coin, exchange: e.id, reason: reason! })
-              // a current ticker without a rate is no data, not a stale feed
-              if (tk && !gaps.has(e.id)) gaps.set(e.id, { exchange: e.id, status: stale ? 'stale' : 'no_data', reason: reason! })
-              continue
-            }
-            used.add(e.id)
-            const source = tradablePriceSource(e.id)
-            const price = source === 'mark' ? tk.markPrice : (lastTradeRows(bars[i]!).filter((r) => r.exchange === e.id && r.ts <= ctx.now).at(-1)?.price ?? null)
-            venues.push({ exchange: e.id, rate: tk.fundingRate!, intervalHours: tk.fundingIntervalHours!, price, priceSource: source, nextFundingTime: tk.nextFundingTime, ts: tk.ts })
-          }
-          rows.push(...coinArbitrage(coin, venues, takerFee, v.holding_hours))
-        })
-        const coverage = coverageOf(ctx, { used, gaps: [...gaps.values()].filter((g) => !used.has(g.exchange)), noData: () => 'no current funding rate for any coin' })
-        return { asOf: ctx.now, holdingHours: v.holding_hours, fees: EXCHANGES, opportunities: rankArbitrage(rows), missing, coverage }
-      },
-    }),
+  type: ArbitrageRef,
+  resolve: async (v, ctx) => {
+    const coins = coinsOf(v, ctx)
+    const market = ctx.services.market
+    const [tickers, bars] = await Promise.all([
+      loadAll(requestLoaders(ctx).tickers, coins),
+      // a venue without a mark of its own is priced by its last trade of the rate's age limit
+      Promise.all(coins.map((coin) => noMarkTradeBars(market, coin, ctx.now - FUNDING_MAX_SAMPLE_AGE_MS, ctx.now + 1))),
+    ])
+    const rows: Omit<FundingArbitrage, 'rank'>[] = []
+    const missing: VenueNote[] = []
+    const used = new Set<ExchangeInfo['id']>()
+    const gaps = new Map<string, CoverageGap>()
+    coins.forEach((coin, i) => {
+      const venues: ArbitrageVenue[] = []
+      for (const e of EXCHANGES) {
+        const tk = tickers[i]!.filter((x) => x.exchange === e.id && x.ts <= ctx.now).sort((a, b) => a.ts - b.ts).at(-1)
+        const stale = !!tk && ctx.now - tk.ts > FUNDING_MAX_SAMPLE_AGE_MS
+        const reason = !tk ? `no ${coin} perp ticker` : stale ? `latest ${coin} funding rate older than ${FUNDING_MAX_SAMPLE_AGE_MS / MINUTE_MS} minutes (stale feed)` : tk.fundingRate === null || !(tk.fundingIntervalHours! > 0) ? `no ${coin} funding rate` : null
+        if (reason || !tk) {
+          missing.push({ coin, exchange: e.id, reason: reason! })
+          // a current ticker without a rate is no data, not a stale feed
+          if (tk && !gaps.has(e.id)) gaps.set(e.id, { exchange: e.id, status: stale ? 'stale' : 'no_data', reason: reason! })
+          continue
+        }
+        used.add(e.id)
+        const source = tradablePriceSource(e.id)
+        const price = source === 'mark' ? tk.markPrice : (lastTradeRows(bars[i]!).filter((r) => r.exchange === e.id && r.ts <= ctx.now).at(-1)?.price ?? null)
+        venues.push({ exchange: e.id, rate: tk.fundingRate!, intervalHours: tk.fundingIntervalHours!, price, priceSource: source, nextFundingTime: tk.nextFundingTime, ts: tk.ts })
+      }
+      rows.push(...coinArbitrage(coin, venues, takerFee, v.holding_hours))
+    })
+    const coverage = coverageOf(ctx, { used, gaps: [...gaps.values()].filter((g) => !used.has(g.exchange)), noData: () => 'no current funding rate for any coin' })
+    return { asOf: ctx.now, holdingHours: v.holding_hours, fees: EXCHANGES, opportunities: rankArbitrage(rows), missing, coverage }
+  },
 })

@@ -11,7 +11,7 @@ import { builder } from '../graphql/builder.js'
 import { CoverageRef, ExchangeNoteRef, FundingKindEnum } from '../graphql/schema/common.js'
 import { seriesHeaderFields, type SeriesHeader } from '../graphql/schema/series.js'
 import { coverageOf, missingExchanges, rangesOf, type ExchangeNote } from '../market/read/coverage.js'
-import { cacheOf, type VersionedCache } from '../market/read/versioned-cache.js'
+import { cacheOf } from '../market/read/versioned-cache.js'
 import { defineEndpoint } from './define.js'
 import { SAMPLE_RESOLUTION_MS, venuesOf, windowRows } from './work.js'
 import { onPage, seriesWindow, windowKey } from './series-kit.js'
@@ -68,7 +68,7 @@ const FundingHistoryRef = builder.objectRef<Out>('FundingHistory').implement({
   }),
 })
 
-const histories = new WeakMap<object, VersionedCache<Promise<FundingHistory & { ranges: Map<ExchangeId, WindowRange>; longest: number }>>>()
+type FundingWindow = FundingHistory & { ranges: Map<ExchangeId, WindowRange>; longest: number }
 
 export const fundingHistory = defineEndpoint({
   path: '/v1/funding/history',
@@ -79,39 +79,33 @@ export const fundingHistory = defineEndpoint({
   description: 'Settled funding rates per venue and settlement (per interval, 8h-normalised, annualised), the OI-weighted 8h rate per interval, and the cumulative funding over the window.',
   params: z.object(seriesParams()).superRefine(seriesRules),
   work: (v, now) => windowRows(v, now, SAMPLE_RESOLUTION_MS) * venuesOf(v),
-  graphql: (t, f) =>
-    t.field({
-      type: FundingHistoryRef,
-      description: f.description,
-      args: f.args,
-      resolve: async (_r, args, ctx) => {
-        const v = f.params(args, ctx)
-        const w = seriesWindow(v, ctx.now)
-        const { coin, exchange } = v
-        const market = ctx.services.market
-        const key = `${coin}|${exchange ?? ''}|${windowKey(w)}`
-        const version = `${market.reader.version('funding')}.${market.reader.version('samples')}`
-        const all = await cacheOf(histories, market, { maxEntries: 256, oneVersion: true }).get(key, version, async () => {
-          const [rows, buckets] = await Promise.all([market.reader.funding([coin], w.first, w.end), market.reader.sampleBuckets(coin, w.first, w.end, w.intervalMs, exchange)])
-          const oi = buckets.map((b) => ({ exchange: b.exchange, ts: b.ts, usd: b.oiUsd?.close ?? null }))
-          const history = buildFundingHistory({ rows: rows.filter((r) => !exchange || r.exchange === exchange), intervalMs: w.intervalMs, from: w.first, to: w.end, oi })
-          // once per data version, not per request: each venue's data range (a settlement stands for the interval
-          // before it) and the longest funding interval
-          const ranges = rangesOf(history.exchanges.flatMap((e) => e.settlements.map((s) => ({ exchange: e.exchange, ts: s.ts - s.intervalHours * HOUR_MS, h: s.intervalHours }))), (r) => r.h * HOUR_MS)
-          const longest = Math.max(1, ...history.exchanges.flatMap((e) => e.settlements.map((s) => s.intervalHours)))
-          return { ...history, ranges, longest }
-        })
-        const used = all.exchanges.map((e) => e.exchange)
-        const noData = () => `no ${coin} funding settlement in the window`
-        const { ranges, longest } = all
-        return {
-          coin, interval: v.interval, exchange: exchange ?? null, start: w.start, end: w.end, asOf: Math.min(w.end, ctx.now), next: w.next,
-          exchanges: all.exchanges.map((e) => ({ ...e, settlements: onPage(e.settlements, w) })),
-          weighted: onPage(all.weighted, w),
-          cumulative: all.cumulative,
-          missing: missingExchanges('perp', used, noData, exchange),
-          coverage: coverageOf(ctx, { coin, used, noData, only: exchange, requested: { from: w.first, to: w.end }, ranges, toleranceMs: longest * HOUR_MS, history: { coin, kinds: ['funding'] } }),
-        }
-      },
-    }),
+  type: FundingHistoryRef,
+  resolve: async (v, ctx) => {
+    const w = seriesWindow(v, ctx.now)
+    const { coin, exchange } = v
+    const market = ctx.services.market
+    const key = `${coin}|${exchange ?? ''}|${windowKey(w)}`
+    const version = `${market.reader.version('funding')}.${market.reader.version('samples')}`
+    const all = await cacheOf<Promise<FundingWindow>>(market, 'funding-history', { maxEntries: 256, oneVersion: true }).get(key, version, async () => {
+      const [rows, buckets] = await Promise.all([market.reader.funding([coin], w.first, w.end), market.reader.sampleBuckets(coin, w.first, w.end, w.intervalMs, exchange)])
+      const oi = buckets.map((b) => ({ exchange: b.exchange, ts: b.ts, usd: b.oiUsd?.close ?? null }))
+      const history = buildFundingHistory({ rows: rows.filter((r) => !exchange || r.exchange === exchange), intervalMs: w.intervalMs, from: w.first, to: w.end, oi })
+      // once per data version, not per request: each venue's data range (a settlement stands for the interval
+      // before it) and the longest funding interval
+      const ranges = rangesOf(history.exchanges.flatMap((e) => e.settlements.map((s) => ({ exchange: e.exchange, ts: s.ts - s.intervalHours * HOUR_MS, h: s.intervalHours }))), (r) => r.h * HOUR_MS)
+      const longest = Math.max(1, ...history.exchanges.flatMap((e) => e.settlements.map((s) => s.intervalHours)))
+      return { ...history, ranges, longest }
+    })
+    const used = all.exchanges.map((e) => e.exchange)
+    const noData = () => `no ${coin} funding settlement in the window`
+    const { ranges, longest } = all
+    return {
+      coin, interval: v.interval, exchange: exchange ?? null, start: w.start, end: w.end, asOf: Math.min(w.end, ctx.now), next: w.next,
+      exchanges: all.exchanges.map((e) => ({ ...e, settlements: onPage(e.settlements, w) })),
+      weighted: onPage(all.weighted, w),
+      cumulative: all.cumulative,
+      missing: missingExchanges('perp', used, noData, exchange),
+      coverage: coverageOf(ctx, { coin, used, noData, only: exchange, requested: { from: w.first, to: w.end }, ranges, toleranceMs: longest * HOUR_MS, history: { coin, kinds: ['funding'] } }),
+    }
+  },
 })

@@ -91,23 +91,17 @@ export const largeTrades = defineEndpoint({
   summary: 'Recent trades above a notional threshold across venues, newest first, paged',
   description: 'Recent individual trades of at least min_usd across venues, newest first, paged with a cursor.',
   params,
-  graphql: (t, f) =>
-    t.field({
-      type: LargeTradesRef,
-      description: f.description,
-      args: f.args,
-      resolve: async (_r, args, ctx) => {
-        const v = f.params(args, ctx)
-        const c = cursorOf(v)
-        // the first page fixes the window; a cursor carries it on (its end is the last row's ts + 1, f its seq)
-        const from = c ? c.s : ctx.now - LARGE_TRADE_RETENTION_MS
-        const to = c ? c.e : ctx.now + 1
-        const rows = await pageRows(ctx.services.market.reader, { coin: v.coin, exchange: v.exchange, minUsd: v.min_usd, from, to, after: c ? { ts: c.e - 1, seq: c.f } : undefined, limit: v.limit + 1 })
-        const trades = rows.slice(0, v.limit)
-        const last = trades.at(-1)
-        const next = rows.length > v.limit && last ? nextCursor(v, { s: from, e: last.ts + 1, f: last.seq }) : null
-        const coverage = coverageOf(ctx, { coin: v.coin, used: new Set(trades.map((x) => x.exchange)), noData: () => `no trade of at least ${v.min_usd} USD in the last ${LARGE_TRADE_RETENTION_MS / HOUR_MS} h`, only: v.exchange })
-        return { asOf: ctx.now, minUsd: v.min_usd, storedMinUsd: LARGE_TRADE_STORE_MIN_USD, retentionHours: LARGE_TRADE_RETENTION_MS / HOUR_MS, trades, coverage, next }
-      },
-    }),
+  type: LargeTradesRef,
+  resolve: async (v, ctx) => {
+    const c = cursorOf(v)
+    // the first page fixes the window; a cursor carries it on (its end is the last row's ts + 1, f its seq)
+    const from = c ? c.s : ctx.now - LARGE_TRADE_RETENTION_MS
+    const to = c ? c.e : ctx.now + 1
+    const rows = await pageRows(ctx.services.market.reader, { coin: v.coin, exchange: v.exchange, minUsd: v.min_usd, from, to, after: c ? { ts: c.e - 1, seq: c.f } : undefined, limit: v.limit + 1 })
+    const trades = rows.slice(0, v.limit)
+    const last = trades.at(-1)
+    const next = rows.length > v.limit && last ? nextCursor(v, { s: from, e: last.ts + 1, f: last.seq }) : null
+    const coverage = coverageOf(ctx, { coin: v.coin, used: new Set(trades.map((x) => x.exchange)), noData: () => `no trade of at least ${v.min_usd} USD in the last ${LARGE_TRADE_RETENTION_MS / HOUR_MS} h`, only: v.exchange })
+    return { asOf: ctx.now, minUsd: v.min_usd, storedMinUsd: LARGE_TRADE_STORE_MIN_USD, retentionHours: LARGE_TRADE_RETENTION_MS / HOUR_MS, trades, coverage, next }
+  },
 })

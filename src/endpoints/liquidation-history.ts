@@ -30,22 +30,16 @@ export const liquidationHistory = defineEndpoint({
   params,
   // liquidations are stored per minute that had any: sparse, counted by the hour
   work: (v, now) => windowRows(v, now, HOUR_MS) * venuesOf(v),
-  graphql: (t, f) =>
-    t.field({
-      type: LiquidationHistoryRef,
-      description: f.description,
-      args: f.args,
-      resolve: async (_r, args, ctx) => {
-        const v = f.params(args, ctx)
-        const { coin, exchange, interval } = v
-        const w = seriesWindow(v, ctx.now)
-        const market = ctx.services.market
-        const minutes = await market.reader.liquidationMinutes([coin], w.from, w.to, exchange)
-        const venues = liquidationVenues().filter((e) => !exchange || e === exchange)
-        const out = buildLiquidationHistory({ slots: w.slots, intervalMs: w.intervalMs, minutes, venues })
-        // the venues' liquidation streams over the whole window: a quiet venue whose stream was up adds its zeros
-        const cov = await liquidationCoverage(ctx, { window: { from: w.first, to: w.end }, coin, only: exchange, used: minutes.map((m) => m.exchange) })
-        return { ...out, coin, exchange: exchange ?? null, interval, start: w.start, end: w.end, asOf: Math.min(w.end, ctx.now), missing: missingOf(cov.coverage), ...cov, next: w.next }
-      },
-    }),
+  type: LiquidationHistoryRef,
+  resolve: async (v, ctx) => {
+    const { coin, exchange, interval } = v
+    const w = seriesWindow(v, ctx.now)
+    const market = ctx.services.market
+    const minutes = await market.reader.liquidationMinutes([coin], w.from, w.to, exchange)
+    const venues = liquidationVenues().filter((e) => !exchange || e === exchange)
+    const out = buildLiquidationHistory({ slots: w.slots, intervalMs: w.intervalMs, minutes, venues })
+    // the venues' liquidation streams over the whole window: a quiet venue whose stream was up adds its zeros
+    const cov = await liquidationCoverage(ctx, { window: { from: w.first, to: w.end }, coin, only: exchange, used: minutes.map((m) => m.exchange) })
+    return { ...out, coin, exchange: exchange ?? null, interval, start: w.start, end: w.end, asOf: Math.min(w.end, ctx.now), missing: missingOf(cov.coverage), ...cov, next: w.next }
+  },
 })

@@ -34,29 +34,23 @@ export const liquidationOrders = defineEndpoint({
   summary: 'Individual liquidation orders, newest first; filter by coin, exchange, side, min_usd; paged',
   description: 'Liquidation orders as the venues published them, newest first.',
   params,
-  graphql: (t, f) =>
-    t.field({
-      type: LiquidationOrdersRef,
-      description: f.description,
-      args: f.args,
-      resolve: async (_r, args, ctx) => {
-        const v = f.params(args, ctx)
-        const { start, end } = windowOf(v, ctx.now)
-        const c = cursorOf(v)
-        const from = c ? { ts: Math.floor(c.f / TIE), skip: c.f % TIE } : null
-        const q = { coin: v.coin, exchange: v.exchange, side: v.side, minUsd: v.min_usd, start, end, from, limit: v.limit + 1 }
-        const rows = await ctx.services.market.reader.liquidationOrders(q)
-        const orders = rows.slice(0, v.limit)
-        let next: string | null = null
-        if (rows.length > v.limit) {
-          const last = orders.at(-1)!
-          const ties = orders.filter((o) => o.ts === last.ts).length + (from && from.ts === last.ts ? from.skip : 0)
-          // more orders at one millisecond than a position holds: page on from the next older millisecond
-          next = nextCursor(v, { s: start, e: end, f: ties < TIE ? last.ts * TIE + ties : (last.ts - 1) * TIE })
-        }
-        // the venues' liquidation streams over the window: a venue whose stream was up and has no order here had none to list
-        const cov = await liquidationCoverage(ctx, { window: { from: start, to: end }, coin: v.coin, only: v.exchange, used: orders.map((o) => o.exchange) })
-        return { orders, start, end, asOf: Math.min(end, ctx.now), next, missing: missingOf(cov.coverage), ...cov }
-      },
-    }),
+  type: LiquidationOrdersRef,
+  resolve: async (v, ctx) => {
+    const { start, end } = windowOf(v, ctx.now)
+    const c = cursorOf(v)
+    const from = c ? { ts: Math.floor(c.f / TIE), skip: c.f % TIE } : null
+    const q = { coin: v.coin, exchange: v.exchange, side: v.side, minUsd: v.min_usd, start, end, from, limit: v.limit + 1 }
+    const rows = await ctx.services.market.reader.liquidationOrders(q)
+    const orders = rows.slice(0, v.limit)
+    let next: string | null = null
+    if (rows.length > v.limit) {
+      const last = orders.at(-1)!
+      const ties = orders.filter((o) => o.ts === last.ts).length + (from && from.ts === last.ts ? from.skip : 0)
+      // more orders at one millisecond than a position holds: page on from the next older millisecond
+      next = nextCursor(v, { s: start, e: end, f: ties < TIE ? last.ts * TIE + ties : (last.ts - 1) * TIE })
+    }
+    // the venues' liquidation streams over the window: a venue whose stream was up and has no order here had none to list
+    const cov = await liquidationCoverage(ctx, { window: { from: start, to: end }, coin: v.coin, only: v.exchange, used: orders.map((o) => o.exchange) })
+    return { orders, start, end, asOf: Math.min(end, ctx.now), next, missing: missingOf(cov.coverage), ...cov }
+  },
 })

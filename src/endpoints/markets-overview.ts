@@ -147,15 +147,9 @@ export const marketsOverview = defineEndpoint({
     sort: enumParam(OverviewSort, { description: 'the column to sort by (its REST field name)', default: 'volume_24h_usd' }),
     order: enumParam(SortOrder, { description: 'asc or desc; nulls sort last either way', default: 'desc' }),
   }),
-  graphql: (t, f) =>
-    t.field({
-      type: OverviewRef,
-      description: f.description,
-      args: f.args,
-      resolve: async (_r, args, ctx) => {
-        const { sort, order } = f.params(args, ctx)
-        const { rows, ...o } = await overviewOf(ctx.services, ctx.now)
-        return { ...o, sort, order, coins: sortOverview(rows, sort, order) }
-      },
-    }),
+  type: OverviewRef,
+  resolve: async ({ sort, order }, ctx) => {
+    const { rows, ...o } = await overviewOf(ctx.services, ctx.now)
+    return { ...o, sort, order, coins: sortOverview(rows, sort, order) }
+  },
 })

@@ -17,13 +17,8 @@ export const oiChanges = defineEndpoint({
   summary: 'Open interest per exchange and aggregated, with change % over 1h, 4h, 24h',
   description: 'Open interest per exchange and aggregated, in coins and USD, with change % over 1h, 4h, 24h.',
   params: z.object({ coin: coinParam(false) }),
-  graphql: (t, f) =>
-    t.field({
-      type: [CoinOiRef],
-      description: f.description,
-      args: f.args,
-      resolve: (_r, args, ctx) => fromAllCoinsView(ctx, 'oi-changes', coinsOf(f.params(args, ctx), ctx), (coins, now) => oiView({ services: ctx.services, now }, coins)),
-    }),
+  type: [CoinOiRef],
+  resolve: (v, ctx) => fromAllCoinsView(ctx, 'oi-changes', coinsOf(v, ctx), (coins, now) => oiView({ services: ctx.services, now }, coins)),
 })
 
 /** the open interest changes of each coin asked, at ctx.now */

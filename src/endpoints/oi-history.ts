@@ -10,7 +10,7 @@ import { builder } from '../graphql/builder.js'
 import { CoverageRef, ExchangeNoteRef } from '../graphql/schema/common.js'
 import { seriesHeaderFields, type SeriesHeader } from '../graphql/schema/series.js'
 import { coverageOf, missingExchanges, seriesRanges, type ExchangeNote } from '../market/read/coverage.js'
-import { cacheOf, type VersionedCache } from '../market/read/versioned-cache.js'
+import { cacheOf } from '../market/read/versioned-cache.js'
 import { defineEndpoint } from './define.js'
 import { SAMPLE_RESOLUTION_MS, venuesOf, windowRows } from './work.js'
 import { onPage, seriesWindow, windowKey } from './series-kit.js'
@@ -55,8 +55,6 @@ const OiHistoryRef = builder.objectRef<Out>('OiHistory').implement({
 /** a window's history with each venue's data range (computed once per data version, not per request) */
 type WindowHistory = OiHistory & { ranges: Map<ExchangeId, WindowRange> }
 
-const histories = new WeakMap<object, VersionedCache<Promise<WindowHistory>>>()
-
 export const oiHistory = defineEndpoint({
   path: '/v1/oi/history',
   field: 'oiHistory',
@@ -68,35 +66,29 @@ export const oiHistory = defineEndpoint({
   // each venue's minute samples bucketed by the store, then the aggregate's
   work: (v, now) => 2 * windowRows(v, now, SAMPLE_RESOLUTION_MS) * venuesOf(v),
   rest: { omit: ['exchanges.points.exchanges'], why: 'a venue\'s own points have no list of venues summed' },
-  graphql: (t, f) =>
-    t.field({
-      type: OiHistoryRef,
-      description: f.description,
-      args: f.args,
-      resolve: async (_r, args, ctx) => {
-        const v = f.params(args, ctx)
-        const w = seriesWindow(v, ctx.now)
-        const { coin, exchange } = v
-        const market = ctx.services.market
-        const key = `${coin}|${exchange ?? ''}|${windowKey(w)}`
-        const all = await cacheOf(histories, market, { maxEntries: 256, oneVersion: true }).get(key, market.reader.version('samples'), async () => {
-          const [venues, aggregate] = await Promise.all([
-            market.reader.sampleBuckets(coin, w.first, w.end, w.intervalMs, exchange),
-            exchange ? Promise.resolve([]) : market.reader.aggregateOiBuckets(coin, w.first, w.end, w.intervalMs),
-          ])
-          const history = buildOiHistory({ venues, aggregate, from: w.first, to: w.end })
-          return { ...history, ranges: seriesRanges(history.exchanges, w.intervalMs) }
-        })
-        const used = all.exchanges.map((e) => e.exchange)
-        const noData = () => `no ${coin} open-interest sample in the window`
-        const ranges = all.ranges
-        return {
-          coin, interval: v.interval, exchange: exchange ?? null, start: w.start, end: w.end, asOf: Math.min(w.end, ctx.now), next: w.next,
-          exchanges: all.exchanges.map((e) => ({ exchange: e.exchange, points: onPage(e.points, w) })),
-          aggregate: exchange ? null : onPage(all.aggregate, w),
-          missing: missingExchanges('perp', used, noData, exchange),
-          coverage: coverageOf(ctx, { coin, used, noData, only: exchange, requested: { from: w.first, to: w.end }, ranges, toleranceMs: OI_SAMPLE_TOLERANCE_MS, history: { coin, kinds: ['open_interest'] } }),
-        }
-      },
-    }),
+  type: OiHistoryRef,
+  resolve: async (v, ctx) => {
+    const w = seriesWindow(v, ctx.now)
+    const { coin, exchange } = v
+    const market = ctx.services.market
+    const key = `${coin}|${exchange ?? ''}|${windowKey(w)}`
+    const all = await cacheOf<Promise<WindowHistory>>(market, 'oi-history', { maxEntries: 256, oneVersion: true }).get(key, market.reader.version('samples'), async () => {
+      const [venues, aggregate] = await Promise.all([
+        market.reader.sampleBuckets(coin, w.first, w.end, w.intervalMs, exchange),
+        exchange ? Promise.resolve([]) : market.reader.aggregateOiBuckets(coin, w.first, w.end, w.intervalMs),
+      ])
+      const history = buildOiHistory({ venues, aggregate, from: w.first, to: w.end })
+      return { ...history, ranges: seriesRanges(history.exchanges, w.intervalMs) }
+    })
+    const used = all.exchanges.map((e) => e.exchange)
+    const noData = () => `no ${coin} open-interest sample in the window`
+    const ranges = all.ranges
+    return {
+      coin, interval: v.interval, exchange: exchange ?? null, start: w.start, end: w.end, asOf: Math.min(w.end, ctx.now), next: w.next,
+      exchanges: all.exchanges.map((e) => ({ exchange: e.exchange, points: onPage(e.points, w) })),
+      aggregate: exchange ? null : onPage(all.aggregate, w),
+      missing: missingExchanges('perp', used, noData, exchange),
+      coverage: coverageOf(ctx, { coin, used, noData, only: exchange, requested: { from: w.first, to: w.end }, ranges, toleranceMs: OI_SAMPLE_TOLERANCE_MS, history: { coin, kinds: ['open_interest'] } }),
+    }
+  },
 })

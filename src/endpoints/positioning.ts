@@ -30,31 +30,25 @@ export const positioning = defineEndpoint({
   params: z.object(seriesParams()).superRefine(seriesRules),
   // the venues' ratios, sampled every five minutes
   work: (v, now) => windowRows(v, now, 5 * MINUTE_MS) * venuesOf(v),
-  graphql: (t, f) =>
-    t.field({
-      type: LongShortRef,
-      description: f.description,
-      args: f.args,
-      resolve: async (_r, args, ctx) => {
-        const v = f.params(args, ctx)
-        const w = seriesWindow(v, ctx.now)
-        const { coin, exchange } = v
-        const rows = await ctx.services.market.reader.positioning([coin], w.first, w.end)
-        const venues = EXCHANGES.filter((e) => !exchange || e.id === exchange).map((e) => ({ exchange: e.id, kinds: POSITIONING_KINDS[e.id] }))
-        const all = buildPositioning({ samples: rows, venues, intervalMs: w.intervalMs, from: w.first, to: w.end })
-        const exchanges = all.map((s) => {
-          const feed = POSITIONING_FEEDS[s.exchange as ExchangeId]
-          const page = <T extends { points: { ts: number }[] }>(x: T | null): T | null => x && { ...x, points: onPage(x.points, w) }
-          return { ...s, available: feed.published, feed, account: page(s.account), topPosition: page(s.topPosition) }
-        })
-        const ranges = rangesOf(rows.filter((r) => !exchange || r.exchange === exchange), (r) => r.periodMs)
-        const noData = () => `no ${coin} long/short ratios stored in the window`
-        return {
-          coin, interval: v.interval, exchange: exchange ?? null, start: w.start, end: w.end, asOf: Math.min(w.end, ctx.now), next: w.next,
-          exchanges,
-          missing: missingExchanges('perp', ranges.keys(), (e) => (POSITIONING_FEEDS[e].published ? noData() : POSITIONING_FEEDS[e].note!), exchange),
-          coverage: coverageOf(ctx, { coin, used: ranges.keys(), gaps: unpublished(exchange), noData, only: exchange, requested: { from: w.first, to: w.end }, ranges, toleranceMs: POSITIONING_TOLERANCE_MS, history: { coin, kinds: ['long_short'] } }),
-        }
-      },
-    }),
+  type: LongShortRef,
+  resolve: async (v, ctx) => {
+    const w = seriesWindow(v, ctx.now)
+    const { coin, exchange } = v
+    const rows = await ctx.services.market.reader.positioning([coin], w.first, w.end)
+    const venues = EXCHANGES.filter((e) => !exchange || e.id === exchange).map((e) => ({ exchange: e.id, kinds: POSITIONING_KINDS[e.id] }))
+    const all = buildPositioning({ samples: rows, venues, intervalMs: w.intervalMs, from: w.first, to: w.end })
+    const exchanges = all.map((s) => {
+      const feed = POSITIONING_FEEDS[s.exchange as ExchangeId]
+      const page = <T extends { points: { ts: number }[] }>(x: T | null): T | null => x && { ...x, points: onPage(x.points, w) }
+      return { ...s, available: feed.published, feed, account: page(s.account), topPosition: page(s.topPosition) }
+    })
+    const ranges = rangesOf(rows.filter((r) => !exchange || r.exchange === exchange), (r) => r.periodMs)
+    const noData = () => `no ${coin} long/short ratios stored in the window`
+    return {
+      coin, interval: v.interval, exchange: exchange ?? null, start: w.start, end: w.end, asOf: Math.min(w.end, ctx.now), next: w.next,
+      exchanges,
+      missing: missingExchanges('perp', ranges.keys(), (e) => (POSITIONING_FEEDS[e].published ? noData() : POSITIONING_FEEDS[e].note!), exchange),
+      coverage: coverageOf(ctx, { coin, used: ranges.keys(), gaps: unpublished(exchange), noData, only: exchange, requested: { from: w.first, to: w.end }, ranges, toleranceMs: POSITIONING_TOLERANCE_MS, history: { coin, kinds: ['long_short'] } }),
+    }
+  },
 })

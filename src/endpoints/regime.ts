@@ -92,30 +92,24 @@ export const regime = defineEndpoint({
   params,
   // hourly closes of every venue from the in-memory series
   work: (v, now) => windowRows(v, now, HOUR_MS) * venuesOf({}),
-  graphql: (t, f) =>
-    t.field({
-      type: RegimeRef,
-      description: f.description,
-      args: f.args,
-      resolve: (_r, args, ctx) => {
-        const v = f.params(args, ctx)
-        const { market } = ctx.services
-        const intervalMs = INTERVAL_MS[v.interval]
-        const page = pageOf(v, intervalMs, ctx.now)
-        const history = regimeHistory(market, v.coin, page.slots, intervalMs, ctx.now)
-        const hour = floorTo(ctx.now, HOUR_MS)
-        const current = { ...coinRegime(market, v.coin, ctx.now), ts: hour, asOf: hour }
-        // the classifier reads complete hours only: the hour in progress enters no regime, so it is no coverage either
-        const used = new Set<string>()
-        for (const p of history) for (const e of p.exchanges) used.add(e)
-        // venues left out of the hourly closes the classifications read (each reads REGIME_SPAN_MS of hours before its end)
-        const gaps = closeOutlierGaps(hourCloseOutliers(market, v.coin, page.start - REGIME_SPAN_MS, Math.min(page.end, hour)))
-        const coverage = coverageOf(ctx, {
-          coin: v.coin,
-          used: used as Set<ExchangeId>, gaps, noData: () => `no complete hour of ${v.coin} perp candles in the window`,
-          requested: { from: page.start, to: page.end }, ranges: closeHourRanges(market, v.coin, page.start, Math.min(page.end, hour)), toleranceMs: HOUR_MS,
-        })
-        return { coin: v.coin, interval: v.interval, start: page.start, end: page.end, asOf: Math.min(page.end, ctx.now), current, history, coverage, next: page.next }
-      },
-    }),
+  type: RegimeRef,
+  resolve: (v, ctx) => {
+    const { market } = ctx.services
+    const intervalMs = INTERVAL_MS[v.interval]
+    const page = pageOf(v, intervalMs, ctx.now)
+    const history = regimeHistory(market, v.coin, page.slots, intervalMs, ctx.now)
+    const hour = floorTo(ctx.now, HOUR_MS)
+    const current = { ...coinRegime(market, v.coin, ctx.now), ts: hour, asOf: hour }
+    // the classifier reads complete hours only: the hour in progress enters no regime, so it is no coverage either
+    const used = new Set<string>()
+    for (const p of history) for (const e of p.exchanges) used.add(e)
+    // venues left out of the hourly closes the classifications read (each reads REGIME_SPAN_MS of hours before its end)
+    const gaps = closeOutlierGaps(hourCloseOutliers(market, v.coin, page.start - REGIME_SPAN_MS, Math.min(page.end, hour)))
+    const coverage = coverageOf(ctx, {
+      coin: v.coin,
+      used: used as Set<ExchangeId>, gaps, noData: () => `no complete hour of ${v.coin} perp candles in the window`,
+      requested: { from: page.start, to: page.end }, ranges: closeHourRanges(market, v.coin, page.start, Math.min(page.end, hour)), toleranceMs: HOUR_MS,
+    })
+    return { coin: v.coin, interval: v.interval, start: page.start, end: page.end, asOf: Math.min(page.end, ctx.now), current, history, coverage, next: page.next }
+  },
 })

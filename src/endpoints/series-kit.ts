@@ -11,8 +11,7 @@ import type { RequestContext } from '../graphql/context.js'
 import type { FlowLeg } from '../graphql/schema/series.js'
 import { CANDLE_TOLERANCE_MS, coverageOf, loadPartialMinuteGaps, missingExchanges, seriesRanges } from '../market/read/coverage.js'
 import { loadBars } from '../market/read/market-data.js'
-import { cacheOf, type VersionedCache } from '../market/read/versioned-cache.js'
-
+import { cacheOf } from '../market/read/versioned-cache.js'
 
 export interface SeriesWindow extends SeriesPage {
   interval: Interval
@@ -70,14 +69,12 @@ export function onPage<P extends { ts: number }>(points: readonly P[], w: Series
 /** a window's flow with each venue's data range and its minutes a restart left short (once per data version, not per request) */
 type WindowFlows = FlowSeries & { ranges: Map<ExchangeId, WindowRange>; short: CoverageGap[] }
 
-const flows = new WeakMap<object, VersionedCache<Promise<WindowFlows>>>()
-
 /** one market type's flow over the whole window (every page of it), per venue and aggregated; cached per candle version */
 function windowFlows(ctx: RequestContext, q: { coin: string; marketType: MarketType; exchange?: ExchangeId; w: SeriesWindow }): Promise<WindowFlows> {
   const market = ctx.services.market
   const { coin, marketType, exchange, w } = q
   const key = `${coin}|${marketType}|${exchange ?? ''}|${windowKey(w)}`
-  return cacheOf(flows, market, { maxEntries: 256, oneVersion: true }).get(key, market.reader.version('candles'), async () => {
+  return cacheOf<Promise<WindowFlows>>(market, 'flow-series', { maxEntries: 256, oneVersion: true }).get(key, market.reader.version('candles'), async () => {
     if (exchange && !hasMarket(exchange, marketType)) return { exchanges: [], aggregate: [], ranges: new Map(), short: [] }
     const q = { coin, marketType, start: w.first, end: w.end, exchange }
     const hourly = w.intervalMs >= HOUR_MS

@@ -98,31 +98,25 @@ export const signalBacktest = defineEndpoint({
   }),
   // every signal re-evaluated at every hour of the window, over every venue
   work: (v) => (BACKTEST_LOOKBACK_MS[v.lookback] / HOUR_MS) * venuesOf({}) * MODEL_HOUR_ROWS,
-  graphql: (t, f) =>
-    t.field({
-      type: BacktestRef,
-      description: f.description,
-      args: f.args,
-      resolve: async (_r, args, ctx) => {
-        const v = f.params(args, ctx)
-        const to = floorTo(ctx.now, HOUR_MS)
-        const from = to - BACKTEST_LOOKBACK_MS[v.lookback]
-        const input = await backtestInputs(ctx.services.market, v.coin, from, to, ctx.now)
-        const window = { from, to }
-        const costs = costsOf(new Set(input.venueHours.map((h) => h.exchange)))
-        const rows: Row[] = [...input.signals].map(([name, hours]) => {
-          const row = backtestSignal(name, onsets(hours), input.closes, window, { history: input.history.get(name)!, feeRoundTrip: costs.feeRoundTrip })
-          return { ...row, family: name.split('_')[0]!, testable: true, note: historyNote(row) }
-        })
-        const none = { history: { hours: 0, dataFrom: null }, feeRoundTrip: costs.feeRoundTrip }
-        rows.push({ ...backtestSignal('imbalance_extreme', [], input.closes, window, none), family: 'imbalance', testable: false, note: IMBALANCE_NOTE })
-        const ranges = rangesOf(input.venueHours, HOUR_MS)
-        // venues left out of the hourly closes the signals and forward returns read
-        const gaps = closeOutlierGaps(input.closeOutliers)
-        const coverage = coverageOf(ctx, { coin: v.coin, used: ranges.keys(), gaps, noData: () => `no ${v.coin} hourly history in the window`, requested: window, ranges, toleranceMs: HOUR_MS })
-        return { coin: v.coin, lookback: v.lookback, from, to, asOf: ctx.now, costs, rows, coverage }
-      },
-    }),
+  type: BacktestRef,
+  resolve: async (v, ctx) => {
+    const to = floorTo(ctx.now, HOUR_MS)
+    const from = to - BACKTEST_LOOKBACK_MS[v.lookback]
+    const input = await backtestInputs(ctx.services.market, v.coin, from, to, ctx.now)
+    const window = { from, to }
+    const costs = costsOf(new Set(input.venueHours.map((h) => h.exchange)))
+    const rows: Row[] = [...input.signals].map(([name, hours]) => {
+      const row = backtestSignal(name, onsets(hours), input.closes, window, { history: input.history.get(name)!, feeRoundTrip: costs.feeRoundTrip })
+      return { ...row, family: name.split('_')[0]!, testable: true, note: historyNote(row) }
+    })
+    const none = { history: { hours: 0, dataFrom: null }, feeRoundTrip: costs.feeRoundTrip }
+    rows.push({ ...backtestSignal('imbalance_extreme', [], input.closes, window, none), family: 'imbalance', testable: false, note: IMBALANCE_NOTE })
+    const ranges = rangesOf(input.venueHours, HOUR_MS)
+    // venues left out of the hourly closes the signals and forward returns read
+    const gaps = closeOutlierGaps(input.closeOutliers)
+    const coverage = coverageOf(ctx, { coin: v.coin, used: ranges.keys(), gaps, noData: () => `no ${v.coin} hourly history in the window`, requested: window, ranges, toleranceMs: HOUR_MS })
+    return { coin: v.coin, lookback: v.lookback, from, to, asOf: ctx.now, costs, rows, coverage }
+  },
 })
 
 /** the round trip at the dearest base-tier taker fee among the venues behind the composite (all venues when none traded) */

@@ -16,7 +16,7 @@ import type { CoverageGap } from '../analytics/coverage.js'
 import { coverageOf, hourRanges } from '../market/read/coverage.js'
 import { lastTradeRows, latestBooks, latestTickers, markRows, noMarkTradeBars } from '../market/read/market-data.js'
 import { closeOutlierGaps, coinDivergence, coinRegime, hourCloseOutliers, priceChange24h, REGIME_SPAN_MS, seriesHistory } from '../market/read/signal-inputs.js'
-import { cacheOf, type VersionedCache } from '../market/read/versioned-cache.js'
+import { cacheOf } from '../market/read/versioned-cache.js'
 import { DATA_TICK_MS } from '../market/state.js'
 import type { Services } from '../services.js'
 import { defineEndpoint } from './define.js'
@@ -29,15 +29,9 @@ export const snapshot = defineEndpoint({
   summary: 'All coins ranked, active divergences, regime distribution and top arbitrage',
   description: 'Full market snapshot.',
   params: z.object({}),
-  graphql: (t, f) =>
-    t.field({
-      type: SnapshotRef,
-      description: f.description,
-      args: f.args,
-      resolve: (_r, _args, ctx) => getSnapshot(ctx.services),
-    }),
+  type: SnapshotRef,
+  resolve: (_v, ctx) => getSnapshot(ctx.services),
 })
-
 
 /** a ticker, book or last trade older than this is not a quote anyone can trade on */
 const QUOTE_MAX_AGE_MS = 60_000
@@ -115,14 +109,12 @@ const SNAPSHOT_REFRESH_MS = DATA_TICK_MS
 /** a cached snapshot is served only while no older than one refresh period plus one tick */
 const SNAPSHOT_MAX_AGE_MS = SNAPSHOT_REFRESH_MS + DATA_TICK_MS
 
-const snapshots = new WeakMap<object, VersionedCache<Promise<SnapshotResult>>>()
-
 /**
  * the cached snapshot: recomputed when the series moved or after a refresh period; meanwhile the previous one is
  * served, and the recomputation starts on the next turn of the event loop, after the answer that found it outdated
  */
 function getSnapshot(services: Services): Promise<SnapshotResult> {
-  const cache = cacheOf(snapshots, services, { maxEntries: 1, refreshMs: SNAPSHOT_REFRESH_MS, serveStaleMs: SNAPSHOT_MAX_AGE_MS, deferRefresh: true, clock: services.clock })
+  const cache = cacheOf<Promise<SnapshotResult>>(services, 'snapshot', { maxEntries: 1, refreshMs: SNAPSHOT_REFRESH_MS, serveStaleMs: SNAPSHOT_MAX_AGE_MS, deferRefresh: true, clock: services.clock })
   return cache.get('snapshot', services.market.series.version, () => {
     const computing = computeSnapshot(services, services.clock())
     // keep the rejection of a background refresh from going unhandled

@@ -18,13 +18,8 @@ export const spread = defineEndpoint({
   summary: 'Cross-exchange price spread in bps with cheapest/dearest venue and z-score',
   description: 'Cross-exchange price spread in bps with the cheapest and dearest venue and a z-score.',
   params: z.object({ coin: coinParam(false) }),
-  graphql: (t, f) =>
-    t.field({
-      type: [SpreadRef],
-      description: f.description,
-      args: f.args,
-      resolve: (_r, args, ctx) => fromAllCoinsView(ctx, 'spread', coinsOf(f.params(args, ctx), ctx), (coins, now) => spreadView({ services: ctx.services, now }, coins)),
-    }),
+  type: [SpreadRef],
+  resolve: (v, ctx) => fromAllCoinsView(ctx, 'spread', coinsOf(v, ctx), (coins, now) => spreadView({ services: ctx.services, now }, coins)),
 })
 
 /** the spread of each coin asked, at ctx.now */

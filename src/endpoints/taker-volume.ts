@@ -33,16 +33,10 @@ export const takerVolume = defineEndpoint({
     omit: ['exchanges.points.delta', 'exchanges.points.cvd', 'exchanges.points.exchanges', 'aggregate.delta', 'aggregate.cvd'],
     why: 'delta and CVD are GET /v1/flow/cvd\'s; a venue\'s own points have no list of venues summed',
   },
-  graphql: (t, f) =>
-    t.field({
-      type: TakerVolumeRef,
-      description: f.description,
-      args: f.args,
-      resolve: async (_r, args, ctx) => {
-        const v = f.params(args, ctx)
-        const w = seriesWindow(v, ctx.now)
-        const leg = await flowLeg(ctx, { coin: v.coin, exchange: v.exchange, marketType: v.market_type, w })
-        return { coin: v.coin, interval: v.interval, exchange: v.exchange ?? null, start: w.start, end: w.end, asOf: Math.min(w.end, ctx.now), next: w.next, ...leg }
-      },
-    }),
+  type: TakerVolumeRef,
+  resolve: async (v, ctx) => {
+    const w = seriesWindow(v, ctx.now)
+    const leg = await flowLeg(ctx, { coin: v.coin, exchange: v.exchange, marketType: v.market_type, w })
+    return { coin: v.coin, interval: v.interval, exchange: v.exchange ?? null, start: w.start, end: w.end, asOf: Math.min(w.end, ctx.now), next: w.next, ...leg }
+  },
 })

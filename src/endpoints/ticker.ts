@@ -17,26 +17,20 @@ export const ticker = defineEndpoint({
   summary: 'Mark, index, funding rate and next funding time per exchange (refreshed about every 5 s)',
   description: 'Mark price, index price, funding rate and next funding time per coin and exchange (about every 5 s).',
   params: z.object({ coin: coinParam(false), exchange: exchangeParam() }),
-  graphql: (t, f) =>
-    t.field({
-      type: [TickerRef],
-      description: f.description,
-      args: f.args,
-      resolve: async (_r, args, ctx) => {
-        const v = f.params(args, ctx)
-        const coins = coinsOf(v, ctx)
-        const only = v.exchange
-        const rows = (await loadAll(requestLoaders(ctx).tickers, coins)).flat()
-        const live = buildTicker(only ? rows.filter((r) => r.exchange === only) : rows, ctx.now)
-        // one row per coin and venue listing it: a venue without values is a row saying why (its coverage)
-        const out: TickerRow[] = []
-        for (const coin of [...coins].sort()) {
-          const have = live.filter((r) => r.coin === coin)
-          const gaps = venueGaps(ctx.services.market, ctx.now, 'perp', have.map((r) => r.exchange), () => `no ${coin} perp ticker`, only)
-          for (const g of gaps) if (g.status !== 'not_listed') have.push(missingTickerRow(coin, g.exchange, g.status as 'no_data' | 'down' | 'degraded', g.reason))
-          out.push(...have.sort((a, b) => EXCHANGE_IDS.indexOf(a.exchange) - EXCHANGE_IDS.indexOf(b.exchange)))
-        }
-        return out
-      },
-    }),
+  type: [TickerRef],
+  resolve: async (v, ctx) => {
+    const coins = coinsOf(v, ctx)
+    const only = v.exchange
+    const rows = (await loadAll(requestLoaders(ctx).tickers, coins)).flat()
+    const live = buildTicker(only ? rows.filter((r) => r.exchange === only) : rows, ctx.now)
+    // one row per coin and venue listing it: a venue without values is a row saying why (its coverage)
+    const out: TickerRow[] = []
+    for (const coin of [...coins].sort()) {
+      const have = live.filter((r) => r.coin === coin)
+      const gaps = venueGaps(ctx.services.market, ctx.now, 'perp', have.map((r) => r.exchange), () => `no ${coin} perp ticker`, only)
+      for (const g of gaps) if (g.status !== 'not_listed') have.push(missingTickerRow(coin, g.exchange, g.status as 'no_data' | 'down' | 'degraded', g.reason))
+      out.push(...have.sort((a, b) => EXCHANGE_IDS.indexOf(a.exchange) - EXCHANGE_IDS.indexOf(b.exchange)))
+    }
+    return out
+  },
 })

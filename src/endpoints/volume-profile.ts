@@ -31,26 +31,20 @@ export const volumeProfileEndpoint = defineEndpoint({
     .superRefine(spotNeedsCex),
   // hourly candles with their volume at price
   work: (v, now) => windowRows(v, now, HOUR_MS) * venuesOf(v) * VAP_ROW_ROWS,
-  graphql: (t, f) =>
-    t.field({
-      type: VolumeProfileRef,
-      description: f.description,
-      args: f.args,
-      resolve: async (_r, args, ctx) => {
-        const { coin, market_type: marketType, exchange, lookback, bins, ...v } = f.params(args, ctx)
-        const end = v.end ?? ctx.now
-        const start = end - LOOKBACK_MS[lookback]
-        const q = { coin, marketType, start, end, exchange }
-        const [{ vap, exchanges, ranges, klineOnly }, short] = await Promise.all([coinVap(ctx.services.market, q), loadPartialMinuteGaps(ctx.services.market, q)])
-        // minutes from venue klines have no volume at price: named (kline_only), never passed off as built from trades
-        const gaps = [...short, ...klineOnly]
-        const profile = volumeProfile(vap, bins)
-        const present = EXCHANGE_IDS.filter((e) => exchanges.has(e))
-        return {
-          ...profile, coin, exchange: exchange ?? 'all', exchanges: present, marketType, lookback, bins, start, end, asOf: Math.min(end, ctx.now),
-          missing: missingExchanges(marketType, present, (e) => klineOnly.find((g) => g.exchange === e)?.reason ?? 'no trades in the window', exchange),
-          coverage: coverageOf(ctx, { coin, marketType, used: present, gaps, noData: () => 'no trades in the window', only: exchange, requested: { from: start, to: end }, ranges, toleranceMs: CANDLE_TOLERANCE_MS, history: { coin: q.coin, kinds: [marketType === 'spot' ? 'candles_spot' : 'candles_perp'] } }),
-        }
-      },
-    }),
+  type: VolumeProfileRef,
+  resolve: async ({ coin, market_type: marketType, exchange, lookback, bins, ...v }, ctx) => {
+    const end = v.end ?? ctx.now
+    const start = end - LOOKBACK_MS[lookback]
+    const q = { coin, marketType, start, end, exchange }
+    const [{ vap, exchanges, ranges, klineOnly }, short] = await Promise.all([coinVap(ctx.services.market, q), loadPartialMinuteGaps(ctx.services.market, q)])
+    // minutes from venue klines have no volume at price: named (kline_only), never passed off as built from trades
+    const gaps = [...short, ...klineOnly]
+    const profile = volumeProfile(vap, bins)
+    const present = EXCHANGE_IDS.filter((e) => exchanges.has(e))
+    return {
+      ...profile, coin, exchange: exchange ?? 'all', exchanges: present, marketType, lookback, bins, start, end, asOf: Math.min(end, ctx.now),
+      missing: missingExchanges(marketType, present, (e) => klineOnly.find((g) => g.exchange === e)?.reason ?? 'no trades in the window', exchange),
+      coverage: coverageOf(ctx, { coin, marketType, used: present, gaps, noData: () => 'no trades in the window', only: exchange, requested: { from: start, to: end }, ranges, toleranceMs: CANDLE_TOLERANCE_MS, history: { coin: q.coin, kinds: [marketType === 'spot' ? 'candles_spot' : 'candles_perp'] } }),
+    }
+  },
 })

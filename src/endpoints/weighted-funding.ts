@@ -18,13 +18,8 @@ export const weightedFunding = defineEndpoint({
   summary: 'Open-interest-weighted funding rate with per-exchange rates, annualized, z-score and percentile',
   description: 'OI-weighted funding rate per coin with each venue\'s rate, OI and weight, annualized, z-score and percentile.',
   params: z.object({ coin: coinParam(false) }),
-  graphql: (t, f) =>
-    t.field({
-      type: [WeightedFundingRef],
-      description: f.description,
-      args: f.args,
-      resolve: (_r, args, ctx) => fromAllCoinsView(ctx, 'weighted-funding', coinsOf(f.params(args, ctx), ctx), (coins, now) => fundingView({ services: ctx.services, now }, coins)),
-    }),
+  type: [WeightedFundingRef],
+  resolve: (v, ctx) => fromAllCoinsView(ctx, 'weighted-funding', coinsOf(v, ctx), (coins, now) => fundingView({ services: ctx.services, now }, coins)),
 })
 
 /** the weighted funding of each coin asked, at ctx.now */

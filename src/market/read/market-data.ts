@@ -11,7 +11,7 @@ import { EXCHANGE_IDS, type ExchangeId, type MarketType } from '../../domain/exc
 import type { MarketState } from '../state.js'
 import type { MarketSample } from '../store/samples.js'
 import { publishesMark } from '../../domain/venue-prices.js'
-import { cacheOf, type VersionedCache } from './versioned-cache.js'
+import { cacheOf } from './versioned-cache.js'
 
 const groupBy = <T extends { coin: string }>(coins: readonly string[], rows: readonly T[]): T[][] => {
   const by = new Map<string, T[]>(coins.map((c) => [c, []]))
@@ -53,10 +53,8 @@ async function storedSamples(market: MarketState, coins: readonly string[], from
   const lo = Math.ceil(from / MINUTE_MS) * MINUTE_MS
   const hi = Math.ceil(now / MINUTE_MS) * MINUTE_MS
   const key = `${grid}|${coins.join(',')}|${lo}|${hi}`
-  return cacheOf(seriesRows, market, { maxEntries: 8 }).get(key, market.series.version, () => seriesSamples(g, coins, lo, hi, from, now))
+  return cacheOf<MarketSample[]>(market, 'series-rows', { maxEntries: 8 }).get(key, market.series.version, () => seriesSamples(g, coins, lo, hi, from, now))
 }
-
-const seriesRows = new WeakMap<object, VersionedCache<MarketSample[]>>()
 
 function seriesSamples(g: MarketState['series']['hours'], coins: readonly string[], lo: number, hi: number, from: number, now: number): MarketSample[] {
   const out: MarketSample[] = []

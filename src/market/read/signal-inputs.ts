@@ -17,14 +17,12 @@ import { lackGaps } from '../../analytics/provenance.js'
 import { LIQUIDATION_FEEDS } from '../../domain/liquidations.js'
 import { hourRanges } from './coverage.js'
 import { liveSamples } from './market-data.js'
-import { cacheOf, VersionedCache } from './versioned-cache.js'
+import { cacheOf } from './versioned-cache.js'
 
 /** minutes of the divergence grid taken from minute cells; older windows come from hourly cells */
 const DIVERGENCE_MINUTE_TAIL_MS = 6 * HOUR_MS
 /** hours of a liquidation map's calibration window; its build-up starts a position horizon earlier, so every hour of the window sees the positions still open then */
 export const CASCADE_OI_HOURS = POSITION_HORIZON_HOURS
-
-const caches = new WeakMap<object, VersionedCache<unknown>>()
 
 /**
  * One result per key, reused while the series version and the stamp (e.g. the current minute) stay the same; with
@@ -32,7 +30,7 @@ const caches = new WeakMap<object, VersionedCache<unknown>>()
  */
 function memoized<T>(market: MarketState, key: string, stamp: number | string, compute: () => T, before?: number): T {
   const version = before === undefined ? market.series.version : `<${market.series.versionBefore(before)}`
-  return cacheOf(caches, market, { maxEntries: 512 }).get(key, `${version}|${stamp}`, compute) as T
+  return cacheOf<unknown>(market, 'signal-inputs', { maxEntries: 512 }).get(key, `${version}|${stamp}`, compute) as T
 }
 
 /** the coin's divergence grid points: hourly (placed at each hour's last minute) then minutes for the tail */

@@ -122,9 +122,16 @@ export class VersionedCache<T> {
   }
 }
 
-/** one cache per owner (e.g. per MarketState) and name, created on first use */
-export function cacheOf<T>(registry: WeakMap<object, VersionedCache<T>>, owner: object, opts?: CacheOptions): VersionedCache<T> {
-  let cache = registry.get(owner)
-  if (!cache) registry.set(owner, (cache = new VersionedCache<T>(opts)))
+const registries = new WeakMap<object, Map<string, VersionedCache<unknown>>>()
+
+/**
+ * The cache `name` of an owner (e.g. of a MarketState), created on first use with these options: it lives as long
+ * as its owner. One name, one value type: each cache has a name of its own (the endpoint's or the read's).
+ */
+export function cacheOf<T>(owner: object, name: string, opts?: CacheOptions): VersionedCache<T> {
+  let byName = registries.get(owner)
+  if (!byName) registries.set(owner, (byName = new Map()))
+  let cache = byName.get(name) as VersionedCache<T> | undefined
+  if (!cache) byName.set(name, (cache = new VersionedCache<T>(opts)) as VersionedCache<unknown>)
   return cache
 }

@@ -10,7 +10,7 @@ import type { Vap } from '../../domain/volume-at-price.js'
 import { vapMerge } from '../volume-at-price.js'
 import { rangesOf } from './coverage.js'
 import { loadBars } from './market-data.js'
-import { cacheOf, type VersionedCache } from './versioned-cache.js'
+import { cacheOf } from './versioned-cache.js'
 
 export interface MergedVap {
   vap: Vap
@@ -29,19 +29,16 @@ export interface VapWindow {
   exchange?: ExchangeId
 }
 
-const merges = new WeakMap<object, VersionedCache<Promise<MergedVap>>>()
-const zones = new WeakMap<object, VersionedCache<Promise<ReturnType<typeof hvnZones>>>>()
-
 const keyOf = (q: VapWindow) => `${q.coin}|${q.marketType}|${q.exchange ?? ''}|${Math.ceil(q.start / MINUTE_MS)}|${Math.ceil(q.end / MINUTE_MS)}`
 
 /** merged volume at price of one coin over [start, end), once per data version and minute */
 export function coinVap(market: MarketState, q: VapWindow): Promise<MergedVap> {
-  return cacheOf(merges, market).get(keyOf(q), market.reader.version('candles'), () => mergeVap(market, q))
+  return cacheOf<Promise<MergedVap>>(market, 'vap-merges').get(keyOf(q), market.reader.version('candles'), () => mergeVap(market, q))
 }
 
 /** the HVN zones of that merged volume at price (they depend on nothing else) */
 export function coinHvnZones(market: MarketState, q: VapWindow): Promise<ReturnType<typeof hvnZones>> {
-  return cacheOf(zones, market).get(keyOf(q), market.reader.version('candles'), async () => hvnZones(volumeProfile((await coinVap(market, q)).vap).levels))
+  return cacheOf<Promise<ReturnType<typeof hvnZones>>>(market, 'vap-zones').get(keyOf(q), market.reader.version('candles'), async () => hvnZones(volumeProfile((await coinVap(market, q)).vap).levels))
 }
 
 async function mergeVap(market: MarketState, q: VapWindow): Promise<MergedVap> {
