@@ -154,6 +154,9 @@ export async function openDatabase(
   return db
 }
 
+/** the embedded store's WAL bounds (see openPglite) */
+const EMBEDDED_WAL = ['max_wal_size=64MB', 'min_wal_size=32MB']
+
 async function openPglite(dir: string | null, loadDataDir?: Blob): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite')
   const { PrismaPGlite } = await import('pglite-prisma-adapter')
@@ -162,11 +165,14 @@ async function openPglite(dir: string | null, loadDataDir?: Blob): Promise<Datab
   const unlock = dir ? await lockDataDir(dir, (err) => process.stderr.write(`the embedded store's lock was lost: ${err.message}\n`)) : async () => {}
   const handoff = dir ? await takeHandoff(dir) : null
   // small buffers: the embedded store lives in this process, and PGlite's WebAssembly memory never shrinks.
+  // A small WAL: PostgreSQL keeps up to max_wal_size (1 GB by default) of used segments for recycling, which was most
+  // of a small universe's data directory (docs/performance.md, eighth round); 64 MB checkpoints often enough for the
+  // backfill's writes and keeps at most that much.
   // One options object: PGlite reads its second argument only when the first is a directory name.
   const pg: PGlite = new PGlite({
     dataDir: dir ?? undefined,
     loadDataDir,
-    postgresqlconf: ['shared_buffers=32MB', 'work_mem=8MB', 'maintenance_work_mem=32MB', 'wal_buffers=2MB'],
+    postgresqlconf: ['shared_buffers=32MB', 'work_mem=8MB', 'maintenance_work_mem=32MB', 'wal_buffers=2MB', ...EMBEDDED_WAL],
   })
   try {
     await pg.waitReady
