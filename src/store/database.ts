@@ -12,6 +12,7 @@ import { pgConfigFromUrl, pgliteMigrationFactory, pgMigrationFactory } from './m
 import { applyMigrations, unappliedMigrations } from './migrations.js'
 import { lockDataDir } from './data-dir-lock.js'
 import { pglitePrepared } from './prepared.js'
+import { startVacuum } from './vacuum.js'
 
 export interface Sql {
   /** rows as objects; $1.. placeholders */
@@ -181,6 +182,8 @@ async function openPglite(dir: string | null, loadDataDir?: Blob): Promise<Datab
     throw e
   }
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(pg) })
+  // no autovacuum in single-user mode: the tables rewritten in place are vacuumed here (vacuum.ts)
+  const stopVacuum = startVacuum({ query: async <T>(text: string) => (await pg.query<T>(text)).rows }, (e) => process.stderr.write(`the embedded store's vacuum failed: ${(e as Error).message}\n`))
   const sql: Sql = {
     query: async <T>(text: string, params?: unknown[]) => (await pg.query<T>(text, params)).rows,
     prepared: pglitePrepared(pg),
@@ -203,6 +206,7 @@ async function openPglite(dir: string | null, loadDataDir?: Blob): Promise<Datab
     migrationFactory: () => pgliteMigrationFactory(pg),
     handoff,
     async close() {
+      await stopVacuum()
       await prisma.$disconnect()
       await pg.close()
       await unlock()
