@@ -11,6 +11,7 @@ import { DEFAULT_COINS } from '../src/market/coins.js'
 import { benchAggregator } from './aggregate-fold.js'
 import { benchHistory } from './history-time.js'
 import { benchCoins } from './coins.js'
+import { benchScaling } from './scaling.js'
 import { benchCredits } from './credits-pg.js'
 import { benchEventLoop } from './event-loop.js'
 import { benchMix } from './mix.js'
@@ -22,8 +23,8 @@ import { build, NODE_FLAGS } from '../scripts/build.mjs'
 import type { Row } from './report.js'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
-/** run only some steps: BENCH_ONLY=fold,backfill,start,cheap,shim,views,heavy,memory,loop,mix,postgres,credits,scale,history,coins (default: all) */
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'fold,backfill,start,cheap,shim,views,heavy,memory,loop,mix,postgres,credits,scale,history,coins').split(','))
+/** run only some steps: BENCH_ONLY=fold,backfill,start,cheap,shim,views,heavy,memory,loop,mix,postgres,credits,scale,history,coins,scaling (default: all) */
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'fold,backfill,start,cheap,shim,views,heavy,memory,loop,mix,postgres,credits,scale,history,coins,scaling').split(','))
 /** the steps that need the simulated service (2 to 6) */
 const SIM_STEPS = ['backfill', 'start', 'cheap', 'shim', 'views', 'heavy', 'memory', 'loop', 'mix', 'postgres']
 const ROOT = path.resolve(import.meta.dirname, '..')
@@ -127,8 +128,10 @@ async function main() {
 
   // 1b. what one more coin costs: memory and CPU on the simulator, REST requests per venue (bench/coins.ts)
   if (ONLY.has('coins')) rows.push(...(await benchCoins({ cpuSeconds, rss })))
-  // the coin step alone needs none of the shared store below
-  if (ONLY.size === 1 && ONLY.has('coins')) return report(keep ? null : dir)
+  // 1c. universes of 12, 48 and 100 coins: memory, disk per coin-day, backfill, ingest CPU, the views' worst call (bench/scaling.ts)
+  if (ONLY.has('scaling')) rows.push(...(await benchScaling({ start, cpuSeconds, rss }, dir)))
+  // the coin steps alone need none of the shared store below
+  if ([...ONLY].every((s) => s === 'coins' || s === 'scaling')) return report(keep ? null : dir)
 
   // 2.-6. the simulated service: its backfill, start, reads, memory and event loop (only when one of them is asked for)
   let tickerBody = '{}'

@@ -30,6 +30,17 @@ describe('migrations (WASM schema engine)', () => {
     expect(applied.rows).toEqual(names.map((migration_name) => ({ migration_name, finished: true })))
   })
 
+  it('keeps one index on each candle table: its key, led by the coin as the windowed reads are', async () => {
+    const pg = new PGlite()
+    dbs.push(pg)
+    await applyMigrations(await pgliteMigrationFactory(pg))
+    const { rows } = await pg.query<{ tablename: string; indexdef: string }>(`SELECT tablename, indexdef FROM pg_indexes WHERE tablename IN ('candle_1m', 'candle_1h') ORDER BY 1`)
+    expect(rows.map((r) => [r.tablename, r.indexdef.replace(/^.* USING btree /, '')])).toEqual([
+      ['candle_1h', '(coin, market_type, ts, exchange)'],
+      ['candle_1m', '(coin, market_type, ts, exchange)'],
+    ])
+  })
+
   it('says which migrations a store lacks, from Prisma\'s bookkeeping (so an up-to-date store opens without the schema engine)', async () => {
     const pg = new PGlite()
     dbs.push(pg)
