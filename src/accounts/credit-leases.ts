@@ -46,6 +46,8 @@ interface Account {
   contestedUntil: number
   /** the lease statement under way for this account, if any: resolves to whether it granted */
   leasing: Promise<boolean> | null
+  /** the credits the calls waiting for a lease need in all: one statement leases for all of them */
+  wanting: number
 }
 
 interface Pending {
@@ -126,7 +128,7 @@ export class CreditLeases {
 
   private account(id: string): Account {
     let a = this.accounts.get(id)
-    if (!a) this.accounts.set(id, (a = { id, unused: 0, unwritten: 0, credits: 0, unleased: 0, lastUsed: 0, contestedUntil: 0, leasing: null }))
+    if (!a) this.accounts.set(id, (a = { id, unused: 0, unwritten: 0, credits: 0, unleased: 0, lastUsed: 0, contestedUntil: 0, leasing: null, wanting: 0 }))
     return a
   }
 
@@ -143,9 +145,16 @@ export class CreditLeases {
     const deadline = performance.now() + this.timeoutMs
     const a = this.account(charge.accountId)
     a.lastUsed = this.clock()
-    while (a.unused < charge.cost) {
-      const refused = await this.topUp(a, charge.cost, deadline)
-      if (refused !== null) return { ok: false, reason: 'insufficient', remaining: refused }
+    if (a.unused < charge.cost) {
+      a.wanting += charge.cost
+      try {
+        while (a.unused < charge.cost) {
+          const refused = await this.topUp(a, charge.cost, deadline)
+          if (refused !== null) return { ok: false, reason: 'insufficient', remaining: refused }
+        }
+      } finally {
+        a.wanting -= charge.cost
+      }
     }
     a.unused -= charge.cost
     a.unwritten += charge.cost
@@ -184,8 +193,9 @@ export class CreditLeases {
   private async topUp(a: Account, cost: number, deadline: number): Promise<number | null> {
     if (a.leasing) {
       const granted = await a.leasing
-      // the statement they waited on found too little: refuse without another one unless the lease now covers them
-      return granted || a.unused >= cost ? null : Math.max(0, a.unleased) + a.unused
+      // the statement they waited on found too little for its own call: refuse without another one, unless the lease
+      // now covers this call or what is unleased might (a cheaper call than the one refused)
+      return granted || a.unused + Math.max(0, a.unleased) >= cost ? null : Math.max(0, a.unleased) + a.unused
     }
     const until = performance.now() + RECLAIM_MS
     const run = async (): Promise<boolean> => {
@@ -193,8 +203,10 @@ export class CreditLeases {
         const need = cost - a.unused
         const sql = this.bounded(deadline)
         if (!sql) throw storeUnavailable()
+        // enough for every call waiting on this account (per call when the account is contested), at least a block otherwise
+        const all = Math.max(need, a.wanting - a.unused)
         const contested = a.contestedUntil > this.clock()
-        const [r] = await sql.prepared<{ credits: number; leased: number; own: number; granted: number | null }>('credit_lease', LEASE_SQL, [a.id, this.nodeId, need, contested ? need : Math.max(this.block, need), LEASE_TTL_MS])
+        const [r] = await sql.prepared<{ credits: number; leased: number; own: number; granted: number | null }>('credit_lease', LEASE_SQL, [a.id, this.nodeId, need, contested ? all : Math.max(this.block, all), LEASE_TTL_MS])
         if (!r) {
           a.unleased = 0
           return false // no such account
@@ -341,6 +353,7 @@ export class CreditLeases {
       if (this.queue.length) await (this.running = this.drain())
     }
     for (const a of this.accounts.values()) await this.handBack(a, false)
+    await this.sql.query('DELETE FROM credit_lease WHERE node_id = $1 AND remaining = 0', [this.nodeId]).catch(() => {})
   }
 
   /** what this node holds in memory for an account (tests, /metrics) */

@@ -63,12 +63,10 @@ WITH req AS (
 SELECT req.i, (valid.i IS NOT NULL) AS key_ok, rows.balance_after, upd.unleased, upd.wanted, tot.held
 FROM req LEFT JOIN valid ON valid.i = req.i LEFT JOIN rows ON rows.i = req.i LEFT JOIN upd ON upd.id = req.account_id LEFT JOIN tot ON tot.account_id = req.account_id`
 
-/** hand back $3 unused credits of node $1's lease on account $2 (a row left at 0 is deleted) */
+/** hand back $3 unused credits of node $1's lease on account $2 (a row left at 0 goes at the node's next round) */
 export const RETURN_SQL = `
 WITH l AS (
-  UPDATE credit_lease SET remaining = remaining - $3::int WHERE node_id = $1 AND account_id = $2 AND remaining >= $3::int RETURNING account_id, remaining
-), d AS (
-  DELETE FROM credit_lease c USING l WHERE c.node_id = $1 AND c.account_id = l.account_id AND l.remaining = 0
+  UPDATE credit_lease SET remaining = remaining - $3::int WHERE node_id = $1 AND account_id = $2 AND remaining >= $3::int RETURNING account_id
 )
 UPDATE account a SET leased = a.leased - $3::int FROM l WHERE a.id = l.account_id RETURNING a.credits - a.leased AS unleased`
 
@@ -79,7 +77,9 @@ UPDATE account a SET leased = a.leased - $3::int FROM l WHERE a.id = l.account_i
  */
 export const ROUND_SQL = `
 WITH renew AS (
-  UPDATE credit_lease SET expires_at = now() + $4::int * interval '1 millisecond' WHERE node_id = $1
+  UPDATE credit_lease SET expires_at = now() + $4::int * interval '1 millisecond' WHERE node_id = $1 AND remaining > 0
+), tidy AS (
+  DELETE FROM credit_lease WHERE node_id = $1 AND remaining = 0
 ), gone AS (
   DELETE FROM credit_lease WHERE expires_at < now() AND node_id <> $1 RETURNING account_id, remaining
 ), back AS (
