@@ -12,12 +12,12 @@
 //
 // Across nodes: a node that cannot cover a call from its lease leases more; when the unleased balance cannot cover it
 // either and other nodes hold leases, it asks them back (lease_wanted_at: each holder returns its unused part at its
-// next round, ROUND_MS, and charges that account per call for a while) and tries again, up to RECLAIM_MS, before it
-// answers 402. A node returns its unused leases on idle (IDLE_MS) and on stop.
+// next write or round, ROUND_MS, and leases that account per call for a while) and looks once more after RECLAIM_MS
+// (two rounds) before it answers 402. A node returns its unused leases on idle (IDLE_MS) and on stop.
 import { storeUnavailable } from '../errors.js'
 import type { Sql } from '../store/database.js'
 import type { Charge } from './credits.js'
-import { FLUSH_SQL, LEASE_SQL, RETURN_SQL, ROUND_SQL } from './lease-sql.js'
+import { EXPIRED_SQL, FLUSH_SQL, LEASE_SQL, RETURN_SQL, ROUND_SQL } from './lease-sql.js'
 
 export type ChargeResult = { ok: true; remaining: number } | { ok: false; reason: 'insufficient'; remaining: number } | { ok: false; reason: 'revoked' }
 
@@ -27,8 +27,8 @@ export const LEASE_TTL_MS = 30_000
 const ROUND_MS = 250
 /** an account not charged on this node for this long gets its unused lease back */
 const IDLE_MS = 5_000
-/** how long a node waits for other nodes to hand back their leases before it answers 402 */
-const RECLAIM_MS = 1_500
+/** how long a node waits for other nodes to hand back their leases (two of their rounds) before it looks once more */
+const RECLAIM_MS = 2 * ROUND_MS + 50
 /** an account whose lease was asked back (or whose balance is short of a block) is leased per call for this long */
 const CONTESTED_MS = 10_000
 
@@ -197,9 +197,8 @@ export class CreditLeases {
       // now covers this call or what is unleased might (a cheaper call than the one refused)
       return granted || a.unused + Math.max(0, a.unleased) >= cost ? null : Math.max(0, a.unleased) + a.unused
     }
-    const until = performance.now() + RECLAIM_MS
     const run = async (): Promise<boolean> => {
-      for (;;) {
+      for (let attempt = 0; ; attempt++) {
         const need = cost - a.unused
         const sql = this.bounded(deadline)
         if (!sql) throw storeUnavailable()
@@ -220,10 +219,11 @@ export class CreditLeases {
           return true
         }
         a.contestedUntil = this.clock() + CONTESTED_MS
-        // other nodes hold leases on it: they were asked for them back; look again until they hand them over
+        // other nodes hold leases on it (unused, or charged and being written): they were asked to hand the unused part
+        // back, which each does at its next write or round; look once more after that (what they still hold then is spent)
         const others = Number(r.leased) - Number(r.own)
-        if (others <= 0 || performance.now() + 50 > until || performance.now() + 50 > deadline) return false
-        await new Promise((res) => setTimeout(res, 50))
+        if (others <= 0 || attempt > 0 || performance.now() + RECLAIM_MS > deadline) return false
+        await new Promise((res) => setTimeout(res, RECLAIM_MS))
         if (a.unused >= cost) return true
       }
     }
@@ -326,8 +326,9 @@ export class CreditLeases {
   /** one round: leases renewed, expired ones of other nodes returned, idle and asked-back ones handed back, revocations learnt */
   async round(): Promise<void> {
     const held = [...this.accounts.values()]
-    const [r] = await this.sql.query<{ wanted: string[]; revoked: string[]; now: Date }>(ROUND_SQL, [this.nodeId, held.map((a) => a.id), this.revokedSince, LEASE_TTL_MS])
+    const [r] = await this.sql.query<{ wanted: string[]; revoked: string[]; expired: boolean; now: Date }>(ROUND_SQL, [this.nodeId, held.map((a) => a.id), this.revokedSince, LEASE_TTL_MS])
     if (!r) return
+    if (r.expired) await this.sql.query(EXPIRED_SQL, [this.nodeId])
     // a revocation committed by a statement that began before this round's clock is still seen at the next one
     this.revokedSince = new Date(new Date(r.now).getTime() - 5_000)
     if (r.revoked.length) this.opts.onRevoked?.(r.revoked)

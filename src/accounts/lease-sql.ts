@@ -1,7 +1,8 @@
 // The statements behind credit leases (./credit-leases.ts). The account row holds the truth: `credits` is the account's
 // balance once every answered charge is written, `leased` the part of it API nodes hold as leases (0 ≤ leased ≤ credits,
 // a CHECK), and one credit_lease row per node and account says how much of `leased` that node holds. Every statement
-// changes `account` and `credit_lease` together, under the account row's lock.
+// changes `account` and `credit_lease` together, under the account row's lock, which each takes first (accounts in
+// id order), so no two of them ever wait for each other's locks (a node's write and its next lease run at once).
 
 /**
  * Take a block: $1 account, $2 node, $3 the least that must be granted (else nothing is), $4 the most, $5 the lease's
@@ -43,9 +44,12 @@ WITH req AS (
   SELECT req.* FROM req JOIN api_key k ON k.id = req.key_id AND k.account_id = req.account_id AND (NOT $8::bool OR k.revoked_at IS NULL)
 ), tot0 AS (
   SELECT account_id, sum(cost)::int AS total FROM valid GROUP BY account_id
+), locked AS (
+  SELECT id FROM account WHERE id IN (SELECT account_id FROM tot0) ORDER BY id FOR UPDATE
 ), lease AS (
   UPDATE credit_lease l SET remaining = l.remaining - t.total, expires_at = now() + $9::int * interval '1 millisecond'
-  FROM tot0 t WHERE l.node_id = $7 AND l.account_id = t.account_id AND l.remaining >= t.total RETURNING l.account_id
+  FROM tot0 t JOIN locked ON locked.id = t.account_id
+  WHERE l.node_id = $7 AND l.account_id = t.account_id AND l.remaining >= t.total RETURNING l.account_id
 ), tot AS (
   SELECT t.account_id, t.total, EXISTS (SELECT 1 FROM lease WHERE lease.account_id = t.account_id) AS held FROM tot0 t
 ), upd AS (
@@ -65,30 +69,37 @@ FROM req LEFT JOIN valid ON valid.i = req.i LEFT JOIN rows ON rows.i = req.i LEF
 
 /** hand back $3 unused credits of node $1's lease on account $2 (a row left at 0 goes at the node's next round) */
 export const RETURN_SQL = `
-WITH l AS (
-  UPDATE credit_lease SET remaining = remaining - $3::int WHERE node_id = $1 AND account_id = $2 AND remaining >= $3::int RETURNING account_id
+WITH locked AS (
+  SELECT id FROM account WHERE id = $2 FOR UPDATE
+), l AS (
+  UPDATE credit_lease c SET remaining = c.remaining - $3::int FROM locked WHERE c.node_id = $1 AND c.account_id = locked.id AND c.remaining >= $3::int RETURNING c.account_id
 )
 UPDATE account a SET leased = a.leased - $3::int FROM l WHERE a.id = l.account_id RETURNING a.credits - a.leased AS unleased`
 
 /**
  * The node's round ($1 node, $2 its accounts, $3 revocations since (a store time), $4 the lease's life, ms): its leases
- * renewed, every expired lease (of a node that stopped without returning it) given back to its account, and what the
- * node must learn: the accounts whose leases another node asked back, the keys revoked since $3, the store's clock.
+ * renewed and its emptied ones deleted, and what the node must learn: the accounts whose leases another node asked
+ * back, the keys revoked since $3, the store's clock, whether any other node's lease has expired (EXPIRED_SQL).
  */
 export const ROUND_SQL = `
 WITH renew AS (
   UPDATE credit_lease SET expires_at = now() + $4::int * interval '1 millisecond' WHERE node_id = $1 AND remaining > 0
 ), tidy AS (
   DELETE FROM credit_lease WHERE node_id = $1 AND remaining = 0
-), gone AS (
-  DELETE FROM credit_lease WHERE expires_at < now() AND node_id <> $1 RETURNING account_id, remaining
-), back AS (
-  SELECT account_id, sum(remaining)::int AS r FROM gone GROUP BY account_id
-), ret AS (
-  UPDATE account a SET leased = a.leased - back.r FROM back WHERE a.id = back.account_id
 )
 SELECT
   (SELECT coalesce(array_agg(id::text), '{}') FROM account WHERE id = ANY($2::uuid[]) AND lease_wanted_at > now() - interval '5 seconds') AS wanted,
   (SELECT coalesce(array_agg(id::text), '{}') FROM api_key WHERE revoked_at >= $3::timestamptz) AS revoked,
-  (SELECT coalesce(sum(remaining), 0)::int FROM gone) AS returned,
+  EXISTS (SELECT 1 FROM credit_lease WHERE expires_at < now() AND node_id <> $1) AS expired,
   now() AS now`
+
+/** every expired lease of another node ($1 this one; a node that stopped without returning it) given back to its account */
+export const EXPIRED_SQL = `
+WITH locked AS (
+  SELECT id FROM account WHERE id IN (SELECT account_id FROM credit_lease WHERE expires_at < now() AND node_id <> $1) ORDER BY id FOR UPDATE
+), gone AS (
+  DELETE FROM credit_lease c USING locked WHERE c.account_id = locked.id AND c.expires_at < now() AND c.node_id <> $1 RETURNING c.account_id, c.remaining
+), back AS (
+  SELECT account_id, sum(remaining)::int AS r FROM gone GROUP BY account_id
+)
+UPDATE account a SET leased = a.leased - back.r FROM back WHERE a.id = back.account_id`
