@@ -17,7 +17,7 @@
 import { storeUnavailable } from '../errors.js'
 import type { Sql } from '../store/database.js'
 import type { Charge } from './credits.js'
-import { EXPIRED_SQL, FLUSH_SQL, LEASE_SQL, RETURN_SQL, ROUND_SQL } from './lease-sql.js'
+import { EXPIRED_SQL, FLUSH_SQL, LEASE_SQL, RENEW_SQL, RETURN_SQL, ROUND_SQL } from './lease-sql.js'
 
 export type ChargeResult = { ok: true; remaining: number } | { ok: false; reason: 'insufficient'; remaining: number } | { ok: false; reason: 'revoked' }
 
@@ -25,6 +25,8 @@ export type ChargeResult = { ok: true; remaining: number } | { ok: false; reason
 export const LEASE_TTL_MS = 30_000
 /** how often a node renews its leases, returns expired and idle ones, and learns of revocations and leases asked back */
 const ROUND_MS = 250
+/** leases are renewed (and emptied ones deleted) every this many rounds: every 2.5 s */
+const RENEW_ROUNDS = 10
 /** an account not charged on this node for this long gets its unused lease back */
 const IDLE_MS = 5_000
 /** how long a node waits for other nodes to hand back their leases (two of their rounds) before it looks once more */
@@ -95,6 +97,7 @@ export class CreditLeases {
   private roundTimer: NodeJS.Timeout | null = null
   private revokedSince: Date = new Date(0)
   private stopped = false
+  private rounds = 0
   private readonly block: number
   private readonly flushMs: number
   private readonly timeoutMs: number
@@ -280,7 +283,6 @@ export class CreditLeases {
       c.map((x) => x.requestId),
       this.nodeId,
       durable,
-      LEASE_TTL_MS,
     ])
     const wanted = new Set<Account>()
     for (const r of rows) {
@@ -326,8 +328,10 @@ export class CreditLeases {
   /** one round: leases renewed, expired ones of other nodes returned, idle and asked-back ones handed back, revocations learnt */
   async round(): Promise<void> {
     const held = [...this.accounts.values()]
-    const [r] = await this.sql.query<{ wanted: string[]; revoked: string[]; expired: boolean; now: Date }>(ROUND_SQL, [this.nodeId, held.map((a) => a.id), this.revokedSince, LEASE_TTL_MS])
+    const [r] = await this.sql.query<{ wanted: string[]; revoked: string[]; expired: boolean; now: Date }>(ROUND_SQL, [this.nodeId, held.map((a) => a.id), this.revokedSince])
     if (!r) return
+    // leases renewed every RENEW_ROUNDS rounds (a write, on the node's own rows only), well within their life
+    if (this.rounds++ % RENEW_ROUNDS === 0) await this.sql.query(RENEW_SQL, [this.nodeId, LEASE_TTL_MS])
     if (r.expired) await this.sql.query(EXPIRED_SQL, [this.nodeId])
     // a revocation committed by a statement that began before this round's clock is still seen at the next one
     this.revokedSince = new Date(new Date(r.now).getTime() - 5_000)
@@ -354,7 +358,7 @@ export class CreditLeases {
       if (this.queue.length) await (this.running = this.drain())
     }
     for (const a of this.accounts.values()) await this.handBack(a, false)
-    await this.sql.query('DELETE FROM credit_lease WHERE node_id = $1 AND remaining = 0', [this.nodeId]).catch(() => {})
+    await this.sql.query(RENEW_SQL, [this.nodeId, LEASE_TTL_MS]).catch(() => {})
   }
 
   /** what this node holds in memory for an account (tests, /metrics) */

@@ -30,42 +30,20 @@ FROM cur LEFT JOIN g ON true`
 
 /**
  * Write charges: $1..$6 the charges (index, account, key, cost, endpoint, request id), $7 the node, $8 whether a revoked
- * key's charge is refused (durable answers; an answer already given is charged), $9 the lease's life (ms).
+ * key's charge is refused (durable answers; an answer already given is charged).
  * Per account, the charges' total comes out of the node's lease and the balance together; where the node holds no lease
  * any more (it expired and was returned), out of the unleased balance if it covers the total, else nothing is written.
  * Each ledger row gets the balance after it, in arrival order. Returns per charge: key_ok, balance_after (null: not
  * written), the unleased balance after, whether another node asked for leases back and whether the node still
- * held a lease on the account (false: what it has left in memory is not its own any more).
+ * held a lease on the account (false: what it has left in memory is not its own any more). Written tightly: PostgreSQL
+ * shows the first 1 kB of a statement (track_activity_query_size), and the ledger INSERT is what names it there.
  */
 export const FLUSH_SQL = `
-WITH req AS (
-  SELECT * FROM unnest($1::int[], $2::uuid[], $3::uuid[], $4::int[], $5::text[], $6::text[]) AS r(i, account_id, key_id, cost, endpoint, request_id)
-), valid AS (
-  SELECT req.* FROM req JOIN api_key k ON k.id = req.key_id AND k.account_id = req.account_id AND (NOT $8::bool OR k.revoked_at IS NULL)
-), tot0 AS (
-  SELECT account_id, sum(cost)::int AS total FROM valid GROUP BY account_id
-), locked AS (
-  SELECT id FROM account WHERE id IN (SELECT account_id FROM tot0) ORDER BY id FOR UPDATE
-), lease AS (
-  UPDATE credit_lease l SET remaining = l.remaining - t.total, expires_at = now() + $9::int * interval '1 millisecond'
-  FROM tot0 t JOIN locked ON locked.id = t.account_id
-  WHERE l.node_id = $7 AND l.account_id = t.account_id AND l.remaining >= t.total RETURNING l.account_id
-), tot AS (
-  SELECT t.account_id, t.total, EXISTS (SELECT 1 FROM lease WHERE lease.account_id = t.account_id) AS held FROM tot0 t
-), upd AS (
-  UPDATE account a SET credits = a.credits - tot.total, leased = a.leased - CASE WHEN tot.held THEN tot.total ELSE 0 END
-  FROM tot WHERE a.id = tot.account_id AND (tot.held OR a.credits - a.leased >= tot.total)
-  RETURNING a.id, a.credits AS after, a.credits - a.leased AS unleased, coalesce(a.lease_wanted_at > now() - interval '5 seconds', false) AS wanted
-), rows AS (
-  SELECT v.i, v.account_id, v.key_id, v.cost, v.endpoint, v.request_id,
-         u.after + (sum(v.cost) OVER (PARTITION BY v.account_id)) - (sum(v.cost) OVER (PARTITION BY v.account_id ORDER BY v.i)) AS balance_after
-  FROM valid v JOIN upd u ON u.id = v.account_id
-), ins AS (
-  INSERT INTO credit_ledger (account_id, delta, balance_after, kind, endpoint, request_id, key_id)
-  SELECT account_id, -cost, balance_after, 'charge', endpoint, request_id, key_id FROM rows ORDER BY i
-)
-SELECT req.i, (valid.i IS NOT NULL) AS key_ok, rows.balance_after, upd.unleased, upd.wanted, tot.held
-FROM req LEFT JOIN valid ON valid.i = req.i LEFT JOIN rows ON rows.i = req.i LEFT JOIN upd ON upd.id = req.account_id LEFT JOIN tot ON tot.account_id = req.account_id`
+WITH r AS (SELECT * FROM unnest($1::int[],$2::uuid[],$3::uuid[],$4::int[],$5::text[],$6::text[]) r(i,ac,ke,c,ep,rq)),v AS (SELECT r.* FROM r JOIN api_key k ON k.id=r.ke AND k.account_id=r.ac AND (NOT $8::bool OR k.revoked_at IS NULL)),t0 AS (SELECT ac,sum(c)::int AS n FROM v GROUP BY 1),lk AS (SELECT id FROM account WHERE id IN (SELECT ac FROM t0) ORDER BY id FOR UPDATE),ls AS (UPDATE credit_lease l SET remaining=l.remaining-t0.n FROM t0 JOIN lk ON lk.id=t0.ac WHERE l.node_id=$7 AND l.account_id=t0.ac AND l.remaining>=t0.n RETURNING l.account_id),u AS (UPDATE account a SET credits=a.credits-t0.n,leased=a.leased-CASE WHEN h IS NULL THEN 0 ELSE t0.n END FROM t0 LEFT JOIN ls h ON h.account_id=t0.ac
+ WHERE a.id=t0.ac AND (h IS NOT NULL OR a.credits-a.leased>=t0.n) RETURNING a.id,a.credits AS af,a.credits-a.leased AS unleased),w AS (SELECT v.*,u.af+sum(v.c) OVER p-sum(v.c) OVER (p ORDER BY v.i) AS bal FROM v JOIN u ON u.id=v.ac WINDOW p AS (PARTITION BY v.ac)),ins AS (INSERT INTO credit_ledger (account_id,delta,balance_after,kind,endpoint,request_id,key_id) SELECT ac,-c,bal,'charge',ep,rq,ke FROM w ORDER BY i)
+SELECT r.i, v.i IS NOT NULL AS key_ok, w.bal AS balance_after, u.unleased, a.lease_wanted_at > now() - interval '5 s' AS wanted,
+  CASE WHEN t0.ac IS NOT NULL THEN EXISTS (SELECT 1 FROM ls WHERE ls.account_id = r.ac) END AS held
+FROM r LEFT JOIN v ON v.i = r.i LEFT JOIN w ON w.i = r.i LEFT JOIN u ON u.id = r.ac LEFT JOIN t0 ON t0.ac = r.ac LEFT JOIN account a ON a.id = u.id`
 
 /** hand back $3 unused credits of node $1's lease on account $2 (a row left at 0 goes at the node's next round) */
 export const RETURN_SQL = `
@@ -77,21 +55,23 @@ WITH locked AS (
 UPDATE account a SET leased = a.leased - $3::int FROM l WHERE a.id = l.account_id RETURNING a.credits - a.leased AS unleased`
 
 /**
- * The node's round ($1 node, $2 its accounts, $3 revocations since (a store time), $4 the lease's life, ms): its leases
- * renewed and its emptied ones deleted, and what the node must learn: the accounts whose leases another node asked
- * back, the keys revoked since $3, the store's clock, whether any other node's lease has expired (EXPIRED_SQL).
+ * The node's round ($1 node, $2 its accounts, $3 revocations since (a store time)), reads only: the accounts whose
+ * leases another node asked back, the keys revoked since $3, the store's clock, whether any other node's lease has
+ * expired (EXPIRED_SQL). It takes no lock, so it never holds one while it waits (RENEW_SQL does the writing).
  */
 export const ROUND_SQL = `
-WITH renew AS (
-  UPDATE credit_lease SET expires_at = now() + $4::int * interval '1 millisecond' WHERE node_id = $1 AND remaining > 0
-), tidy AS (
-  DELETE FROM credit_lease WHERE node_id = $1 AND remaining = 0
-)
 SELECT
   (SELECT coalesce(array_agg(id::text), '{}') FROM account WHERE id = ANY($2::uuid[]) AND lease_wanted_at > now() - interval '5 seconds') AS wanted,
   (SELECT coalesce(array_agg(id::text), '{}') FROM api_key WHERE revoked_at >= $3::timestamptz) AS revoked,
   EXISTS (SELECT 1 FROM credit_lease WHERE expires_at < now() AND node_id <> $1) AS expired,
   now() AS now`
+
+/** node $1's leases renewed for $2 ms, its emptied ones deleted: its own rows only, so it never waits while holding them */
+export const RENEW_SQL = `
+WITH renew AS (
+  UPDATE credit_lease SET expires_at = now() + $2::int * interval '1 millisecond' WHERE node_id = $1 AND remaining > 0
+)
+DELETE FROM credit_lease WHERE node_id = $1 AND remaining = 0`
 
 /** every expired lease of another node ($1 this one; a node that stopped without returning it) given back to its account */
 export const EXPIRED_SQL = `
