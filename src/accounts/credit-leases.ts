@@ -22,7 +22,7 @@ import { EXPIRED_SQL, FLUSH_SQL, LEASE_SQL, RENEW_SQL, RETURN_SQL, ROUND_SQL } f
 export type ChargeResult = { ok: true; remaining: number } | { ok: false; reason: 'insufficient'; remaining: number } | { ok: false; reason: 'revoked' }
 
 /** a lease not renewed for this long is returned to its account by any other node */
-export const LEASE_TTL_MS = 30_000
+const LEASE_TTL_MS = 30_000
 /** how often a node renews its leases, returns expired and idle ones, and learns of revocations and leases asked back */
 const ROUND_MS = 250
 /** leases are renewed (and emptied ones deleted) every this many rounds: every 2.5 s */
