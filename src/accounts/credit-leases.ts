@@ -214,7 +214,7 @@ export class CreditLeases {
           return false // no such account
         }
         const granted = r.granted === null ? null : Number(r.granted)
-        a.credits = Number(r.credits) - a.unwritten
+        a.credits = Number(r.credits)
         a.unleased = Number(r.credits) - Number(r.leased)
         if (granted !== null) {
           a.unused += granted
@@ -304,7 +304,8 @@ export class CreditLeases {
         else this.unbilled += p.charge.cost
       } else {
         a.unwritten -= p.charge.cost
-        a.credits = Number(r.balance_after) - a.unwritten
+        // rows come in arrival order: the account's last one is its balance once this batch is written
+        a.credits = Number(r.balance_after)
         p.resolve?.({ ok: true, remaining: Number(r.balance_after) })
       }
     }
@@ -342,7 +343,7 @@ export class CreditLeases {
       if (wanted.has(a.id)) await this.handBack(a, true)
       else if (now - a.lastUsed > IDLE_MS) {
         await this.handBack(a, false)
-        if (a.unused === 0 && a.unwritten === 0 && !a.leasing) this.accounts.delete(a.id)
+        if (a.unused === 0 && a.unwritten === 0 && !a.leasing && now - a.lastUsed > IDLE_MS) this.accounts.delete(a.id)
       }
     }
   }

@@ -159,6 +159,16 @@ describe('CreditLeases', () => {
     expect(await account(a.accountId)).toMatchObject({ credits: 94, leased: 0 })
   })
 
+  it('memory: the balance told stays true across new leases taken while charges are still unwritten', async () => {
+    const a = await fresh(100)
+    const n = node(undefined, { durability: 'memory', flushMs: 60_000, block: 2 })
+    const told = []
+    for (let i = 0; i < 5; i++) told.push(await charge(n, a, 1, `m${i}`))
+    expect(told).toEqual([99, 98, 97, 96, 95].map((remaining) => ({ ok: true, remaining })))
+    await n.close()
+    expect(await account(a.accountId)).toMatchObject({ credits: 95, leased: 0, spent: 5, rows: 5 })
+  })
+
   it('store outage: an empty lease answers 503 and charges nothing; a failed write gives its credits back to the lease', async () => {
     const a = await fresh(100)
     const { store, state } = faulty()
