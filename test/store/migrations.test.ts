@@ -5,7 +5,7 @@ import { pgliteMigrationFactory, pgMigrationFactory } from '../../src/store/migr
 import { applyMigrations, listMigrations, pendingSchemaChanges, unappliedMigrations } from '../../src/store/migrations.js'
 import { freshSchema, requirePostgresInCi } from '../helpers/postgres.js'
 
-const TABLES = ['account', 'alert_delivery', 'alert_rule', 'api_key', 'backfill_day', 'candle_1h', 'candle_1m', 'coin', 'credit_ledger', 'exchange', 'feed_uptime', 'funding_rate', 'history_hole', 'history_progress', 'large_trade', 'limit_counter', 'liquidation_minute', 'liquidation_order', 'market_sample', 'minute_partial', 'order_book', 'payment_event', 'positioning_sample', 'service_secret', 'store_source']
+const TABLES = ['account', 'alert_delivery', 'alert_rule', 'api_key', 'backfill_day', 'candle_1h', 'candle_1m', 'coin', 'credit_lease', 'credit_ledger', 'exchange', 'feed_uptime', 'funding_rate', 'history_hole', 'history_progress', 'large_trade', 'limit_counter', 'liquidation_minute', 'liquidation_order', 'market_sample', 'minute_partial', 'order_book', 'payment_event', 'positioning_sample', 'service_secret', 'store_source']
 
 describe('migrations (WASM schema engine)', () => {
   const dbs: PGlite[] = []
