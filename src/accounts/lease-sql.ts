@@ -41,9 +41,9 @@ FROM cur LEFT JOIN g ON true`
 export const FLUSH_SQL = `
 WITH r AS (SELECT * FROM unnest($1::int[],$2::uuid[],$3::uuid[],$4::int[],$5::text[],$6::text[]) r(i,ac,ke,c,ep,rq)),v AS (SELECT r.* FROM r JOIN api_key k ON k.id=r.ke AND k.account_id=r.ac AND (NOT $8::bool OR k.revoked_at IS NULL)),t0 AS (SELECT ac,sum(c)::int AS n FROM v GROUP BY 1),lk AS (SELECT id FROM account WHERE id IN (SELECT ac FROM t0) ORDER BY id FOR UPDATE),ls AS (UPDATE credit_lease l SET remaining=l.remaining-t0.n FROM t0 JOIN lk ON lk.id=t0.ac WHERE l.node_id=$7 AND l.account_id=t0.ac AND l.remaining>=t0.n RETURNING l.account_id),u AS (UPDATE account a SET credits=a.credits-t0.n,leased=a.leased-CASE WHEN h IS NULL THEN 0 ELSE t0.n END FROM t0 LEFT JOIN ls h ON h.account_id=t0.ac
  WHERE a.id=t0.ac AND (h IS NOT NULL OR a.credits-a.leased>=t0.n) RETURNING a.id,a.credits AS af,a.credits-a.leased AS unleased),w AS (SELECT v.*,u.af+sum(v.c) OVER p-sum(v.c) OVER (p ORDER BY v.i) AS bal FROM v JOIN u ON u.id=v.ac WINDOW p AS (PARTITION BY v.ac)),ins AS (INSERT INTO credit_ledger (account_id,delta,balance_after,kind,endpoint,request_id,key_id) SELECT ac,-c,bal,'charge',ep,rq,ke FROM w ORDER BY i)
-SELECT r.i, v.i IS NOT NULL AS key_ok, w.bal AS balance_after, u.unleased, a.lease_wanted_at > now() - interval '5 s' AS wanted,
+SELECT r.i, v.i IS NOT NULL AS key_ok, w.bal AS balance_after, coalesce(u.unleased, b.credits - b.leased) AS unleased, a.lease_wanted_at > now() - interval '5 s' AS wanted,
   CASE WHEN t0.ac IS NOT NULL THEN EXISTS (SELECT 1 FROM ls WHERE ls.account_id = r.ac) END AS held
-FROM r LEFT JOIN v ON v.i = r.i LEFT JOIN w ON w.i = r.i LEFT JOIN u ON u.id = r.ac LEFT JOIN t0 ON t0.ac = r.ac LEFT JOIN account a ON a.id = u.id`
+FROM r LEFT JOIN v ON v.i = r.i LEFT JOIN w ON w.i = r.i LEFT JOIN u ON u.id = r.ac LEFT JOIN t0 ON t0.ac = r.ac LEFT JOIN account a ON a.id = u.id LEFT JOIN account b ON b.id = r.ac`
 
 /** hand back $3 unused credits of node $1's lease on account $2 (a row left at 0 goes at the node's next round) */
 export const RETURN_SQL = `
