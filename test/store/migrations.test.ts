@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { openDatabase } from '../../src/store/database.js'
 import { pgliteMigrationFactory, pgMigrationFactory } from '../../src/store/migration-adapters.js'
 import { applyMigrations, listMigrations, pendingSchemaChanges, unappliedMigrations } from '../../src/store/migrations.js'
+import { testDatabase } from '../helpers/store.js'
 import { freshSchema, requirePostgresInCi } from '../helpers/postgres.js'
 
 const TABLES = ['account', 'alert_delivery', 'alert_rule', 'api_key', 'backfill_day', 'candle_1h', 'candle_1m', 'coin', 'credit_ledger', 'exchange', 'feed_uptime', 'funding_rate', 'history_hole', 'history_progress', 'large_trade', 'limit_counter', 'liquidation_minute', 'liquidation_order', 'market_sample', 'minute_partial', 'order_book', 'payment_event', 'positioning_sample', 'service_secret', 'store_source']
@@ -45,12 +46,14 @@ describe('migrations (WASM schema engine)', () => {
   })
 
   it('enforces a non-negative balance in the database itself', async () => {
-    const db = await openDatabase({ kind: 'pglite', dir: null })
+    const store = await testDatabase({ empty: true })
+    const db = await openDatabase({ kind: 'postgres', url: store.url })
     try {
       await db.sql.query(`INSERT INTO account (id, email, credits) VALUES ('00000000-0000-4000-8000-000000000001', 'x@example.com', 1)`)
       await expect(db.sql.query(`UPDATE account SET credits = -1`)).rejects.toThrow(/account_credits_nonnegative/)
     } finally {
       await db.close()
+      await store.drop()
     }
   })
 
