@@ -1,27 +1,37 @@
-import { PGlite } from '@electric-sql/pglite'
+import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
 import { openDatabase } from '../../src/store/database.js'
-import { pgliteMigrationFactory, pgMigrationFactory } from '../../src/store/migration-adapters.js'
+import { pgMigrationFactory } from '../../src/store/migration-adapters.js'
 import { applyMigrations, listMigrations, pendingSchemaChanges, unappliedMigrations } from '../../src/store/migrations.js'
 import { testDatabase } from '../helpers/store.js'
 import { freshSchema, requirePostgresInCi } from '../helpers/postgres.js'
 
 const TABLES = ['account', 'alert_delivery', 'alert_rule', 'api_key', 'backfill_day', 'candle_1h', 'candle_1m', 'coin', 'credit_ledger', 'exchange', 'feed_uptime', 'funding_rate', 'history_hole', 'history_progress', 'large_trade', 'limit_counter', 'liquidation_minute', 'liquidation_order', 'market_sample', 'minute_partial', 'order_book', 'payment_event', 'positioning_sample', 'service_secret', 'store_source']
 
+/** an empty database on the test run's cluster, a client on it, and its migration adapter */
+async function emptyStore(cleanups: (() => Promise<void>)[]) {
+  const { url, drop } = await testDatabase({ empty: true })
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  cleanups.push(async () => {
+    await client.end()
+    await drop()
+  })
+  return { url, pg: client, factory: () => pgMigrationFactory(url) }
+}
+
 describe('migrations (WASM schema engine)', () => {
-  const dbs: PGlite[] = []
-  afterAll(async () => Promise.all(dbs.map((d) => d.close())))
+  const cleanups: (() => Promise<void>)[] = []
+  afterAll(async () => Promise.all(cleanups.map((c) => c())))
 
   it('the migration history produces exactly prisma/schema.prisma (no drift)', async () => {
-    const pg = new PGlite()
-    dbs.push(pg)
-    expect(await pendingSchemaChanges(await pgliteMigrationFactory(pg))).toBe('')
+    const store = await emptyStore(cleanups)
+    expect(await pendingSchemaChanges(await store.factory())).toBe('')
   })
 
-  it('applies every migration to an empty embedded store, then is a no-op', async () => {
-    const pg = new PGlite()
-    dbs.push(pg)
-    const factory = await pgliteMigrationFactory(pg)
+  it('applies every migration to an empty store, then is a no-op', async () => {
+    const { pg, factory: make } = await emptyStore(cleanups)
+    const factory = await make()
     const names = (await listMigrations()).migrationDirectories.map((m) => m.path)
     expect(await applyMigrations(factory)).toEqual(names)
     expect(await applyMigrations(factory)).toEqual([])
@@ -32,12 +42,11 @@ describe('migrations (WASM schema engine)', () => {
   })
 
   it('says which migrations a store lacks, from Prisma\'s bookkeeping (so an up-to-date store opens without the schema engine)', async () => {
-    const pg = new PGlite()
-    dbs.push(pg)
-    const sql = { query: async <T>(text: string) => (await pg.query<T>(text)).rows }
+    const { pg, factory } = await emptyStore(cleanups)
+    const sql = { query: async <T>(text: string) => (await pg.query(text)).rows as T[] }
     const names = (await listMigrations()).migrationDirectories.map((m) => m.path)
     expect(await unappliedMigrations(sql)).toBeNull() // no bookkeeping table yet: cannot say
-    await applyMigrations(await pgliteMigrationFactory(pg))
+    await applyMigrations(await factory())
     expect(await unappliedMigrations(sql)).toEqual([])
     // a migration rolled back, or one that did not finish, is still to apply
     await pg.query(`UPDATE _prisma_migrations SET rolled_back_at = now() WHERE migration_name = $1`, [names.at(-1)])
