@@ -155,9 +155,13 @@ describe('a crash of the store, as callers see it', () => {
       const health = await t.fetch('/healthz')
       expect(health.status).toBe(503)
       expect(((await health.json()) as { status: string }).status).toBe('unavailable')
+      const ready = await t.fetch('/readyz')
+      expect(ready.status).toBe(503)
+      expect(((await ready.json()) as { store: { reachable: boolean } }).store.reachable).toBe(false)
       expect(Date.now() - t0).toBeLessThan(10_000)
       await until('the service to answer again', async () => (await t.get('/v1/markets/exchanges', apiKey)).status === 200, 60_000)
       expect((await t.fetch('/healthz')).status).toBe(200)
+      expect((await t.fetch('/readyz')).status).toBe(200)
     } finally {
       await t.close()
       await db.close()
