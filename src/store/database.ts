@@ -216,7 +216,11 @@ async function openPostgres(url: string, timeoutMs: number, own: { embedded?: Em
   // exists on all of them, so there each call is parsed again (unnamed); PostgreSQL keeps names per connection
   const named = own.embedded?.engine !== 'pglite'
   const pool = new pg.Pool({ ...config, ...bounds, max: 10 })
-  pool.on('error', () => {}) // a dropped idle connection is re-made on the next query; queries report their own errors
+  // a dropped idle connection is re-made on the next query; queries report their own errors. A connection the server
+  // ends while it is checked out but between statements (the store crashed or restarted) emits 'error' on the client
+  // itself: without a listener that would end the process, so every client of every pool gets one
+  const quietClients = (p: Pool) => p.on('error', () => {}).on('connect', (client) => void client.on('error', () => {}))
+  quietClients(pool)
   // /healthz's own connection: it answers even when every pooled connection is busy
   let probe: Promise<StoreCheck> | null = null
   const check = (ms: number) => {
@@ -225,11 +229,11 @@ async function openPostgres(url: string, timeoutMs: number, own: { embedded?: Em
     return probe
   }
   const healthPool = new pg.Pool({ ...config, max: 1, connectionTimeoutMillis: 1000, query_timeout: 1000, statement_timeout: 1000, idleTimeoutMillis: 30_000 })
-  healthPool.on('error', () => {})
+  quietClients(healthPool)
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, schema ? { schema } : undefined) })
   // bounded statements (the credit charges) have connections of their own: they never queue behind the pool's reads
   const boundedPool = new pg.Pool({ ...config, ...bounds, max: 2 })
-  boundedPool.on('error', () => {})
+  quietClients(boundedPool)
   /** one statement, the wait for its connection and the statement together within ms */
   async function bounded<T>(ms: number, q: { text: string; values?: unknown[]; name?: string }): Promise<T[]> {
     if (!named) delete q.name
