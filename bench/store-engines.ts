@@ -136,7 +136,9 @@ async function stopThenMeasure(svc: Started, dataDir: string): Promise<number> {
 export async function benchStoreEngines(o: Parameters<typeof measure>[1]): Promise<Row[]> {
   const rows: Row[] = []
   const figures: Partial<Record<EmbeddedEngine, EngineFigures>> = {}
-  for (const engine of ['postgres', 'pglite'] as const) {
+  // BENCH_STORE_ENGINES=postgres or =pglite measures one of them (default: both)
+  const engines = (process.env.BENCH_STORE_ENGINES ?? 'postgres,pglite').split(',') as EmbeddedEngine[]
+  for (const engine of engines) {
     console.log(`store: ${engine}, ${o.days} d × ${o.coins.length} coins…`)
     const name = engine === 'postgres' ? 'embedded PostgreSQL (process)' : 'PGlite in a thread (pglite-socket)'
     let f: EngineFigures

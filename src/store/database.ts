@@ -258,6 +258,9 @@ async function openPostgres(url: string, timeoutMs: number, own: { embedded?: Em
       client.release()
     }
   }
+  // PGlite runs a statement in one call and cannot wait for COPY FROM STDIN's data to arrive over its socket (the
+  // connection breaks): there the bulk writes take the upsert path their callers have where copyBinary is absent
+  const copyIn = own.embedded?.engine !== 'pglite'
   const sql: Sql = {
     query: async <T>(text: string, params?: unknown[]) => (await pool.query(text, params)).rows as T[],
     prepared: async <T>(name: string, text: string, params: readonly unknown[]) => (await pool.query(named ? { name, text, values: [...params] } : { text, values: [...params] })).rows as T[],
@@ -275,14 +278,16 @@ async function openPostgres(url: string, timeoutMs: number, own: { embedded?: Em
         client.release()
       }
     },
-    async copyBinary(table, columns, data) {
-      const client = await pool.connect()
-      try {
-        await pipeline(Readable.from([data]), client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN WITH (FORMAT binary)`)))
-      } finally {
-        client.release()
-      }
-    },
+    ...(copyIn && {
+      async copyBinary(table: string, columns: readonly string[], data: Uint8Array<ArrayBuffer>) {
+        const client = await pool.connect()
+        try {
+          await pipeline(Readable.from([data]), client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN WITH (FORMAT binary)`)))
+        } finally {
+          client.release()
+        }
+      },
+    }),
     async selectBinary(select) {
       const client = await pool.connect()
       try {
