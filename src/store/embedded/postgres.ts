@@ -60,6 +60,10 @@ export async function nativeCluster(dir: string, log: StoreLog, settings: Record
   const passwordFile = path.join(dir, 'password')
   fs.mkdirSync(dir, { recursive: true })
   if (user) {
+    // DATA_DIR itself is the service's: it lets the server's user through (o+x, no listing), e.g. a mkdtemp directory (0700)
+    const dataDir = path.dirname(dir)
+    const st = fs.statSync(dataDir)
+    if (st.uid === process.getuid?.() && !(st.mode & 0o001)) fs.chmodSync(dataDir, (st.mode & 0o777) | 0o001)
     checkReachable(dir, user)
     checkReachable(bin.postgres, user)
   }
