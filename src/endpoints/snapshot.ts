@@ -1,7 +1,7 @@
-// GET /v1/signals/snapshot (10 credits): every model over every coin, ranked. Expensive, so computed once per refresh
-// of the data and served from the cache, saying when it was computed: a request after a refresh gets the previous
-// result at once while the new one is computed (stale-while-revalidate), never one older than a refresh period plus
-// one tick: then it waits for the new one.
+// GET /v1/signals/snapshot (10 credits): every model over every coin, ranked. Expensive, so computed ahead after each
+// data tick (as the other all-coins views are) and served from the cache, saying when it was computed: a request
+// after a refresh gets the latest computed one at once while the new one is computed, never one older than a refresh
+// period plus one tick: then it waits for the new one.
 import { z } from 'zod'
 import { divergenceLookbackMinutes } from '../analytics/divergence.js'
 import { buildWeightedFunding } from '../analytics/funding.js'
@@ -16,8 +16,7 @@ import type { CoverageGap } from '../analytics/coverage.js'
 import { coverageOf, hourRanges } from '../market/read/coverage.js'
 import { lastTradeRows, latestBooks, latestTickers, markRows, noMarkTradeBars } from '../market/read/market-data.js'
 import { closeOutlierGaps, coinDivergence, coinRegime, hourCloseOutliers, priceChange24h, REGIME_SPAN_MS, seriesHistory } from '../market/read/signal-inputs.js'
-import { cacheOf, type VersionedCache } from '../market/read/versioned-cache.js'
-import { DATA_TICK_MS } from '../market/state.js'
+import { tickViewLatest } from '../market/read/tick-views.js'
 import type { Services } from '../services.js'
 import { defineEndpoint } from './define.js'
 
@@ -43,7 +42,7 @@ export const snapshot = defineEndpoint({
 const QUOTE_MAX_AGE_MS = 60_000
 const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z')
 
-async function computeSnapshot(services: Services, now: number): Promise<SnapshotResult> {
+export async function computeSnapshot(services: Services, now: number): Promise<SnapshotResult> {
   const { market } = services
   const version = market.series.version
   const coins = [...market.listedCoins()]
@@ -110,23 +109,16 @@ async function computeSnapshot(services: Services, now: number): Promise<Snapsho
   return { ...snap, computedAt: services.clock(), asOf: now, version, coverage }
 }
 
-/** the snapshot is recomputed when the data moved or when it is older than this */
-const SNAPSHOT_REFRESH_MS = DATA_TICK_MS
-/** a cached snapshot is served only while no older than one refresh period plus one tick */
-const SNAPSHOT_MAX_AGE_MS = SNAPSHOT_REFRESH_MS + DATA_TICK_MS
-
-const snapshots = new WeakMap<object, VersionedCache<Promise<SnapshotResult>>>()
-
 /**
- * the cached snapshot: recomputed when the series moved or after a refresh period; meanwhile the previous one is
- * served, and the recomputation starts on the next turn of the event loop, after the answer that found it outdated
+ * The snapshot, computed ahead after every data tick with the other all-coins views (src/market/read/tick-views.ts):
+ * a caller is served the latest computed one at once, also while the next is under way, never one older than a
+ * refresh period plus one tick (LATEST_MAX_AGE_MS): then it waits for the new one.
  */
 function getSnapshot(services: Services): Promise<SnapshotResult> {
-  const cache = cacheOf(snapshots, services, { maxEntries: 1, refreshMs: SNAPSHOT_REFRESH_MS, serveStaleMs: SNAPSHOT_MAX_AGE_MS, deferRefresh: true, clock: services.clock })
-  return cache.get('snapshot', services.market.series.version, () => {
-    const computing = computeSnapshot(services, services.clock())
-    // keep the rejection of a background refresh from going unhandled
-    computing.catch((err: unknown) => services.logger.warn({ err }, 'snapshot refresh failed'))
+  return tickViewLatest(services.market, 'snapshot', services.clock(), (now) => {
+    const computing = computeSnapshot(services, now)
+    // keep the rejection of a precomputation from going unhandled (a caller that waits on it gets the error)
+    computing.catch((err: unknown) => services.logger.warn({ err }, 'snapshot computation failed'))
     return computing
   })
 }
