@@ -17,6 +17,7 @@ import { coverageOf, hourRanges } from '../market/read/coverage.js'
 import { lastTradeRows, latestBooks, latestTickers, markRows, noMarkTradeBars } from '../market/read/market-data.js'
 import { closeOutlierGaps, coinDivergence, coinRegime, hourCloseOutliers, priceChange24h, REGIME_SPAN_MS, seriesHistory } from '../market/read/signal-inputs.js'
 import { tickViewLatest } from '../market/read/tick-views.js'
+import { timeSlices } from '../market/read-turns.js'
 import type { Services } from '../services.js'
 import { defineEndpoint } from './define.js'
 
@@ -42,6 +43,7 @@ export const snapshot = defineEndpoint({
 const QUOTE_MAX_AGE_MS = 60_000
 const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z')
 
+/** every listed coin's snapshot as of `now` (exported for the tests, which compare a served one with it) */
 export async function computeSnapshot(services: Services, now: number): Promise<SnapshotResult> {
   const { market } = services
   const version = market.series.version
@@ -52,7 +54,15 @@ export async function computeSnapshot(services: Services, now: number): Promise<
   const [tickers, books, trades] = await Promise.all([latestTickers(market, coins, now), latestBooks(market, coins), Promise.all(coins.map((c) => noMarkTradeBars(market, c, now - DAY_MS - MINUTE_MS, now + 1)))])
   // venues left out of a figure as outliers, with the coin and figure
   const aside: { exchange: ExchangeId; reason: string }[] = []
-  const inputs: SnapshotCoinInput[] = coins.map((coin, i) => {
+  // computed ahead on the tick while callers are served: a coin at a time, giving the loop a turn whenever one slice
+  // of CPU (timeSlices' 20 ms) has passed, so the computation never holds it for the whole snapshot
+  const slice = timeSlices()
+  const inputs: SnapshotCoinInput[] = []
+  for (const [i, coin] of coins.entries()) {
+    await slice()
+    inputs.push(coinInput(coin, i))
+  }
+  function coinInput(coin: string, i: number): SnapshotCoinInput {
     const h = seriesHistory(market, coin, now)
     const lastTrades = lastTradeRows(trades[i]!)
     const spread = buildSpread({ coin, current: [...markRows(tickers[i]!), ...lastTrades], history: [...markRows(h.oiSamples), ...lastTrades], now })
@@ -93,7 +103,7 @@ export async function computeSnapshot(services: Services, now: number): Promise<
       divergence,
       venues,
     }
-  })
+  }
   // every venue with a fresh ticker for some coin, against the longest history the snapshot reads (the 4h divergence)
   const used = new Set(inputs.flatMap((c) => c.venues.map((v) => v.exchange)))
   const from = floorTo(now, MINUTE_MS) - divergenceLookbackMinutes('4h') * MINUTE_MS

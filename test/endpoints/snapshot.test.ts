@@ -4,7 +4,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import * as analytics from '../../src/analytics/snapshot.js'
 import { computeSnapshot } from '../../src/endpoints/snapshot.js'
-import { Ingest } from '../../src/market/ingest.js'
 import { TEST_NOW, seedMarket } from '../helpers/market.js'
 import { startTestService, type TestService } from '../helpers/service.js'
 import { callOk, type Json } from '../rest/markets/helpers.js'
@@ -24,6 +23,8 @@ let acct: { apiKey: string; accountId: string }
 beforeAll(async () => {
   t = await startTestService({ clock: () => now })
   await seedMarket(t, { hours: 6, coins: ['BTC', 'ETH'] })
+  // the seeded live values are a version now (else the service's first tick would make them one in the middle of the test)
+  t.services.market.live.tick()
   acct = await t.signup()
   await t.setCredits(acct.accountId, 10_000)
 }, 120_000)
@@ -36,14 +37,12 @@ describe('snapshot computed ahead on the data tick', () => {
     expect((await callOk(t, acct, '/v1/signals/snapshot', 10)).data.computed_at, 'no data moved: the same one').toBe(first.computed_at)
     expect(computations()).toBe(1)
 
-    // a data tick: one open-interest sample through the ingest pipeline, 3 s later
-    now = first.computed_at + 3_000
-    const ingest = new Ingest({ db: t.services.db, market: t.services.market, trackLive: false })
-    const oi = t.services.market.live.openInterest.get('binance:BTC:perp')!
-    ingest.emit({ type: 'open_interest', exchange: 'binance', coin: 'BTC', marketType: 'perp', ts: now - 500, openInterest: oi.openInterest * 1.02 })
-    await ingest.flush({ final: true })
-    // the live values it moved count from this tick (not from the next tick of the service's own timer)
-    t.services.market.live.tick()
+    // a data tick: one open-interest sample applied to the hot series (one change, as a flush makes), 1 s later (within
+    // the refresh period, so only the data moving starts a computation, not the clock at the service's own next tick)
+    now = first.computed_at + 1_000
+    const market = t.services.market
+    const oi = market.live.openInterest.get('binance:BTC:perp')!
+    market.series.apply({ samples: [{ exchange: 'binance', coin: 'BTC', marketType: 'perp', ts: now - 500, markPrice: null, indexPrice: null, lastPrice: null, fundingRate: null, fundingIntervalHours: null, nextFundingTime: null, openInterest: oi.openInterest * 1.02 }] }, now)
     // computed ahead, nobody asking
     await vi.waitFor(() => expect(computations()).toBe(2), { timeout: 5000, interval: 5 })
 
@@ -52,7 +51,8 @@ describe('snapshot computed ahead on the data tick', () => {
     expect(served.computed_at).toBe(now)
     expect(served.as_of).toBe(now)
     const direct = await computeSnapshot(t.services, now)
-    expect(computations()).toBe(3)
+    // (the service's own tick may have started another precomputation meanwhile: nothing to do with the call)
+    expect(computations()).toBeGreaterThanOrEqual(3)
     expect(direct.version, 'the direct computation reads the same data').toBe(t.services.market.series.version)
     // every value served, as computed directly (the REST names of the same fields)
     expect(snakeDeep(JSON.parse(JSON.stringify(direct))) as Json).toMatchObject(served)

@@ -39,9 +39,10 @@ const byMarket = new WeakMap<MarketState, Views>()
 /** the data a view is computed from: the series' version and the live values as of the last tick */
 const dataVersion = (market: MarketState) => `${market.series.version}|${market.live.version}`
 
-const quiet = <T>(value: T, inflight: Set<Promise<unknown>>): T => {
+/** a precomputation, tracked until it settles; `then`: after it has succeeded */
+const quiet = <T>(value: T, inflight: Set<Promise<unknown>>, then: () => void): T => {
   if (value instanceof Promise) {
-    const done = value.catch(() => {})
+    const done = value.then(then, () => {})
     inflight.add(done)
     void done.finally(() => inflight.delete(done))
   }
@@ -77,7 +78,8 @@ function viewsOf(market: MarketState): Views {
     for (const [name, view] of v.views) {
       if (wall - view.usedAt > IDLE_AFTER_MS) v.views.delete(name)
       // a failed precomputation is dropped by the cache; the next request computes (and reports) it
-      else view.cache.prime(name, `${dataVersion(market)}|${view.reads()}`, () => quiet(view.compute(market.clock()), v.inflight))
+      // once done, look again: data that moved while it ran (its prime was skipped) is computed now, not a tick later
+      else view.cache.prime(name, `${dataVersion(market)}|${view.reads()}`, () => quiet(view.compute(market.clock()), v.inflight, schedule))
     }
     // idle: stop; a later request starts over (the series keeps this listener, now inert)
     if (!v.views.size) v.stop()
