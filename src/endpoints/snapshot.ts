@@ -14,6 +14,7 @@ import { EXCHANGE_IDS, type ExchangeId } from '../domain/exchanges.js'
 import { tradablePriceSource } from '../domain/venue-prices.js'
 import type { CoverageGap } from '../analytics/coverage.js'
 import { coverageOf, hourRanges } from '../market/read/coverage.js'
+import type { MinuteBar } from '../market/bars.js'
 import { lastTradeRows, latestBooks, latestTickers, markRows, noMarkTradeBars } from '../market/read/market-data.js'
 import { closeOutlierGaps, coinDivergence, coinRegime, hourCloseOutliers, priceChange24h, REGIME_SPAN_MS, seriesHistory } from '../market/read/signal-inputs.js'
 import { tickViewLatest } from '../market/read/tick-views.js'
@@ -51,20 +52,21 @@ export async function computeSnapshot(services: Services, now: number): Promise<
     // tickers and books come from the live cache; the history comes from the hot series, not the store, so a
   // refresh reads nothing from disk and never stalls other requests
   // venues without a mark of their own are priced by their last trades in the spread, as /v1/structure/spread does
-  const [tickers, books, trades] = await Promise.all([latestTickers(market, coins, now), latestBooks(market, coins), Promise.all(coins.map((c) => noMarkTradeBars(market, c, now - DAY_MS - MINUTE_MS, now + 1)))])
+  const [tickers, books] = await Promise.all([latestTickers(market, coins, now), latestBooks(market, coins)])
   // venues left out of a figure as outliers, with the coin and figure
   const aside: { exchange: ExchangeId; reason: string }[] = []
   // computed ahead on the tick while callers are served: a coin at a time, giving the loop a turn whenever one slice
   // of CPU (timeSlices' 20 ms) has passed, so the computation never holds it for the whole snapshot
   const slice = timeSlices()
   const inputs: SnapshotCoinInput[] = []
+  // (a coin's day of last trades too: read for all coins at once they held the loop about two coins long)
   for (const [i, coin] of coins.entries()) {
     await slice()
-    inputs.push(coinInput(coin, i))
+    inputs.push(coinInput(coin, i, await noMarkTradeBars(market, coin, now - DAY_MS - MINUTE_MS, now + 1)))
   }
-  function coinInput(coin: string, i: number): SnapshotCoinInput {
+  function coinInput(coin: string, i: number, trades: MinuteBar[]): SnapshotCoinInput {
     const h = seriesHistory(market, coin, now)
-    const lastTrades = lastTradeRows(trades[i]!)
+    const lastTrades = lastTradeRows(trades)
     const spread = buildSpread({ coin, current: [...markRows(tickers[i]!), ...lastTrades], history: [...markRows(h.oiSamples), ...lastTrades], now })
     const funding = buildWeightedFunding({ coin, samples: h.fundingSamples, now })
     const oi = buildOiChanges({ coin, samples: h.oiSamples, now })
