@@ -19,7 +19,7 @@ import type { Row } from './report.js'
 /** coins beyond the defaults: perps on at least two venues in the recorded lists, simulated with small-alt parameters */
 const ROOT = path.resolve(import.meta.dirname, '..')
 
-const MORE = ['ATOM', 'MATIC', 'DYDX', 'CRV', 'FTM', 'SNX', 'BCH', 'INJ', 'APT', 'ARB', 'OP', 'LDO']
+export const MORE = ['ATOM', 'MATIC', 'DYDX', 'CRV', 'FTM', 'SNX', 'BCH', 'INJ', 'APT', 'ARB', 'OP', 'LDO']
 
 export interface CoinBenchDeps {
   cpuSeconds(pid: number | undefined): number
@@ -29,7 +29,7 @@ export interface CoinBenchDeps {
 const fmt = (n: number, d = 1) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d })
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-async function heapUsed(port: number): Promise<number> {
+export async function heapUsed(port: number): Promise<number> {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
   return Number(/^nodejs_heap_size_used_bytes(?:\{[^}]*\})? (\S+)/m.exec(text)?.[1] ?? NaN)
 }

@@ -4,7 +4,7 @@ import path from 'node:path'
 import { pino, type Logger } from 'pino'
 import { signup } from './accounts/accounts.js'
 import { AuthCache } from './accounts/auth-cache.js'
-import { ChargeBatcher } from './accounts/charge-batcher.js'
+import { CreditLeases } from './accounts/credit-leases.js'
 import type { Config } from './config.js'
 import { StreamSlots } from './graphql/stream-slots.js'
 import { HeavyCalls } from './graphql/heavy-calls.js'
@@ -22,8 +22,17 @@ export async function createServices(config: Config, opts: { logger?: Logger; cl
   await market.load()
   logger.info({ from: market.seriesFrom }, market.seriesFrom === 'snapshot' ? 'hot series restored from the snapshot left at the last shutdown' : 'hot series loaded from the store')
   const cursors = cursorMac(await cursorSecret(config.CURSOR_SECRET, db.sql))
+  const auth = new AuthCache(db.sql, clock)
+  const charges = new CreditLeases(db.sql, {
+    block: config.CREDIT_LEASE_BLOCK,
+    durability: config.CREDIT_DURABILITY,
+    flushMs: config.CREDIT_FLUSH_MS,
+    timeoutMs: config.STORE_TIMEOUT_MS,
+    // a key revoked on any node: its cached copies go, so its next call reads the store (and is refused)
+    onRevoked: (ids) => ids.forEach((id) => auth.forgetKey(id)),
+  })
   const services: Services = {
-    config, db, logger, market, clock, cursorMac: cursors, charges: new ChargeBatcher(db.sql, { timeoutMs: config.STORE_TIMEOUT_MS }), auth: new AuthCache(db.sql, clock),
+    config, db, logger, market, clock, cursorMac: cursors, charges, auth,
     // REDIS_URL's client is made later (startRole): looked up at each stream
     streams: new StreamSlots(config, () => services.limits?.streams ?? null, logger),
     heavy: new HeavyCalls(config),

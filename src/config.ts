@@ -152,6 +152,12 @@ const EnvSchema = z.object({
   ANALYTICS_THREADS: intFrom(Math.max(1, os.availableParallelism() - 1), 0),
   /** the most a store statement, a lock wait or a connection wait may take, ms (PostgreSQL) */
   STORE_TIMEOUT_MS: intFrom(5000, 100),
+  /** credits a node leases from an account at a time and charges in memory (src/accounts/credit-leases.ts; docs/operations.md#caps-and-bounds) */
+  CREDIT_LEASE_BLOCK: intFrom(1000, 1),
+  /** durable: a metered answer waits until its charge's batch is written; memory: answered at once, written every CREDIT_FLUSH_MS */
+  CREDIT_DURABILITY: z.enum(['durable', 'memory'], { message: 'CREDIT_DURABILITY must be durable or memory' }).default('durable'),
+  /** CREDIT_DURABILITY=memory: how often the charges answered from memory are written, ms */
+  CREDIT_FLUSH_MS: intFrom(100, 10),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** credits the demo account starts with (only created when the store has no account) */
   DEMO_CREDITS: intFrom(100_000),

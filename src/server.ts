@@ -92,6 +92,8 @@ export function createApp(services: Services, metrics: Metrics = createMetrics()
     await stopTickViews(services.market)
     // the analytics threads: a call under way has had its answer by now
     await services.analytics.close()
+    // the charges answered so far written, the unused leases handed back to their accounts
+    await services.charges.close()
   })
   app.use(streamRoute(services))
   app.use(analyticsRouter(services, schema))

@@ -4,7 +4,7 @@ import type { Config } from './config.js'
 import type { Database } from './store/database.js'
 import type { MarketState } from './market/state.js'
 import type { AuthCache } from './accounts/auth-cache.js'
-import type { ChargeBatcher } from './accounts/charge-batcher.js'
+import type { CreditLeases } from './accounts/credit-leases.js'
 import type { NatsBus } from './market/bus/nats-bus.js'
 import type { LimitStores } from './rest/rate-limit-store.js'
 import type { StreamSlots } from './graphql/stream-slots.js'
@@ -17,8 +17,8 @@ export interface Services {
   db: Database
   logger: Logger
   market: MarketState
-  /** credit charges, group-committed */
-  charges: ChargeBatcher
+  /** credit charges against this node's leases, written in batches (src/accounts/credit-leases.ts) */
+  charges: CreditLeases
   /** short-lived key lookups for the metered analytics path */
   auth: AuthCache
   /** seals and opens paging cursors (src/store/cursor-secret.ts) */

@@ -150,7 +150,7 @@ export async function chargeDelivery(sql: Pick<Sql, 'query'>, d: ClaimedDelivery
   const rows = await sql.query(
     `WITH upd AS (
        UPDATE account a SET credits = a.credits - $2 FROM api_key k
-       WHERE a.id = $1 AND k.id = $3 AND k.account_id = a.id AND k.revoked_at IS NULL AND a.credits >= $2
+       WHERE a.id = $1 AND k.id = $3 AND k.account_id = a.id AND k.revoked_at IS NULL AND a.credits - a.leased >= $2
          AND EXISTS (SELECT 1 FROM alert_delivery WHERE id = $4 AND NOT charged)
        RETURNING a.id, a.credits),
      led AS (INSERT INTO credit_ledger (account_id, delta, balance_after, kind, endpoint, request_id, key_id) SELECT id, -$2::int, credits, 'charge', '${ALERT_PATH}', $4::text, $3 FROM upd),

@@ -1,7 +1,7 @@
-// Key → principal lookups remembered for a short while, for the metered analytics path only. It is safe
-// there because the charge statement itself re-checks that the key is not revoked (a revoked key is refused
-// on its next analytics call on any node), and a cached balance is only used to refuse early when it is
-// re-read first. Calls that charge nothing (HEAD) ask with `fresh`, which reads the store as a charge would.
+// Key → principal lookups remembered for a short while, for the metered analytics path only: a cached key's call
+// reads nothing from the store. It is safe there because a revocation reaches every node's cache within a round of
+// the credit leases (250 ms, src/accounts/credit-leases.ts), a durable charge's write re-checks the key, and a cached
+// balance is only used to refuse early when it is re-read first. Calls that charge nothing (HEAD) ask with `fresh`, which reads the store as a charge would.
 // Free endpoints (keys, account) always read the store.
 import type { Sql } from '../store/database.js'
 import { bearerToken, hashKey, isWellFormedKey } from './api-keys.js'
@@ -9,6 +9,7 @@ import { authenticate, type Principal } from './authenticate.js'
 
 export class AuthCache {
   private readonly entries = new Map<string, { principal: Principal; at: number }>()
+  private readonly lookups = new Map<string, Promise<Principal>>()
 
   constructor(
     private readonly sql: Pick<Sql, 'query'>,
@@ -25,14 +26,28 @@ export class AuthCache {
     const now = this.clock()
     const hit = this.entries.get(hash)
     if (hit && now - hit.at < this.ttlMs && !opts.fresh) return { ...hit.principal }
-    const principal = await authenticate(this.sql, authorization, now).catch((e: unknown) => {
-      // refused now: a cached copy must not answer for the key on later calls either
-      this.entries.delete(hash)
-      throw e
-    })
-    if (this.entries.size >= this.maxEntries) this.entries.clear()
-    this.entries.set(hash, { principal: { ...principal }, at: now })
-    return principal
+    // one store lookup per key at a time: the calls that arrive while it is under way take its answer (a burst of a
+    // new key's calls is one read, not one per call queued on the pool); a `fresh` call reads for itself
+    const running = opts.fresh ? undefined : this.lookups.get(hash)
+    if (running) return { ...(await running) }
+    const lookup = authenticate(this.sql, authorization, now).then(
+      (principal) => {
+        if (this.entries.size >= this.maxEntries) this.entries.clear()
+        this.entries.set(hash, { principal: { ...principal }, at: now })
+        return principal
+      },
+      (e: unknown) => {
+        // refused now: a cached copy must not answer for the key on later calls either
+        this.entries.delete(hash)
+        throw e
+      },
+    )
+    if (!opts.fresh) this.lookups.set(hash, lookup)
+    try {
+      return { ...(await lookup) }
+    } finally {
+      if (this.lookups.get(hash) === lookup) this.lookups.delete(hash)
+    }
   }
 
   /** the balance moved (a charge went through): keep the cached copy close to the truth */
@@ -40,7 +55,7 @@ export class AuthCache {
     for (const e of this.entries.values()) if (e.principal.keyId === keyId) e.principal.credits = credits
   }
 
-  /** forget a key at once (revoked in this process) */
+  /** forget a key at once (revoked in this process, or on any node: src/accounts/credit-leases.ts learns it each round) */
   forgetKey(keyId: string): void {
     for (const [h, e] of this.entries) if (e.principal.keyId === keyId) this.entries.delete(h)
   }

@@ -1,7 +1,7 @@
 // Credits: every movement is one SQL statement that changes the balance and writes its ledger row together.
-// Charges are conditional UPDATEs (credits >= cost), group-committed by charge-batcher.ts — never
-// read-then-write — so concurrent calls can neither overdraw the account nor double-spend; the
-// CHECK (credits >= 0) constraint backs it up.
+// Charges are taken from leases (blocks of the balance a node holds: conditional UPDATEs, credits - leased >= block)
+// and written in batches by credit-leases.ts — never read-then-write — so concurrent calls on one node or many can
+// neither overdraw the account nor double-spend; CHECK (credits >= 0) and CHECK (0 <= leased <= credits) back it up.
 import type { Sql } from '../store/database.js'
 
 export interface Charge {

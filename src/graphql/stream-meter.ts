@@ -1,5 +1,5 @@
 // The metered minute of a push stream (GET /v1/stream and the GraphQL `stream` subscription alike): 1 credit per
-// channel, taken through the charge batcher (atomic, never below zero) when each minute starts.
+// channel, taken from the node's credit lease (src/accounts/credit-leases.ts: exact, never below zero) when each minute starts.
 import type { Principal } from '../accounts/authenticate.js'
 import { insufficientCredits, unauthorized, type ApiError } from '../errors.js'
 import type { Services } from '../services.js'

@@ -7,7 +7,7 @@
 import pg from 'pg'
 import type { Logger } from 'pino'
 import { MINUTE_MS } from '../domain/time.js'
-import type { ExchangeId } from '../domain/exchanges.js'
+import { MARKET_TYPES, type ExchangeId } from '../domain/exchanges.js'
 import type { MinuteBar } from './bars.js'
 import type { BookSnapshotEvent } from './events.js'
 import type { Sql } from '../store/database.js'
@@ -142,9 +142,12 @@ export class WriterLeases implements WriteGate {
     const since = this.opts.clock() - 2 * KEEP_MS
     const last = new Map<string, number>()
     for (const v of venues) {
+      // only the markets it kept rows of: a range of candle_1m's key (coin, market type, ts) each
+      const coins = [...new Set(this.kept.bars.filter((b) => b.exchange === v).map((b) => b.coin))]
+      if (!coins.length) continue
       const rows = await this.opts.sql.query<{ coin: string; market_type: string; last: number | string }>(
-        'SELECT coin, market_type, max(ts) AS last FROM candle_1m WHERE exchange = $1 AND ts >= $2 GROUP BY coin, market_type',
-        [v, since],
+        `SELECT coin, market_type, max(ts) AS last FROM candle_1m WHERE coin = ANY($2::text[]) AND market_type = ANY($4::text[]) AND ts >= $3 AND exchange = $1 GROUP BY coin, market_type`,
+        [v, coins, since, MARKET_TYPES],
       )
       for (const r of rows) last.set(`${v}:${r.coin}:${r.market_type}`, Number(r.last))
     }

@@ -12,6 +12,7 @@ import { pgConfigFromUrl, pgliteMigrationFactory, pgMigrationFactory } from './m
 import { applyMigrations, unappliedMigrations } from './migrations.js'
 import { lockDataDir } from './data-dir-lock.js'
 import { pglitePrepared } from './prepared.js'
+import { startVacuum } from './vacuum.js'
 
 export interface Sql {
   /** rows as objects; $1.. placeholders */
@@ -154,6 +155,9 @@ export async function openDatabase(
   return db
 }
 
+/** the embedded store's WAL bounds (see openPglite) */
+const EMBEDDED_WAL = ['max_wal_size=64MB', 'min_wal_size=32MB']
+
 async function openPglite(dir: string | null, loadDataDir?: Blob): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite')
   const { PrismaPGlite } = await import('pglite-prisma-adapter')
@@ -162,11 +166,14 @@ async function openPglite(dir: string | null, loadDataDir?: Blob): Promise<Datab
   const unlock = dir ? await lockDataDir(dir, (err) => process.stderr.write(`the embedded store's lock was lost: ${err.message}\n`)) : async () => {}
   const handoff = dir ? await takeHandoff(dir) : null
   // small buffers: the embedded store lives in this process, and PGlite's WebAssembly memory never shrinks.
+  // A small WAL: PostgreSQL keeps up to max_wal_size (1 GB by default) of used segments for recycling, which was most
+  // of a small universe's data directory (docs/performance.md, eighth round); 64 MB checkpoints often enough for the
+  // backfill's writes and keeps at most that much.
   // One options object: PGlite reads its second argument only when the first is a directory name.
   const pg: PGlite = new PGlite({
     dataDir: dir ?? undefined,
     loadDataDir,
-    postgresqlconf: ['shared_buffers=32MB', 'work_mem=8MB', 'maintenance_work_mem=32MB', 'wal_buffers=2MB'],
+    postgresqlconf: ['shared_buffers=32MB', 'work_mem=8MB', 'maintenance_work_mem=32MB', 'wal_buffers=2MB', ...EMBEDDED_WAL],
   })
   try {
     await pg.waitReady
@@ -175,6 +182,8 @@ async function openPglite(dir: string | null, loadDataDir?: Blob): Promise<Datab
     throw e
   }
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(pg) })
+  // no autovacuum in single-user mode: the tables rewritten in place are vacuumed here (vacuum.ts)
+  const stopVacuum = startVacuum({ query: async <T>(text: string) => (await pg.query<T>(text)).rows }, (e) => process.stderr.write(`the embedded store's vacuum failed: ${(e as Error).message}\n`))
   const sql: Sql = {
     query: async <T>(text: string, params?: unknown[]) => (await pg.query<T>(text, params)).rows,
     prepared: pglitePrepared(pg),
@@ -197,6 +206,7 @@ async function openPglite(dir: string | null, loadDataDir?: Blob): Promise<Datab
     migrationFactory: () => pgliteMigrationFactory(pg),
     handoff,
     async close() {
+      await stopVacuum()
       await prisma.$disconnect()
       await pg.close()
       await unlock()

@@ -101,7 +101,8 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
       return send(path, { headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers } })
     },
     async setCredits(accountId, credits) {
-      await services.db.sql.query('UPDATE account SET credits = $2 WHERE id = $1', [accountId, credits])
+      // as an operator sets a balance: the leases of it are void (a node finds its own gone at its next write)
+      await services.db.sql.query('WITH gone AS (DELETE FROM credit_lease WHERE account_id = $1) UPDATE account SET credits = $2, leased = 0 WHERE id = $1', [accountId, credits])
     },
     async close() {
       if (server) {

@@ -5,7 +5,7 @@ import { pgliteMigrationFactory, pgMigrationFactory } from '../../src/store/migr
 import { applyMigrations, listMigrations, pendingSchemaChanges, unappliedMigrations } from '../../src/store/migrations.js'
 import { freshSchema, requirePostgresInCi } from '../helpers/postgres.js'
 
-const TABLES = ['account', 'alert_delivery', 'alert_rule', 'api_key', 'backfill_day', 'candle_1h', 'candle_1m', 'coin', 'credit_ledger', 'exchange', 'feed_uptime', 'funding_rate', 'history_hole', 'history_progress', 'large_trade', 'limit_counter', 'liquidation_minute', 'liquidation_order', 'market_sample', 'minute_partial', 'order_book', 'payment_event', 'positioning_sample', 'service_secret', 'store_source']
+const TABLES = ['account', 'alert_delivery', 'alert_rule', 'api_key', 'backfill_day', 'candle_1h', 'candle_1m', 'coin', 'credit_lease', 'credit_ledger', 'exchange', 'feed_uptime', 'funding_rate', 'history_hole', 'history_progress', 'large_trade', 'limit_counter', 'liquidation_minute', 'liquidation_order', 'market_sample', 'minute_partial', 'order_book', 'payment_event', 'positioning_sample', 'service_secret', 'store_source']
 
 describe('migrations (WASM schema engine)', () => {
   const dbs: PGlite[] = []
@@ -28,6 +28,17 @@ describe('migrations (WASM schema engine)', () => {
     expect(rows.map((r) => r.table_name)).toEqual(TABLES)
     const applied = await pg.query<{ migration_name: string; finished: boolean }>('SELECT migration_name, finished_at IS NOT NULL AS finished FROM _prisma_migrations ORDER BY migration_name')
     expect(applied.rows).toEqual(names.map((migration_name) => ({ migration_name, finished: true })))
+  })
+
+  it('keeps one index on each candle table: its key, led by the coin as the windowed reads are', async () => {
+    const pg = new PGlite()
+    dbs.push(pg)
+    await applyMigrations(await pgliteMigrationFactory(pg))
+    const { rows } = await pg.query<{ tablename: string; indexdef: string }>(`SELECT tablename, indexdef FROM pg_indexes WHERE tablename IN ('candle_1m', 'candle_1h') ORDER BY 1`)
+    expect(rows.map((r) => [r.tablename, r.indexdef.replace(/^.* USING btree /, '')])).toEqual([
+      ['candle_1h', '(coin, market_type, ts, exchange)'],
+      ['candle_1m', '(coin, market_type, ts, exchange)'],
+    ])
   })
 
   it('says which migrations a store lacks, from Prisma\'s bookkeeping (so an up-to-date store opens without the schema engine)', async () => {
