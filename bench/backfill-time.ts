@@ -8,6 +8,7 @@ import { runBackfill } from '../src/market/backfill.js'
 import { DAY_MS, MINUTE_MS } from '../src/domain/time.js'
 import { DEFAULT_COINS } from '../src/market/coins.js'
 import { MarketSimulator } from '../src/market/simulator/index.js'
+import { simulatorAlone } from './targets.js'
 import { WorkerHistory } from '../src/market/simulator/worker-history.js'
 
 const days = Number(process.argv[2] ?? 30)
@@ -15,14 +16,7 @@ const coins = process.argv[3] ? process.argv[3].split(',') : [...DEFAULT_COINS]
 const now = Math.floor(Date.now() / MINUTE_MS) * MINUTE_MS
 
 // the simulator alone, into a sink that only counts
-let n = 0
-const count = { emit: () => void n++, emitBar: () => void n++ }
-const cpu0 = process.cpuUsage()
-const t0 = performance.now()
-const sim = new MarketSimulator({ seed: 42, coins })
-for (let to = now; to > now - days * DAY_MS; to -= DAY_MS) sim.simulateRange(Math.max(to - DAY_MS, now - days * DAY_MS), to, count as never)
-const simMs = performance.now() - t0
-const simCpu = process.cpuUsage(cpu0)
+const alone = simulatorAlone(days, coins)
 
 // a fresh embedded store on disk, as npm start uses (DATABASE_URL=pglite:<dir> chooses another place)
 const dir = process.env.DATABASE_URL ?? `pglite:${(await import('node:fs')).mkdtempSync('/tmp/backfill-time-')}`
@@ -38,6 +32,6 @@ if (source instanceof WorkerHistory) await source.close()
 const bfCpu = process.cpuUsage(cpu1)
 // CPU seconds (user + system) too: on a shared machine they vary less than wall time
 const cpuS = (c: NodeJS.CpuUsage) => +((c.user + c.system) / 1e6).toFixed(1)
-console.log(JSON.stringify({ days, coins: coins.length, simulatorOnlyS: +(simMs / 1000).toFixed(1), simulatorOnlyCpuS: cpuS(simCpu), simulatorEvents: n, backfillS: +(wallMs / 1000).toFixed(1), backfillCpuS: cpuS(bfCpu), bars: r.bars }))
+console.log(JSON.stringify({ days, coins: coins.length, simulatorOnlyS: +(alone.ms / 1000).toFixed(1), simulatorOnlyCpuS: +(alone.cpuMs / 1000).toFixed(1), simulatorEvents: alone.events, backfillS: +(wallMs / 1000).toFixed(1), backfillCpuS: cpuS(bfCpu), bars: r.bars }))
 await services.db.close()
 process.exit(0)

@@ -23,19 +23,23 @@ export interface LatestOptions {
  */
 export function latestPerExchange<T extends { exchange: ExchangeId; ts: number }>(rows: readonly T[], opts: LatestOptions = {}): T[] {
   const { at, maxAgeMs } = opts
-  const best = new Map<ExchangeId, T>()
+  // by the venue's place in EXCHANGE_IDS (called per minute of a day's spread history: no Map, no arrays per venue)
+  const best: (T | undefined)[] = []
   for (const r of rows) {
     if (!Number.isFinite(r.ts)) continue
     if (at !== undefined && r.ts > at) continue
     if (at !== undefined && maxAgeMs !== undefined && at - r.ts > maxAgeMs) continue
-    const prev = best.get(r.exchange)
-    if (!prev || r.ts >= prev.ts) best.set(r.exchange, r)
+    const i = RANK.get(r.exchange)
+    if (i === undefined) continue
+    const prev = best[i]
+    if (!prev || r.ts >= prev.ts) best[i] = r
   }
-  return EXCHANGE_IDS.flatMap((e) => {
-    const r = best.get(e)
-    return r ? [r] : []
-  })
+  const out: T[] = []
+  for (const r of best) if (r) out.push(r)
+  return out
 }
+
+const RANK = new Map<ExchangeId, number>(EXCHANGE_IDS.map((e, i) => [e, i]))
 
 export const isStale = (ts: number, now: number, staleMs: number = TICKER_STALE_MS): boolean =>
   !Number.isFinite(ts) || now - ts > staleMs

@@ -1,7 +1,7 @@
-// GET /v1/signals/snapshot (10 credits): every model over every coin, ranked. Expensive, so computed once per refresh
-// of the data and served from the cache, saying when it was computed: a request after a refresh gets the previous
-// result at once while the new one is computed (stale-while-revalidate), never one older than a refresh period plus
-// one tick: then it waits for the new one.
+// GET /v1/signals/snapshot (10 credits): every model over every coin, ranked. Expensive, so computed ahead after each
+// data tick (as the other all-coins views are) and served from the cache, saying when it was computed: a request
+// after a refresh gets the latest computed one at once while the new one is computed, never one older than a refresh
+// period plus one tick: then it waits for the new one.
 import { z } from 'zod'
 import { divergenceLookbackMinutes } from '../analytics/divergence.js'
 import { buildWeightedFunding } from '../analytics/funding.js'
@@ -14,10 +14,11 @@ import { EXCHANGE_IDS, type ExchangeId } from '../domain/exchanges.js'
 import { tradablePriceSource } from '../domain/venue-prices.js'
 import type { CoverageGap } from '../analytics/coverage.js'
 import { coverageOf, hourRanges } from '../market/read/coverage.js'
+import type { MinuteBar } from '../market/bars.js'
 import { lastTradeRows, latestBooks, latestTickers, markRows, noMarkTradeBars } from '../market/read/market-data.js'
 import { closeOutlierGaps, coinDivergence, coinRegime, hourCloseOutliers, priceChange24h, REGIME_SPAN_MS, seriesHistory } from '../market/read/signal-inputs.js'
-import { cacheOf } from '../market/read/versioned-cache.js'
-import { DATA_TICK_MS } from '../market/state.js'
+import { tickViewLatest } from '../market/read/tick-views.js'
+import { timeSlices } from '../market/read-turns.js'
 import type { Services } from '../services.js'
 import { defineEndpoint } from './define.js'
 
@@ -37,19 +38,29 @@ export const snapshot = defineEndpoint({
 const QUOTE_MAX_AGE_MS = 60_000
 const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z')
 
-async function computeSnapshot(services: Services, now: number): Promise<SnapshotResult> {
+/** every listed coin's snapshot as of `now` (exported for the tests, which compare a served one with it) */
+export async function computeSnapshot(services: Services, now: number): Promise<SnapshotResult> {
   const { market } = services
   const version = market.series.version
   const coins = [...market.listedCoins()]
     // tickers and books come from the live cache; the history comes from the hot series, not the store, so a
   // refresh reads nothing from disk and never stalls other requests
   // venues without a mark of their own are priced by their last trades in the spread, as /v1/structure/spread does
-  const [tickers, books, trades] = await Promise.all([latestTickers(market, coins, now), latestBooks(market, coins), Promise.all(coins.map((c) => noMarkTradeBars(market, c, now - DAY_MS - MINUTE_MS, now + 1)))])
+  const [tickers, books] = await Promise.all([latestTickers(market, coins, now), latestBooks(market, coins)])
   // venues left out of a figure as outliers, with the coin and figure
   const aside: { exchange: ExchangeId; reason: string }[] = []
-  const inputs: SnapshotCoinInput[] = coins.map((coin, i) => {
+  // computed ahead on the tick while callers are served: a coin at a time, giving the loop a turn whenever one slice
+  // of CPU (timeSlices' 20 ms) has passed, so the computation never holds it for the whole snapshot
+  const slice = timeSlices()
+  const inputs: SnapshotCoinInput[] = []
+  // (a coin's day of last trades too: read for all coins at once they held the loop about two coins long)
+  for (const [i, coin] of coins.entries()) {
+    await slice()
+    inputs.push(coinInput(coin, i, await noMarkTradeBars(market, coin, now - DAY_MS - MINUTE_MS, now + 1)))
+  }
+  function coinInput(coin: string, i: number, trades: MinuteBar[]): SnapshotCoinInput {
     const h = seriesHistory(market, coin, now)
-    const lastTrades = lastTradeRows(trades[i]!)
+    const lastTrades = lastTradeRows(trades)
     const spread = buildSpread({ coin, current: [...markRows(tickers[i]!), ...lastTrades], history: [...markRows(h.oiSamples), ...lastTrades], now })
     const funding = buildWeightedFunding({ coin, samples: h.fundingSamples, now })
     const oi = buildOiChanges({ coin, samples: h.oiSamples, now })
@@ -88,7 +99,7 @@ async function computeSnapshot(services: Services, now: number): Promise<Snapsho
       divergence,
       venues,
     }
-  })
+  }
   // every venue with a fresh ticker for some coin, against the longest history the snapshot reads (the 4h divergence)
   const used = new Set(inputs.flatMap((c) => c.venues.map((v) => v.exchange)))
   const from = floorTo(now, MINUTE_MS) - divergenceLookbackMinutes('4h') * MINUTE_MS
@@ -104,21 +115,16 @@ async function computeSnapshot(services: Services, now: number): Promise<Snapsho
   return { ...snap, computedAt: services.clock(), asOf: now, version, coverage }
 }
 
-/** the snapshot is recomputed when the data moved or when it is older than this */
-const SNAPSHOT_REFRESH_MS = DATA_TICK_MS
-/** a cached snapshot is served only while no older than one refresh period plus one tick */
-const SNAPSHOT_MAX_AGE_MS = SNAPSHOT_REFRESH_MS + DATA_TICK_MS
-
 /**
- * the cached snapshot: recomputed when the series moved or after a refresh period; meanwhile the previous one is
- * served, and the recomputation starts on the next turn of the event loop, after the answer that found it outdated
+ * The snapshot, computed ahead after every data tick with the other all-coins views (src/market/read/tick-views.ts):
+ * a caller is served the latest computed one at once, also while the next is under way, never one older than a
+ * refresh period plus one tick (LATEST_MAX_AGE_MS): then it waits for the new one.
  */
 function getSnapshot(services: Services): Promise<SnapshotResult> {
-  const cache = cacheOf<Promise<SnapshotResult>>(services, 'snapshot', { maxEntries: 1, refreshMs: SNAPSHOT_REFRESH_MS, serveStaleMs: SNAPSHOT_MAX_AGE_MS, deferRefresh: true, clock: services.clock })
-  return cache.get('snapshot', services.market.series.version, () => {
-    const computing = computeSnapshot(services, services.clock())
-    // keep the rejection of a background refresh from going unhandled
-    computing.catch((err: unknown) => services.logger.warn({ err }, 'snapshot refresh failed'))
+  return tickViewLatest(services.market, 'snapshot', services.clock(), (now) => {
+    const computing = computeSnapshot(services, now)
+    // keep the rejection of a precomputation from going unhandled (a caller that waits on it gets the error)
+    computing.catch((err: unknown) => services.logger.warn({ err }, 'snapshot computation failed'))
     return computing
   })
 }
