@@ -2,10 +2,10 @@
 // asks, with the other all-coins views, so a caller after the tick is served it without a computation of its own;
 // what it is served equals a direct computation at the same moment.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import * as analytics from '../../src/analytics/snapshot.js'
-import { computeSnapshot } from '../../src/endpoints/snapshot.js'
-import { TEST_NOW, seedMarket } from '../helpers/market.js'
-import { startTestService, type TestService } from '../helpers/service.js'
+import type * as analytics from '../../src/analytics/snapshot.js'
+import type { computeSnapshot as ComputeSnapshot } from '../../src/endpoints/snapshot.js'
+import { TEST_NOW } from '../helpers/market.js'
+import type { TestService } from '../helpers/service.js'
 import { callOk, type Json } from '../rest/markets/helpers.js'
 import { snakeDeep } from '../rest/signals/helpers.js'
 
@@ -14,13 +14,22 @@ vi.mock('../../src/analytics/snapshot.js', async (original) => {
   const m = await original<typeof analytics>()
   return { ...m, buildSnapshot: vi.fn(m.buildSnapshot) }
 })
-const computations = () => vi.mocked(analytics.buildSnapshot).mock.calls.length
+let buildSnapshot: typeof analytics.buildSnapshot
+let computeSnapshot: typeof ComputeSnapshot
+const computations = () => vi.mocked(buildSnapshot).mock.calls.length
 
 let now = TEST_NOW
 let t: TestService
 let acct: { apiKey: string; accountId: string }
 
 beforeAll(async () => {
+  // the suite's files share their worker's modules (isolate: false): an earlier file may have loaded the service
+  // without the mock, so this file loads its own copy of the module graph, through the mock
+  vi.resetModules()
+  ;({ buildSnapshot } = await import('../../src/analytics/snapshot.js'))
+  ;({ computeSnapshot } = await import('../../src/endpoints/snapshot.js'))
+  const { startTestService } = await import('../helpers/service.js')
+  const { seedMarket } = await import('../helpers/market.js')
   t = await startTestService({ clock: () => now })
   await seedMarket(t, { hours: 6, coins: ['BTC', 'ETH'] })
   // the seeded live values are a version now (else the service's first tick would make them one in the middle of the test)
