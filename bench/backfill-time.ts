@@ -18,9 +18,10 @@ const now = Math.floor(Date.now() / MINUTE_MS) * MINUTE_MS
 // the simulator alone, into a sink that only counts
 const alone = simulatorAlone(days, coins)
 
-// a fresh embedded store on disk, as npm start uses (DATABASE_URL=pglite:<dir> chooses another place)
-const dir = process.env.DATABASE_URL ?? `pglite:${(await import('node:fs')).mkdtempSync('/tmp/backfill-time-')}`
-const config = loadConfig({ ...process.env, DATABASE_URL: dir, LOG_LEVEL: 'warn' })
+// a fresh embedded store on disk, as npm start uses (DATA_DIR or DATABASE_URL choose another place)
+const fresh = process.env.DATA_DIR || process.env.DATABASE_URL ? null : (await import('node:fs')).mkdtempSync('/tmp/backfill-time-')
+if (fresh) (await import('node:fs')).chmodSync(fresh, 0o755) // as root the PostgreSQL runs as the OS user postgres
+const config = loadConfig({ ...process.env, ...(fresh && { DATA_DIR: fresh }), LOG_LEVEL: 'warn' })
 const services = await createServices(config, { logger: pino({ level: 'warn' }) })
 const cpu1 = process.cpuUsage()
 const t1 = performance.now()

@@ -24,7 +24,7 @@ type Start = (env: Record<string, string>) => Promise<{ proc: ChildProcess; back
 export async function benchHistory(start: Start, o: { days: number; coins: readonly string[]; dir: string }): Promise<Row[]> {
   const double = await startVenueDouble('binance', { coins: o.coins })
   try {
-    const svc = await start({ MARKET_SOURCE: 'binance', ...double.env(), DATABASE_URL: `pglite:${o.dir}`, BENCH_COINS: o.coins.join(','), BENCH_DAYS: String(o.days) })
+    const svc = await start({ MARKET_SOURCE: 'binance', ...double.env(), DATA_DIR: o.dir, BENCH_COINS: o.coins.join(','), BENCH_DAYS: String(o.days) })
     const ms = await svc.backfilled
     svc.proc.kill('SIGTERM')
     await new Promise<void>((r) => svc.proc.once('exit', r))

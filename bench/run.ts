@@ -17,6 +17,7 @@ import { benchEventLoop } from './event-loop.js'
 import { benchMix } from './mix.js'
 import { benchScaleOut } from './scale-out.js'
 import { benchStart } from './start-time.js'
+import { benchStoreEngines } from './store-engines.js'
 import { benchViews } from './views.js'
 import { freshSchema, postgresAvailable } from '../test/helpers/postgres.js'
 import { build, NODE_FLAGS } from '../scripts/build.mjs'
@@ -24,8 +25,8 @@ import type { Row } from './report.js'
 import { processRss, recordTarget, simulatorAlone, targetsTable } from './targets.js'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
-/** run only some steps: BENCH_ONLY=fold,backfill,start,cheap,shim,views,heavy,memory,loop,mix,postgres,credits,scale,history,coins,scaling (default: all) */
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'fold,backfill,start,cheap,shim,views,heavy,memory,loop,mix,postgres,credits,scale,history,coins,scaling').split(','))
+/** run only some steps: BENCH_ONLY=fold,backfill,start,cheap,shim,views,heavy,memory,loop,mix,postgres,credits,scale,history,coins,scaling,store (default: all) */
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'fold,backfill,start,cheap,shim,views,heavy,memory,loop,mix,postgres,credits,scale,history,coins,scaling,store').split(','))
 /** the steps that need the simulated service (2 to 6) */
 const SIM_STEPS = ['backfill', 'start', 'cheap', 'shim', 'views', 'heavy', 'memory', 'loop', 'mix', 'postgres']
 const ROOT = path.resolve(import.meta.dirname, '..')
@@ -123,6 +124,7 @@ async function main() {
   const days = Number(process.env.BENCH_DAYS ?? 30)
   const keep = process.env.BENCH_DATA_DIR
   const dir = keep ?? fs.mkdtempSync(path.join(os.tmpdir(), 'bench-'))
+  fs.chmodSync(dir, 0o755) // as root the embedded PostgreSQL runs as the OS user postgres, which must reach it
   console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model}, ${fmt(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`)
 
   // 1. ingestion: fold rate on one core, against a bare loop over the same trades
@@ -142,7 +144,7 @@ async function main() {
   let tickerBody = '{}'
   if (SIM_STEPS.some((x) => ONLY.has(x))) {
     // 2. the full pipeline backfill of the default history on the embedded store
-    const store = { DATABASE_URL: `pglite:${path.join(dir, 'pglite')}`, BENCH_COINS: coins.join(','), BENCH_DAYS: String(days) }
+    const store = { DATA_DIR: dir, BENCH_COINS: coins.join(','), BENCH_DAYS: String(days) }
     console.log(`backfilling ${days} days of ${coins.length} coins into the embedded store…`)
     const filler = await start(store)
     // the API while the backfill runs behind it (as after `npm start` on an empty store), then the same load on the same
@@ -279,6 +281,9 @@ async function main() {
     rows.push({ bench: 'charges/s on PostgreSQL, 100 accounts', measured: fmt(credits.manyAccounts, 0), baseline: `${fmt(credits.selectOne, 0)} SELECT 1/s`, ratio: credits.manyAccounts / 3000, target: '≥ 3,000/s, exact (ratio ≥ 1)', pass: credits.manyAccounts >= 3000 && credits.exact })
     rows.push({ bench: 'charges/s on PostgreSQL, one account', measured: fmt(credits.oneAccount, 0), baseline: `${fmt(credits.selectOne, 0)} SELECT 1/s`, ratio: credits.oneAccount / 1000, target: '≥ 1,000/s, exact (ratio ≥ 1)', pass: credits.oneAccount >= 1000 && credits.exact })
   } else if (ONLY.has('credits')) console.log('PostgreSQL not reachable: credit benchmark skipped')
+
+  // the embedded store's two engines side by side: embedded PostgreSQL and PGlite in a thread (bench/store-engines.ts)
+  if (ONLY.has('store')) rows.push(...(await benchStoreEngines({ root: ROOT, start, load, days, coins, tickerBody: () => tickerBody })))
 
   // a live venue's history: the Binance double on loopback, the service started as a user starts it (bench/history-time.ts)
   if (ONLY.has('history')) rows.push(...(await benchHistory(start, { days, coins, dir: path.join(dir, 'history') })))

@@ -2,7 +2,8 @@
 // BENCH_SCALING_COINS (12, 48, 100) simulated coins, the service as `npm start` runs it (bench/server.ts: startRole
 // with the backfill behind the listening server, on a fresh embedded store) with BENCH_SCALING_DAYS (30) of history:
 // - backfill seconds (to the server's "backfill done");
-// - resident memory (median over the live window) and the least V8 heap in use, with the history loaded;
+// - resident memory (median over the live window: the Node process RSS plus the embedded PostgreSQL processes PSS) and
+//   the least V8 heap in use, with the history loaded;
 // - ingest CPU: the process's CPU seconds per coin-minute of the live feed over BENCH_SCALING_LIVE_SECONDS (60), API
 //   idle;
 // - the all-coins views' worst call, cold after a data tick (bench/views.ts, BENCH_SCALING_VIEW_ROUNDS rounds);
@@ -16,6 +17,8 @@ import path from 'node:path'
 import type { ChildProcess } from 'node:child_process'
 import { DEFAULT_COINS } from '../src/market/coins.js'
 import { openDatabase } from '../src/store/database.js'
+import { engineDir } from '../src/store/embedded/index.js'
+import { postgresPids, procKb } from './store-engines.js'
 import { MORE, heapUsed } from './coins.js'
 import { storeSizes } from './store-sizes.js'
 import { coldViewCalls, worstView } from './views.js'
@@ -77,7 +80,8 @@ function dirBytes(dir: string): number {
 async function measure(deps: ScalingDeps, coins: number, days: number, dir: string): Promise<Point> {
   const storeDir = path.join(dir, `scaling-${coins}`)
   fs.rmSync(storeDir, { recursive: true, force: true })
-  const svc = await deps.start({ DATABASE_URL: `pglite:${storeDir}`, BENCH_COINS: universe(coins).join(','), BENCH_DAYS: String(days) })
+  fs.mkdirSync(storeDir, { recursive: true, mode: 0o755 }) // as root the embedded PostgreSQL runs as the OS user postgres
+  const svc = await deps.start({ DATA_DIR: storeDir, BENCH_COINS: universe(coins).join(','), BENCH_DAYS: String(days) })
   let stopped = false
   const stop = async () => {
     if (stopped) return
@@ -97,7 +101,8 @@ async function measure(deps: ScalingDeps, coins: number, days: number, dir: stri
     const external: number[] = []
     while (performance.now() - t0 < seconds * 1000) {
       await sleep(1_000)
-      rss.push(await deps.rss(svc.info.port))
+      // the service's memory: the Node process and the store's processes (PSS: their shared buffers counted once)
+      rss.push((await deps.rss(svc.info.port)) + postgresPids(storeDir).reduce((n, pid) => n + procKb(pid, 'smaps_rollup', 'Pss'), 0))
       heap.push(await heapUsed(svc.info.port))
       external.push(await externalMemory(svc.info.port))
     }
@@ -109,8 +114,8 @@ async function measure(deps: ScalingDeps, coins: number, days: number, dir: stri
     // a clean stop leaves the hot series with the store, as npm start does: part of the directory a user keeps
     await stop()
     const bytes = dirBytes(storeDir)
-    const walBytes = dirBytes(path.join(storeDir, 'pg_wal'))
-    const db = await openDatabase({ kind: 'pglite', dir: storeDir }, { migrate: false })
+    const walBytes = dirBytes(path.join(engineDir(storeDir, 'postgres'), 'cluster', 'pg_wal'))
+    const db = await openDatabase({ kind: 'embedded', engine: 'postgres', dataDir: storeDir }, { migrate: false })
     const sizes = await storeSizes(db.sql).finally(() => db.close())
     const largest = sizes.slice(0, 3).map((s) => `${s.relation} ${fmt(s.totalMB, 0)} MB (${s.bytesPerRow} B/row)`).join(', ')
     console.log(`scaling: ${coins} coins × ${days} d: ${fmt(bytes / MB, 0)} MB in the data directory, WAL ${fmt(walBytes / MB, 0)} MB`)

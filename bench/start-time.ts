@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { handoffFile } from '../src/store/database.js'
+import { engineDir, type EmbeddedEngine } from '../src/store/embedded/index.js'
 import { NODE_FLAGS } from '../scripts/build.mjs'
 
 export interface Running {
@@ -17,7 +18,9 @@ export interface Running {
 /** `npm start` (scripts/start.mjs with the package's V8 flags) on the filled store, with `env` on top of the bench's own */
 export async function startService(root: string, dataDir: string, env: Record<string, string> = {}): Promise<Running> {
   const t0 = performance.now()
-  const fullEnv = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: `pglite:${path.join(dataDir, 'pglite')}`, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env }
+  // the embedded store in dataDir, whatever the caller's environment says (no DATABASE_URL)
+  const { DATABASE_URL: _url, ...inherited } = process.env
+  const fullEnv = { ...inherited, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env }
   const proc = spawn(process.execPath, [...NODE_FLAGS, path.join(root, 'scripts', 'start.mjs')], { cwd: root, env: fullEnv, stdio: ['ignore', 'pipe', 'inherit'] })
   const url = await new Promise<string>((resolve, reject) => {
     let out = ''
@@ -49,7 +52,7 @@ export async function benchStart(root: string, dataDir: string): Promise<{ warmM
   const warm = await startService(root, dataDir)
   await stop(warm)
   // an unclean stop leaves nothing behind
-  fs.rmSync(handoffFile(path.join(dataDir, 'pglite')), { force: true })
+  fs.rmSync(handoffFile(engineDir(dataDir, (process.env.EMBEDDED_STORE ?? 'postgres') as EmbeddedEngine)), { force: true })
   const cold = await startService(root, dataDir)
   await stop(cold)
   return { warmMs: warm.healthyMs, coldMs: cold.healthyMs }

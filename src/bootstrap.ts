@@ -16,7 +16,7 @@ import { openDatabase, type Database } from './store/database.js'
 
 export async function createServices(config: Config, opts: { logger?: Logger; clock?: () => number; db?: Database } = {}): Promise<Services> {
   const logger = opts.logger ?? pino({ level: config.LOG_LEVEL })
-  const db = opts.db ?? (await openDatabase(config.store))
+  const db = opts.db ?? (await openDatabase(config.store, { log: storeLog(logger) }))
   const clock = opts.clock ?? Date.now
   const market = new MarketState(db, clock)
   await market.load()
@@ -41,6 +41,9 @@ export async function createServices(config: Config, opts: { logger?: Logger; cl
   return services
 }
 
+/** the embedded store's messages (start, crash, restart) in the service's log */
+const storeLog = (logger: Logger) => ({ info: (m: string) => logger.info(m), warn: (m: string) => logger.warn(m), error: (m: string) => logger.error(m) })
+
 const DEMO_EMAIL = 'demo@example.com'
 
 /**
@@ -56,7 +59,7 @@ export async function ensureDemoAccount(services: Services): Promise<{ apiKey: s
       throw e
     })
     if (!demo) return { apiKey: null, created: false }
-    if (services.db.kind === 'pglite' && services.config.store.kind === 'pglite' && services.config.store.dir) {
+    if (services.db.kind === 'embedded') {
       await fs.mkdir(path.dirname(file), { recursive: true })
       await fs.writeFile(file, `${demo.apiKey}\n`, { mode: 0o600 })
     }

@@ -7,6 +7,7 @@ import { z } from 'zod'
 import { MarketSourceError, parseMarketSource } from './market/connectors/source.js'
 import { EXCHANGE_IDS, type ExchangeId } from './domain/exchanges.js'
 import type { VenueAccess } from './market/connectors/venue-access.js'
+import { engineDir } from './store/embedded/index.js'
 
 const intFrom = (def: number, min = 0) => z.coerce.number().int().min(min).default(def)
 const list = (v: string) => v.split(',').map((x) => x.trim()).filter(Boolean)
@@ -70,9 +71,11 @@ const EnvSchema = z.object({
     .string()
     .optional()
     .transform((v) => (v === '' ? undefined : v))
-    .refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v) || v.startsWith('pglite:'), {
-      message: 'DATABASE_URL must be a postgres:// URL (or pglite:<dir>|pglite:memory); leave it unset for the embedded store',
+    .refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v), {
+      message: 'DATABASE_URL must be a postgres:// URL; leave it unset for the embedded store (in DATA_DIR)',
     }),
+  /** the embedded store's engine (without DATABASE_URL): postgres (a PostgreSQL server this service starts, in DATA_DIR/pg) or pglite (PGlite in a thread, in DATA_DIR/pglite) */
+  EMBEDDED_STORE: z.enum(['postgres', 'pglite']).default('postgres'),
   /** auto (default): live when a venue answers at start, else the simulator; simulator, live, a list of venues, replay:<file>, none */
   MARKET_SOURCE: z.string().default('auto'),
   /** reaching the venues (docs/connectors.md#reaching-the-venues): a base URL replacing every REST / WebSocket host of a venue */
@@ -212,8 +215,10 @@ const EnvSchema = z.object({
 type Env = z.infer<typeof EnvSchema>
 
 export interface Config extends Env {
-  /** where the store lives: an embedded PGlite directory, in-memory PGlite, or a PostgreSQL URL */
-  store: { kind: 'pglite'; dir: string | null } | { kind: 'postgres'; url: string; /** STORE_TIMEOUT_MS */ timeoutMs?: number }
+  /** where the store lives: the embedded store (a server this service starts, its data in DATA_DIR), or a PostgreSQL URL */
+  store:
+    | { kind: 'embedded'; engine: 'postgres' | 'pglite'; /** DATA_DIR, resolved */ dataDir: string; /** STORE_TIMEOUT_MS */ timeoutMs?: number }
+    | { kind: 'postgres'; url: string; /** STORE_TIMEOUT_MS */ timeoutMs?: number }
   /** per venue: its <VENUE>_REST_URL, _WS_URL, _TESTNET and the proxy settings */
   venueAccess: Record<ExchangeId, VenueAccess>
 }
@@ -251,11 +256,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw err
   }
   let store: Config['store']
-  if (e.DATABASE_URL?.startsWith('pglite:')) {
-    const where = e.DATABASE_URL.slice('pglite:'.length)
-    store = { kind: 'pglite', dir: where === 'memory' ? null : path.resolve(where) }
-  } else if (e.DATABASE_URL) store = { kind: 'postgres', url: e.DATABASE_URL, timeoutMs: e.STORE_TIMEOUT_MS }
-  else store = { kind: 'pglite', dir: path.resolve(e.DATA_DIR, 'pglite') }
+  if (e.DATABASE_URL) store = { kind: 'postgres', url: e.DATABASE_URL, timeoutMs: e.STORE_TIMEOUT_MS }
+  else store = { kind: 'embedded', engine: e.EMBEDDED_STORE, dataDir: path.resolve(e.DATA_DIR), timeoutMs: e.STORE_TIMEOUT_MS }
   checkRole(e, store)
   // a replay is written at once: it must leave room under the buffer cap, or every reconnect would be dropped as slow
   if (e.STREAM_REPLAY_BYTES > e.STREAM_BUFFER_BYTES / 2)
@@ -267,7 +269,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 function checkRole(e: Env, store: Config['store']): void {
   const problems: string[] = []
   if (e.ROLE !== 'all' && store.kind !== 'postgres')
-    problems.push(`ROLE=${e.ROLE} needs DATABASE_URL=postgres://…: the embedded store (${store.kind === 'pglite' && store.dir ? store.dir : 'pglite:memory'}) belongs to one process, so no other node could read what ingest writes or write what API nodes charge; use ROLE=all for one process`)
+    problems.push(`ROLE=${e.ROLE} needs DATABASE_URL=postgres://…: the embedded store (${store.kind === 'embedded' ? engineDir(store.dataDir, store.engine) : ''}) belongs to one process, so no other node could read what ingest writes or write what API nodes charge; use ROLE=all for one process`)
   if (e.ROLE !== 'all' && !e.NATS_URL) problems.push(`ROLE=${e.ROLE} needs NATS_URL (ingest publishes live tickers, books and data versions there; API nodes follow them)`)
   if (e.ROLE === 'ingest' && parseMarketSource(e.MARKET_SOURCE).kind === 'none') problems.push('ROLE=ingest with MARKET_SOURCE=none has nothing to ingest; set MARKET_SOURCE')
   if (problems.length) throw new ConfigError(`invalid configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`)

@@ -6,8 +6,15 @@ import { ConfigError, loadConfig } from './config.js'
 import { createOpsApp, startRole, stopNode } from './roles.js'
 import { answerClientErrors, createApp } from './server.js'
 import { StoreLockedError } from './store/data-dir-lock.js'
+import type { Database } from './store/database.js'
 import { StoreSourceError } from './market/source-choice.js'
 import { sourceBanner } from './market/source-banner.js'
+
+/** which store, and where: the embedded engine and its directory, or the external PostgreSQL */
+function storeBanner(db: Database): string {
+  if (!db.embedded) return 'PostgreSQL (DATABASE_URL)'
+  return db.embedded.engine === 'postgres' ? `embedded PostgreSQL, a server of its own in ${db.embedded.dir}` : `embedded PGlite, in a thread of its own, in ${db.embedded.dir}`
+}
 
 async function main() {
   const config = loadConfig()
@@ -33,7 +40,7 @@ async function main() {
   const lines = [
     '',
     `  Perp analytics is running at ${url}${role === 'all' ? '' : ` (ROLE=${role}${role === 'ingest' ? ': /healthz, /readyz and /metrics only' : ''})`}`,
-    `  store:      ${services.db.kind === 'pglite' ? `embedded PGlite (${config.store.kind === 'pglite' ? (config.store.dir ?? 'memory') : ''})` : 'PostgreSQL'}`,
+    `  store:      ${storeBanner(services.db)}`,
     ...(running.runtime ? [`  market:     ${sourceBanner(running.runtime.choice)}`] : []),
     ...(role === 'ingest' ? [] : [`  dashboard:  ${url}/dashboard      GraphQL explorer: ${url}/graphql      OpenAPI: ${url}/openapi.json`]),
     role === 'ingest' ? '' : demo.apiKey ? `  demo key:   ${demo.apiKey}` : '  demo key:   (the store already had accounts; sign up at /v1/auth/signup or use your key)',

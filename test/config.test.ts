@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest'
 import { ConfigError, loadConfig } from '../src/config.js'
 
 describe('configuration', () => {
-  it('defaults: embedded store in ./data, auto source (live if a venue answers, else the simulator), 30 days, 1000 trial credits, 50 rps', () => {
+  it('defaults: embedded store (PostgreSQL) in ./data, auto source (live if a venue answers, else the simulator), 30 days, 1000 trial credits, 50 rps', () => {
     const c = loadConfig({})
-    expect(c.store).toEqual({ kind: 'pglite', dir: path.resolve('./data', 'pglite') })
+    expect(c.store).toEqual({ kind: 'embedded', engine: 'postgres', dataDir: path.resolve('./data'), timeoutMs: 5000 })
     expect([c.PORT, c.HOST, c.MARKET_SOURCE, c.BACKFILL_DAYS, c.TRIAL_CREDITS, c.RATE_LIMIT_RPS, c.STRIPE_WEBHOOK_SECRET]).toEqual([8080, '127.0.0.1', 'auto', 30, 1000, 50, undefined])
   })
 
@@ -54,10 +54,12 @@ describe('configuration', () => {
     expect(() => loadConfig(env)).toThrow(message)
   })
 
-  it('a postgres URL switches the store; pglite:memory is in memory', () => {
+  it('a postgres URL switches the store; EMBEDDED_STORE picks the embedded engine; pglite: URLs are gone', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://u@h:5432/db' }).store).toEqual({ kind: 'postgres', url: 'postgres://u@h:5432/db', timeoutMs: 5000 })
     expect(loadConfig({ DATABASE_URL: 'postgres://u@h:5432/db', STORE_TIMEOUT_MS: '1500' }).store).toEqual({ kind: 'postgres', url: 'postgres://u@h:5432/db', timeoutMs: 1500 })
-    expect(loadConfig({ DATABASE_URL: 'pglite:memory' }).store).toEqual({ kind: 'pglite', dir: null })
+    expect(loadConfig({ EMBEDDED_STORE: 'pglite', DATA_DIR: '/srv/d' }).store).toEqual({ kind: 'embedded', engine: 'pglite', dataDir: '/srv/d', timeoutMs: 5000 })
+    expect(() => loadConfig({ EMBEDDED_STORE: 'sqlite' })).toThrow(/EMBEDDED_STORE/)
+    expect(() => loadConfig({ DATABASE_URL: 'pglite:memory' })).toThrow(/DATABASE_URL must be a postgres:\/\/ URL/)
   })
 
   it.each([

@@ -1,49 +1,47 @@
-// Once per run, before any test file: an embedded store with every migration applied, dumped as a PGlite data
-// directory. Tests start their in-memory stores from it (test/helpers/store.ts) instead of running initdb and
-// the migrations again for each store (~2 s each). Kept under node_modules/.cache, keyed by the migrations and
-// the PGlite version, so a rerun with the same migrations reuses it.
-import { createHash } from 'node:crypto'
+// Once per run, before any test file: ONE embedded PostgreSQL cluster (the service's own launcher,
+// src/store/embedded/) in a temporary directory, holding a fully migrated template database. Each test store is a
+// database created from that template (test/helpers/store.ts: CREATE DATABASE … TEMPLATE, about a tenth of a second)
+// instead of initdb and the migrations again. The machine's PostgreSQL on 5432 is not needed. Stopped after the run.
 import fs from 'node:fs/promises'
+import os from 'node:os'
 import path from 'node:path'
-import { PGlite } from '@electric-sql/pglite'
+import pg from 'pg'
 import type { TestProject } from 'vitest/node'
-import { pgliteMigrationFactory } from '../src/store/migration-adapters.js'
-import { applyMigrations, MIGRATIONS_DIR } from '../src/store/migrations.js'
-import { ROOT } from '../src/paths.js'
+import { startEmbeddedStore } from '../src/store/embedded/index.js'
+import { pgMigrationFactory } from '../src/store/migration-adapters.js'
+import { applyMigrations } from '../src/store/migrations.js'
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** a PGlite data directory dump (tar) of an empty, fully migrated store */
-    pgliteTemplate: string
+    /** the test cluster's URL (its `postgres` database: CREATE DATABASE runs there) */
+    testClusterUrl: string
+    /** the migrated template database's name */
+    testTemplate: string
   }
 }
 
-async function templateKey(): Promise<string> {
-  const hash = createHash('sha256')
-  hash.update(JSON.parse(await fs.readFile(path.join(ROOT, 'node_modules', '@electric-sql', 'pglite', 'package.json'), 'utf8')).version)
-  for (const entry of (await fs.readdir(MIGRATIONS_DIR, { recursive: true })).sort()) {
-    const file = path.join(MIGRATIONS_DIR, entry)
-    if ((await fs.stat(file)).isFile()) hash.update(`\n${entry}\n`).update(await fs.readFile(file))
-  }
-  return hash.digest('hex').slice(0, 16)
-}
+export const TEMPLATE = 'perp_template'
+
+/** a cluster for tests: many stores at once (each a pool of up to 13 connections), and durability not wanted */
+const TEST_SETTINGS = { max_connections: '400', fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off', shared_buffers: '128MB' }
 
 export default async function setup(project: TestProject) {
-  const dir = path.join(ROOT, 'node_modules', '.cache', 'perp-analytics-test')
-  const file = path.join(dir, `pglite-template-${await templateKey()}.tar`)
-  const exists = await fs.stat(file).then(() => true, () => false)
-  if (!exists) {
-    const pg = new PGlite()
-    try {
-      await applyMigrations(await pgliteMigrationFactory(pg))
-      const dump = await pg.dumpDataDir('none')
-      await fs.mkdir(dir, { recursive: true })
-      const tmp = `${file}.${process.pid}.tmp`
-      await fs.writeFile(tmp, Buffer.from(await dump.arrayBuffer()))
-      await fs.rename(tmp, file)
-    } finally {
-      await pg.close()
-    }
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'perp-test-cluster-'))
+  // as root the cluster runs as the OS user postgres, which must reach it (mkdtemp makes the directory 0700)
+  await fs.chmod(dir, 0o755)
+  const quiet = { info: () => {}, warn: () => {}, error: (m: string) => process.stderr.write(`test cluster: ${m}\n`) }
+  const store = await startEmbeddedStore({ engine: 'postgres', dataDir: dir, log: quiet, settings: TEST_SETTINGS })
+  const admin = new pg.Client({ connectionString: store.url })
+  await admin.connect()
+  await admin.query(`CREATE DATABASE ${TEMPLATE}`)
+  await admin.end()
+  const u = new URL(store.url)
+  u.pathname = `/${TEMPLATE}`
+  await applyMigrations(await pgMigrationFactory(u.toString()))
+  project.provide('testClusterUrl', store.url)
+  project.provide('testTemplate', TEMPLATE)
+  return async () => {
+    await store.stop()
+    await fs.rm(dir, { recursive: true, force: true })
   }
-  project.provide('pgliteTemplate', file)
 }

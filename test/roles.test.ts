@@ -23,7 +23,7 @@ describe('stopNode', () => {
     const lines: string[] = []
     const sink = new Writable({ write: (chunk: Buffer, _enc, done) => (lines.push(chunk.toString()), done()) })
     // rounds every 20 ms (alerts) and 50 ms (signals), so one runs while the node stops and after, had they not stopped
-    const config = loadConfig({ DATABASE_URL: 'pglite:memory', MARKET_SOURCE: 'none', ALERT_POLL_MS: '20', PUSH_SIGNAL_MS: '50', LOG_LEVEL: 'warn' })
+    const config = loadConfig({ MARKET_SOURCE: 'none', ALERT_POLL_MS: '20', PUSH_SIGNAL_MS: '50', LOG_LEVEL: 'warn' })
     services = await createServices(config, { logger: pino({ level: 'warn' }, sink), db: await openTestStore() })
     const running = await startRole(services)
     const app = createApp(services, running.metrics)

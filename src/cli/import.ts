@@ -15,7 +15,7 @@ const USAGE = `usage: npm run import -- [--exchange ${EXCHANGE_IDS.join('|')}] [
   Binance klines:      BTCUSDT-1m-2024-01-01.zip (1-minute only): stored as the venue's klines (taker split from the
                        taker-buy volume, no volume at price), never over a minute already folded from trades
   The coin, exchange and market type come from the file name and path; flags win. Stop the service first when
-  importing into the embedded store (PGlite allows one process); with PostgreSQL the running service sees the data.`
+  importing into the embedded store (one process owns DATA_DIR); with PostgreSQL the running service sees the data.`
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({

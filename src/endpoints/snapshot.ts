@@ -18,7 +18,7 @@ import type { MinuteBar } from '../market/bars.js'
 import { lastTradeRows, latestBooks, latestTickers, markRows, noMarkTradeBars } from '../market/read/market-data.js'
 import { closeOutlierGaps, coinDivergence, coinRegime, hourCloseOutliers, priceChange24h, REGIME_SPAN_MS, seriesHistory } from '../market/read/signal-inputs.js'
 import { tickViewLatest } from '../market/read/tick-views.js'
-import { timeSlices } from '../market/read-turns.js'
+import { timeSlices } from '../market/time-slices.js'
 import type { Services } from '../services.js'
 import { defineEndpoint } from './define.js'
 

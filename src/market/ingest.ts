@@ -1,7 +1,7 @@
 // The ingest pipeline: normalized events from any source (connector, simulator, import) → 1-minute trade
 // aggregates, ticker/OI samples, funding history and latest books → the store, in batches.
 import type { Logger } from 'pino'
-import { yieldingSql, type Database, type Sql } from '../store/database.js'
+import type { Database, Sql } from '../store/database.js'
 import { type BarSink, type MinuteBar, type TradeSource } from './bars.js'
 import { MINUTE_MS, earliest } from '../domain/time.js'
 import { MinuteAggregator } from './aggregate/index.js'
@@ -77,7 +77,7 @@ export class Ingest implements EventSink, BarSink {
   readonly live: LiveMarket
   sampleEveryMs: number
   readonly stats: IngestStats = { events: 0, barsWritten: 0, samplesWritten: 0, fundingWritten: 0, booksWritten: 0 }
-  /** the store as the flush writes to it: a turn of the event loop before each statement, so requests are answered between them */
+  /** the store as the flush writes to it */
   private readonly writes: Sql
   private readonly slots = new Map<string, SlotState>()
   private pendingSamples: MarketSample[] = []
@@ -104,7 +104,7 @@ export class Ingest implements EventSink, BarSink {
 
   constructor(private readonly opts: IngestOptions) {
     this.aggregator = new MinuteAggregator({ graceMs: opts.graceMs ?? 2000, tradeSource: opts.tradeSource })
-    this.writes = yieldingSql(opts.db.sql)
+    this.writes = opts.db.sql
     this.live = opts.market.live
     this.sampleEveryMs = opts.sampleEveryMs ?? MINUTE_MS
     this.trackLive = opts.trackLive ?? true

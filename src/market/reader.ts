@@ -5,7 +5,7 @@
 // Per-interval reads over long windows keep their whole intervals apart from the interval being written (`split`).
 import type { Database } from '../store/database.js'
 import { HOUR_MS, MINUTE_MS, floorTo } from '../domain/time.js'
-import { EXCHANGE_IDS, type ExchangeId, type MarketType } from '../domain/exchanges.js'
+import type { ExchangeId, MarketType } from '../domain/exchanges.js'
 import type { MinuteBar } from './bars.js'
 import { readCandles, type CandleTable } from './store/candles.js'
 import { readAggregateOiBuckets, readVenueSampleBuckets, type AggregateSampleBucket, type VenueSampleBucket } from './store/sample-buckets.js'
@@ -14,16 +14,11 @@ import { readBooks, readFunding, readSamples, type FundingRow, type MarketSample
 import { readFeedSpans, readLatestFeedSpans, type FeedSpan } from './store/feed-uptime.js'
 import { readPartialMinutes, type StoredMark } from './store/partial-minutes.js'
 import type { FeedStream } from './events.js'
-import { ReadTurns, keyThenTime, type WindowRead } from './read-turns.js'
 import { readLiquidationMinutes, readLiquidationOrders, readPositioning, type LiquidationMinuteRow, type LiquidationOrderRow, type OrderQuery, type PositioningRow } from './store/liquidations.js'
 
 export type DataKind = 'candles' | 'samples' | 'funding' | 'books' | 'trades' | 'liquidations' | 'positioning' | 'feeds'
 
 const ceilMinute = (t: number) => Math.ceil(t / MINUTE_MS) * MINUTE_MS
-const VENUES = EXCHANGE_IDS.length
-/** rows stored in coin, then venue, then time order */
-const byCoinVenue = <T extends { coin: string; exchange: string }>(pieces: T[][]): T[] => keyThenTime<T>((r) => `${r.coin}\u0000${r.exchange}`)(pieces)
-const byVenue = <T extends { exchange: string }>(pieces: T[][]): T[] => keyThenTime<T>((r) => r.exchange)(pieces)
 
 interface MemoEntry {
   kind: DataKind
@@ -38,25 +33,12 @@ export class MarketReader {
   /** an entry stays only while no write has reached into what it read (`bump` drops the others at once) */
   private memo = new Map<string, MemoEntry>()
   private readonly maxEntries: number
-  /** the embedded store: reads take turns with the rest of the process (./read-turns.ts); null on PostgreSQL */
-  private readonly turns: ReadTurns | null
 
   constructor(
     private readonly db: Database,
     opts: { maxEntries?: number } = {},
   ) {
     this.maxEntries = opts.maxEntries ?? 48
-    this.turns = db.kind === 'pglite' ? new ReadTurns(db) : null
-  }
-
-  /** one statement: on a turn of its own on the embedded store */
-  private one<T>(read: () => Promise<T>): Promise<T> {
-    return this.turns ? this.turns.one(read) : read()
-  }
-
-  /** a windowed read: in pieces over the rows there are on the embedded store when it is long */
-  private window<T>(r: WindowRead<T>): Promise<T[]> {
-    return this.turns ? this.turns.window(r) : r.read(r.window.start, r.window.end)
   }
 
   /**
@@ -108,38 +90,25 @@ export class MarketReader {
     const s = ceilMinute(start)
     const e = ceilMinute(end)
     const key = `c|${table}|${marketType}|${[...coins].sort().join(',')}|${s}|${e}|${withVap}`
-    const spacing = table === 'candle_1m' ? MINUTE_MS : HOUR_MS
-    return this.cached('candles', key, () => this.window({
-      table, window: { coins, marketType, start: s, end: e }, alignMs: spacing, join: byCoinVenue,
-      // a row's volume at price costs several rows to decode
-      rowsPerMs: (coins.length * VENUES * (withVap ? 4 : 1)) / spacing,
-      read: (start, end) => readCandles(this.db.sql, table, { coins, marketType, start, end, withVap }),
-    }), e)
+    return this.cached('candles', key, () => readCandles(this.db.sql, table, { coins, marketType, start: s, end: e, withVap }), e)
   }
 
   /** the minutes of [start, end) stored with only part of their trades (written with the candles: their kind) */
   partialMinutes(coin: string, marketType: MarketType, start: number, end: number): Promise<StoredMark[]> {
     const [s, e] = [floorTo(start, MINUTE_MS), ceilMinute(end)]
-    return this.cached('candles', `pm|${coin}|${marketType}|${s}|${e}`, () => this.one(() => readPartialMinutes(this.db.sql, { coin, marketType, start: s, end: e })), e)
+    return this.cached('candles', `pm|${coin}|${marketType}|${s}|${e}`, () => readPartialMinutes(this.db.sql, { coin, marketType, start: s, end: e }), e)
   }
 
   samples(coins: readonly string[], marketType: MarketType, start: number, end: number): Promise<MarketSample[]> {
     const s = ceilMinute(start)
     const e = ceilMinute(end)
-    return this.cached('samples', `s|${marketType}|${[...coins].sort().join(',')}|${s}|${e}`, () => this.window({
-      table: 'market_sample', window: { coins, marketType, start: s, end: e }, rowsPerMs: (coins.length * VENUES) / MINUTE_MS, alignMs: MINUTE_MS, join: byCoinVenue,
-      read: (start, end) => readSamples(this.db.sql, { coins, marketType, start, end }),
-    }), e)
+    return this.cached('samples', `s|${marketType}|${[...coins].sort().join(',')}|${s}|${e}`, () => readSamples(this.db.sql, { coins, marketType, start: s, end: e }), e)
   }
 
   funding(coins: readonly string[], start: number, end: number): Promise<FundingRow[]> {
     const s = ceilMinute(start)
     const e = ceilMinute(end)
-    return this.cached('funding', `f|${[...coins].sort().join(',')}|${s}|${e}`, () => this.window({
-      // settlements: hours apart
-      table: 'funding_rate', window: { coins, start: s, end: e }, rowsPerMs: (coins.length * VENUES) / HOUR_MS, alignMs: MINUTE_MS, join: byCoinVenue,
-      read: (start, end) => readFunding(this.db.sql, { coins, start, end }),
-    }), e)
+    return this.cached('funding', `f|${[...coins].sort().join(',')}|${s}|${e}`, () => readFunding(this.db.sql, { coins, start: s, end: e }), e)
   }
 
   /** perp samples of one coin per venue and interval (open interest OHLC, premium), the store aggregating them */
@@ -147,10 +116,7 @@ export class MarketReader {
     const s = ceilMinute(start)
     const e = ceilMinute(end)
     // the store buckets each venue's minute samples: a read costs the samples it buckets
-    const read = (start: number, end: number) => this.window<VenueSampleBucket>({
-      table: 'market_sample', window: { coins: [coin], marketType: 'perp', exchange, start, end }, rowsPerMs: (exchange ? 1 : VENUES) / MINUTE_MS, alignMs: bucketMs, join: byVenue,
-      read: (a, b) => readVenueSampleBuckets(this.db.sql, { coin, start: a, end: b, bucketMs, exchange }),
-    })
+    const read = (a: number, b: number) => readVenueSampleBuckets(this.db.sql, { coin, start: a, end: b, bucketMs, exchange })
     // each part is ordered by venue, then time; the venue order is kept by a stable sort on the venue alone
     const venueOrder = (a: VenueSampleBucket, b: VenueSampleBucket) => (a.exchange < b.exchange ? -1 : a.exchange > b.exchange ? 1 : 0)
     return this.split('samples', `sb|${coin}|${exchange ?? ''}|${bucketMs}`, s, e, bucketMs, read, (closed, open) => (open.length ? [...closed, ...open].sort(venueOrder) : closed))
@@ -160,51 +126,40 @@ export class MarketReader {
   aggregateOiBuckets(coin: string, start: number, end: number, bucketMs: number): Promise<AggregateSampleBucket[]> {
     const s = ceilMinute(start)
     const e = ceilMinute(end)
-    const read = (start: number, end: number) => this.window<AggregateSampleBucket>({
-      table: 'market_sample', window: { coins: [coin], marketType: 'perp', start, end }, rowsPerMs: VENUES / MINUTE_MS, alignMs: bucketMs,
-      read: (a, b) => readAggregateOiBuckets(this.db.sql, { coin, start: a, end: b, bucketMs }),
-    })
+    const read = (a: number, b: number) => readAggregateOiBuckets(this.db.sql, { coin, start: a, end: b, bucketMs })
     return this.split('samples', `ab|${coin}|${bucketMs}`, s, e, bucketMs, read, (closed, open) => (open.length ? [...closed, ...open] : closed))
   }
 
   books(coins: readonly string[], marketType: MarketType): Promise<StoredBook[]> {
-    return this.cached('books', `b|${marketType}|${[...coins].sort().join(',')}`, () => this.one(() => readBooks(this.db.sql, { coins, marketType })))
+    return this.cached('books', `b|${marketType}|${[...coins].sort().join(',')}`, () => readBooks(this.db.sql, { coins, marketType }))
   }
 
   /** stored large trades, newest first (memoized until trades are written again) */
   largeTrades(q: LargeTradeQuery): Promise<LargeTrade[]> {
-    return this.cached('trades', `t|${JSON.stringify(q)}`, () => this.one(() => readLargeTrades(this.db.sql, q)))
+    return this.cached('trades', `t|${JSON.stringify(q)}`, () => readLargeTrades(this.db.sql, q))
   }
 
   liquidationMinutes(coins: readonly string[], start: number, end: number, exchange?: ExchangeId): Promise<LiquidationMinuteRow[]> {
     const key = `lm|${[...coins].sort().join(',')}|${start}|${end}|${exchange ?? ''}`
-    return this.cached('liquidations', key, () => this.window({
-      // a row per venue and minute with any liquidation
-      table: 'liquidation_minute', window: { coins, exchange, start, end }, rowsPerMs: (coins.length * (exchange ? 1 : VENUES)) / MINUTE_MS, alignMs: MINUTE_MS,
-      read: (a, b) => readLiquidationMinutes(this.db.sql, { coins, start: a, end: b, exchange }),
-    }))
+    return this.cached('liquidations', key, () => readLiquidationMinutes(this.db.sql, { coins, start, end, exchange }))
   }
 
   liquidationOrders(q: OrderQuery): Promise<LiquidationOrderRow[]> {
-    return this.cached('liquidations', `lo|${JSON.stringify(q)}`, () => this.one(() => readLiquidationOrders(this.db.sql, q)))
+    return this.cached('liquidations', `lo|${JSON.stringify(q)}`, () => readLiquidationOrders(this.db.sql, q))
   }
 
   /** the spans of uptime of a stream reaching into [start, end) (widened to whole minutes), of one coin's stream or any */
   feedSpans(stream: FeedStream, start: number, end: number, coin?: string): Promise<FeedSpan[]> {
     const [s, e] = [floorTo(start, MINUTE_MS), ceilMinute(end)]
-    return this.cached('feeds', `fs|${stream}|${coin ?? ''}|${s}|${e}`, () => this.one(() => readFeedSpans(this.db.sql, { stream, from: s, to: e, coin })))
+    return this.cached('feeds', `fs|${stream}|${coin ?? ''}|${s}|${e}`, () => readFeedSpans(this.db.sql, { stream, from: s, to: e, coin }))
   }
 
   /** each venue's latest span of a stream */
   latestFeedSpans(stream: FeedStream): Promise<FeedSpan[]> {
-    return this.cached('feeds', `fl|${stream}`, () => this.one(() => readLatestFeedSpans(this.db.sql, stream)))
+    return this.cached('feeds', `fl|${stream}`, () => readLatestFeedSpans(this.db.sql, stream))
   }
 
   positioning(coins: readonly string[], start: number, end: number): Promise<PositioningRow[]> {
-    return this.cached('positioning', `p|${[...coins].sort().join(',')}|${start}|${end}`, () => this.window({
-      // each venue's ratios (up to three kinds) every five minutes
-      table: 'positioning_sample', window: { coins, start, end }, rowsPerMs: (coins.length * VENUES * 3) / (5 * MINUTE_MS), alignMs: MINUTE_MS,
-      read: (a, b) => readPositioning(this.db.sql, { coins, start: a, end: b }),
-    }))
+    return this.cached('positioning', `p|${[...coins].sort().join(',')}|${start}|${end}`, () => readPositioning(this.db.sql, { coins, start, end }))
   }
 }

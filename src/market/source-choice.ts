@@ -2,6 +2,7 @@
 // at least one venue answers a probe within a few seconds, the simulator otherwise. Whatever was asked, one kind of
 // source per store (src/market/store/store-source.ts): a store that holds simulated data keeps the simulator under
 // auto, and an explicit source of another kind than the store holds is refused, naming the store.
+import { engineDir } from '../store/embedded/index.js'
 import type { Config } from '../config.js'
 import { EXCHANGE_IDS, type ExchangeId } from '../domain/exchanges.js'
 import type { Database } from '../store/database.js'
@@ -29,7 +30,7 @@ const KIND_WORDS: Record<StoreSourceKind, string> = { simulator: 'simulated', li
 /** the store as an operator names it: the embedded store's directory, or the PostgreSQL database (no password) */
 function storeWhere(config: Pick<Config, 'store'>): string {
   const s = config.store
-  if (s.kind === 'pglite') return s.dir ? `the embedded store in ${s.dir}` : 'the in-memory store'
+  if (s.kind === 'embedded') return `the embedded store in ${engineDir(s.dataDir, s.engine)}`
   try {
     const u = new URL(s.url)
     return `the PostgreSQL database ${u.username ? `${u.username}@` : ''}${u.host}${u.pathname}${u.search}`

@@ -1,7 +1,7 @@
 // The embedded store belongs to one process: a lock on its data directory (proper-lockfile: an atomic mkdir of
 // `<dir>.lock`, its mtime refreshed while held, so a lock left by a crashed process goes stale), and beside it a
 // note of who holds it. A second process on the same directory (server, backfill, import, migrate) stops with an
-// error naming the holder instead of opening PGlite a second time (two writers corrupt the directory).
+// error naming the holder instead of starting a second server on the same files (two writers corrupt the directory).
 import fs from 'node:fs'
 import os from 'node:os'
 import lockfile from 'proper-lockfile'

@@ -1,18 +1,20 @@
-// The store: one Prisma client on a driver adapter (PGlite in process, or PostgreSQL), plus a raw SQL
-// channel on the same database for bulk writes and hot reads (Prisma's per-row cost is too high there).
+// The store: one Prisma client on PostgreSQL's driver adapter, plus a raw SQL channel on the same database for bulk
+// writes (COPY) and hot reads (Prisma's per-row cost is too high there). The same code path for an external
+// PostgreSQL (DATABASE_URL) and the embedded store, a server this process starts and owns (store/embedded/).
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { readFileSync } from 'node:fs'
-import type { PGlite } from '@electric-sql/pglite'
+import { pipeline } from 'node:stream/promises'
+import { Readable } from 'node:stream'
 import type { Pool, PoolClient } from 'pg'
+import { from as copyFrom, to as copyTo } from 'pg-copy-streams'
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils'
 import type { Config } from '../config.js'
 import { PrismaClient } from '../generated/prisma/client.js'
-import { pgConfigFromUrl, pgliteMigrationFactory, pgMigrationFactory } from './migration-adapters.js'
+import { pgConfigFromUrl, pgMigrationFactory } from './migration-adapters.js'
 import { applyMigrations, unappliedMigrations } from './migrations.js'
-import { lockDataDir } from './data-dir-lock.js'
-import { pglitePrepared } from './prepared.js'
-import { startVacuum } from './vacuum.js'
+import { startEmbeddedStore, type EmbeddedStore } from './embedded/index.js'
+import type { StoreLog } from './embedded/supervise.js'
 
 export interface Sql {
   /** rows as objects; $1.. placeholders */
@@ -24,57 +26,26 @@ export interface Sql {
   prepared<T = Record<string, unknown>>(name: string, text: string, params: readonly unknown[]): Promise<T[]>
   /** run statements in one transaction on one connection */
   transaction<T>(fn: (tx: Pick<Sql, 'query'>) => Promise<T>): Promise<T>
-  /** bulk-load rows in PostgreSQL's binary COPY format (CopyBinaryWriter) into a table (PGlite: COPY FROM a blob); absent where the driver has no COPY support */
+  /** bulk-load rows in PostgreSQL's binary COPY format (CopyBinaryWriter) into a table: COPY … FROM STDIN */
   copyBinary?(table: string, columns: readonly string[], data: Uint8Array<ArrayBuffer>): Promise<void>
   /**
-   * a SELECT's rows in PostgreSQL's binary COPY format (read with readCopyBinary; selectRows does both), where that
-   * is cheaper than query(): on PGlite, whose own row parsing costs several times the query. No placeholders.
+   * a SELECT's rows in PostgreSQL's binary COPY format (COPY (…) TO STDOUT; read with readCopyBinary, selectRows
+   * does both): no per-row objects from the driver. No placeholders.
    */
   selectBinary?(select: string): Promise<Uint8Array>
   /**
-   * PostgreSQL: the same calls, each given up within `ms` in all — the wait for a connection (two of their own, apart
-   * from the pool's reads) and the statement, which the server cancels (statement and lock timeouts), so nothing
-   * half-done commits. Absent on the embedded store, whose statements run on this thread and cannot be bounded.
+   * the same calls, each given up within `ms` in all — the wait for a connection (two of their own, apart from the
+   * pool's reads) and the statement, which the server cancels (statement and lock timeouts), so nothing half-done
+   * commits
    */
   within?(ms: number): Pick<Sql, 'query' | 'prepared'>
 }
 
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
-
-/**
- * The same store, each statement started on its own turn of the event loop, so a sequence of writes never holds
- * the loop for longer than one statement: PGlite runs statements synchronously on the main thread, and its promises
- * resolve as microtasks, so without this a whole flush of writes runs before any waiting request is answered.
- * Transactions pass through as they are (their statements hold the store's lock anyway).
- */
-export function yieldingSql(sql: Sql): Sql {
-  return {
-    query: async <T>(text: string, params?: unknown[]) => {
-      await nextTurn()
-      return sql.query<T>(text, params)
-    },
-    prepared: async <T>(name: string, text: string, params: readonly unknown[]) => {
-      await nextTurn()
-      return sql.prepared<T>(name, text, params)
-    },
-    transaction: (fn) => sql.transaction(fn),
-    ...(sql.copyBinary && {
-      copyBinary: async (table: string, columns: readonly string[], data: Uint8Array<ArrayBuffer>) => {
-        await nextTurn()
-        return sql.copyBinary!(table, columns, data)
-      },
-    }),
-    ...(sql.selectBinary && {
-      selectBinary: async (select: string) => {
-        await nextTurn()
-        return sql.selectBinary!(select)
-      },
-    }),
-  }
-}
-
 export interface Database {
-  kind: 'pglite' | 'postgres'
+  /** embedded: a server this process started (store/embedded/); postgres: DATABASE_URL's */
+  kind: 'embedded' | 'postgres'
+  /** the embedded store's engine and directory (banners, /healthz); null on an external PostgreSQL */
+  embedded: Pick<EmbeddedStore, 'engine' | 'dir'> | null
   prisma: PrismaClient
   sql: Sql
   /** does the store answer `SELECT 1` within timeoutMs? Never waits longer, whatever the pool is doing */
@@ -141,77 +112,33 @@ export async function openDatabase(
   store: Config['store'],
   opts: {
     migrate?: boolean
-    /** embedded store only: start from this data directory (PGlite's dumpDataDir), not from an empty cluster */
-    loadDataDir?: Blob
+    /** the embedded store's messages (start, crash, restart); stderr by default */
+    log?: StoreLog
   } = {},
 ): Promise<Database> {
-  const db = store.kind === 'pglite' ? await openPglite(store.dir, opts.loadDataDir) : await openPostgres(store.url, store.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS)
+  const timeoutMs = store.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS
+  let db: Database
+  if (store.kind === 'embedded') {
+    const embedded = await startEmbeddedStore({ engine: store.engine, dataDir: store.dataDir, log: opts.log })
+    try {
+      db = await openPostgres(embedded.url, timeoutMs, { embedded, handoff: await takeHandoff(embedded.dir) })
+    } catch (e) {
+      await embedded.stop()
+      throw e
+    }
+  } else db = await openPostgres(store.url, timeoutMs)
   if (opts.migrate !== false) {
-    // an embedded store usually has every migration already: then the schema engine (a WebAssembly module that takes a
-    // fifth of a second to load) is not needed to find that out
-    const pending = db.kind === 'pglite' ? await unappliedMigrations(db.sql) : null
-    if (pending === null || pending.length) await applyMigrations(await db.migrationFactory())
+    try {
+      // a store usually has every migration already: then the schema engine (a WebAssembly module that takes a
+      // fifth of a second to load) is not needed to find that out
+      const pending = await unappliedMigrations(db.sql)
+      if (pending === null || pending.length) await applyMigrations(await db.migrationFactory())
+    } catch (e) {
+      await db.close()
+      throw e
+    }
   }
   return db
-}
-
-/** the embedded store's WAL bounds (see openPglite) */
-const EMBEDDED_WAL = ['max_wal_size=64MB', 'min_wal_size=32MB']
-
-async function openPglite(dir: string | null, loadDataDir?: Blob): Promise<Database> {
-  const { PGlite } = await import('@electric-sql/pglite')
-  const { PrismaPGlite } = await import('pglite-prisma-adapter')
-  if (dir) await fs.mkdir(dir, { recursive: true })
-  // one process per data directory: a second one stops here, naming the holder (data-dir-lock.ts)
-  const unlock = dir ? await lockDataDir(dir, (err) => process.stderr.write(`the embedded store's lock was lost: ${err.message}\n`)) : async () => {}
-  const handoff = dir ? await takeHandoff(dir) : null
-  // small buffers: the embedded store lives in this process, and PGlite's WebAssembly memory never shrinks.
-  // A small WAL: PostgreSQL keeps up to max_wal_size (1 GB by default) of used segments for recycling, which was most
-  // of a small universe's data directory (docs/performance.md, eighth round); 64 MB checkpoints often enough for the
-  // backfill's writes and keeps at most that much.
-  // One options object: PGlite reads its second argument only when the first is a directory name.
-  const pg: PGlite = new PGlite({
-    dataDir: dir ?? undefined,
-    loadDataDir,
-    postgresqlconf: ['shared_buffers=32MB', 'work_mem=8MB', 'maintenance_work_mem=32MB', 'wal_buffers=2MB', ...EMBEDDED_WAL],
-  })
-  try {
-    await pg.waitReady
-  } catch (e) {
-    await unlock()
-    throw e
-  }
-  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pg) })
-  // no autovacuum in single-user mode: the tables rewritten in place are vacuumed here (vacuum.ts)
-  const stopVacuum = startVacuum({ query: async <T>(text: string) => (await pg.query<T>(text)).rows }, (e) => process.stderr.write(`the embedded store's vacuum failed: ${(e as Error).message}\n`))
-  const sql: Sql = {
-    query: async <T>(text: string, params?: unknown[]) => (await pg.query<T>(text, params)).rows,
-    prepared: pglitePrepared(pg),
-    transaction: (fn) => pg.transaction((tx) => fn({ query: async <T>(text: string, params?: unknown[]) => (await tx.query<T>(text, params)).rows })),
-    async copyBinary(table, columns, data) {
-      await pg.query(`COPY ${table} (${columns.join(', ')}) FROM '/dev/blob' WITH (FORMAT binary)`, [], { blob: new Blob([data]) })
-    },
-    async selectBinary(select) {
-      const { blob } = await pg.query(`COPY (${select}) TO '/dev/blob' WITH (FORMAT binary)`)
-      return new Uint8Array(await blob!.arrayBuffer())
-    },
-  }
-  return {
-    kind: 'pglite',
-    prisma,
-    sql,
-    // in process: no pool and no other connection to wait for; a probe queued behind busy statements gives up in time
-    ping: (timeoutMs) => within(timeoutMs, pg.query('SELECT 1')),
-    check: (timeoutMs) => checked(timeoutMs, pg.query<{ tables: boolean }>(CHECK_SQL)),
-    migrationFactory: () => pgliteMigrationFactory(pg),
-    handoff,
-    async close() {
-      await stopVacuum()
-      await prisma.$disconnect()
-      await pg.close()
-      await unlock()
-    },
-  }
 }
 
 export interface StoreCheck {
@@ -269,7 +196,7 @@ function connectWithin(pool: Pool, ms: number): Promise<PoolClient> {
   })
 }
 
-async function openPostgres(url: string, timeoutMs: number): Promise<Database> {
+async function openPostgres(url: string, timeoutMs: number, own: { embedded?: EmbeddedStore; handoff?: Handoff } = {}): Promise<Database> {
   const { default: pg } = await import('pg')
   const { PrismaPg } = await import('@prisma/adapter-pg')
   // bigint (int8) and numeric come back as JS numbers on the raw channel: epoch ms and credits fit exactly
@@ -285,8 +212,15 @@ async function openPostgres(url: string, timeoutMs: number): Promise<Database> {
     idle_in_transaction_session_timeout: 2 * timeoutMs,
     query_timeout: timeoutMs + 2000,
   }
+  // PGlite behind its socket is one session for every connection: a statement name prepared on one connection
+  // exists on all of them, so there each call is parsed again (unnamed); PostgreSQL keeps names per connection
+  const named = own.embedded?.engine !== 'pglite'
   const pool = new pg.Pool({ ...config, ...bounds, max: 10 })
-  pool.on('error', () => {}) // a dropped idle connection is re-made on the next query; queries report their own errors
+  // a dropped idle connection is re-made on the next query; queries report their own errors. A connection the server
+  // ends while it is checked out but between statements (the store crashed or restarted) emits 'error' on the client
+  // itself: without a listener that would end the process, so every client of every pool gets one
+  const quietClients = (p: Pool) => p.on('error', () => {}).on('connect', (client) => void client.on('error', () => {}))
+  quietClients(pool)
   // /healthz's own connection: it answers even when every pooled connection is busy
   let probe: Promise<StoreCheck> | null = null
   const check = (ms: number) => {
@@ -295,13 +229,14 @@ async function openPostgres(url: string, timeoutMs: number): Promise<Database> {
     return probe
   }
   const healthPool = new pg.Pool({ ...config, max: 1, connectionTimeoutMillis: 1000, query_timeout: 1000, statement_timeout: 1000, idleTimeoutMillis: 30_000 })
-  healthPool.on('error', () => {})
+  quietClients(healthPool)
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, schema ? { schema } : undefined) })
   // bounded statements (the credit charges) have connections of their own: they never queue behind the pool's reads
   const boundedPool = new pg.Pool({ ...config, ...bounds, max: 2 })
-  boundedPool.on('error', () => {})
+  quietClients(boundedPool)
   /** one statement, the wait for its connection and the statement together within ms */
   async function bounded<T>(ms: number, q: { text: string; values?: unknown[]; name?: string }): Promise<T[]> {
+    if (!named) delete q.name
     const t0 = performance.now()
     const client = await connectWithin(boundedPool, ms)
     const left = Math.floor(ms - (performance.now() - t0))
@@ -323,9 +258,12 @@ async function openPostgres(url: string, timeoutMs: number): Promise<Database> {
       client.release()
     }
   }
+  // PGlite runs a statement in one call and cannot wait for COPY FROM STDIN's data to arrive over its socket (the
+  // connection breaks): there the bulk writes take the upsert path their callers have where copyBinary is absent
+  const copyIn = own.embedded?.engine !== 'pglite'
   const sql: Sql = {
     query: async <T>(text: string, params?: unknown[]) => (await pool.query(text, params)).rows as T[],
-    prepared: async <T>(name: string, text: string, params: readonly unknown[]) => (await pool.query({ name, text, values: [...params] })).rows as T[],
+    prepared: async <T>(name: string, text: string, params: readonly unknown[]) => (await pool.query(named ? { name, text, values: [...params] } : { text, values: [...params] })).rows as T[],
     async transaction(fn) {
       const client = await pool.connect()
       try {
@@ -340,22 +278,44 @@ async function openPostgres(url: string, timeoutMs: number): Promise<Database> {
         client.release()
       }
     },
+    ...(copyIn && {
+      async copyBinary(table: string, columns: readonly string[], data: Uint8Array<ArrayBuffer>) {
+        const client = await pool.connect()
+        try {
+          await pipeline(Readable.from([data]), client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN WITH (FORMAT binary)`)))
+        } finally {
+          client.release()
+        }
+      },
+    }),
+    async selectBinary(select) {
+      const client = await pool.connect()
+      try {
+        const chunks: Buffer[] = []
+        for await (const chunk of client.query(copyTo(`COPY (${select}) TO STDOUT WITH (FORMAT binary)`))) chunks.push(chunk as Buffer)
+        return Buffer.concat(chunks)
+      } finally {
+        client.release()
+      }
+    },
     within: (ms) => ({
       query: <T>(text: string, params?: unknown[]) => bounded<T>(ms, { text, values: params }),
       prepared: <T>(name: string, text: string, params: readonly unknown[]) => bounded<T>(ms, { name, text, values: [...params] }),
     }),
   }
   return {
-    kind: 'postgres',
+    kind: own.embedded ? 'embedded' : 'postgres',
+    embedded: own.embedded ? { engine: own.embedded.engine, dir: own.embedded.dir } : null,
     prisma,
     sql,
     ping: async (ms) => (await check(ms)).reachable,
     check,
     migrationFactory: () => pgMigrationFactory(url),
-    handoff: null,
+    handoff: own.handoff ?? null,
     async close() {
       await prisma.$disconnect()
       await Promise.all([pool.end(), healthPool.end(), boundedPool.end()])
+      await own.embedded?.stop()
     },
   }
 }

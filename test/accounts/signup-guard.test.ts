@@ -4,13 +4,14 @@
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { PGlite } from '@electric-sql/pglite'
+import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { normalizeEmail } from '../../src/accounts/email.js'
-import { pgliteMigrationFactory } from '../../src/store/migration-adapters.js'
+import { pgMigrationFactory } from '../../src/store/migration-adapters.js'
 import { applyMigrations, MIGRATIONS_DIR } from '../../src/store/migrations.js'
 import { freshSchema, requirePostgresInCi } from '../helpers/postgres.js'
 import { REDIS_TEST_URL } from '../helpers/scale-out.js'
+import { testDatabase } from '../helpers/store.js'
 import { expectProblem, startTestService, type TestService } from '../helpers/service.js'
 
 const signupRes = (t: TestService, email: string, headers: Record<string, string> = {}) =>
@@ -115,9 +116,9 @@ describe('the signup limit holds per address across restarts and nodes', () => {
   }
 
   it('on the embedded store: a restarted service refuses the address that used its signups', async () => {
-    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'signup-restart-'))
-    cleanup.push(() => fs.rm(dir, { recursive: true, force: true }))
-    const env = { DATABASE_URL: `pglite:${dir}` }
+    const store = await testDatabase()
+    cleanup.push(store.drop)
+    const env = { DATABASE_URL: store.url }
     const first = await service(env)
     expect((await signupRes(first, 'r1@example.net')).status).toBe(201)
     expect((await signupRes(first, 'r2@example.net')).status).toBe(201)
@@ -173,10 +174,11 @@ describe('migration: existing accounts get their normalised email', () => {
     await fs.copyFile(path.join(MIGRATIONS_DIR, 'migration_lock.toml'), path.join(before, 'migration_lock.toml'))
     for (const d of all.slice(0, target)) await fs.cp(path.join(MIGRATIONS_DIR, d), path.join(before, d), { recursive: true })
 
-    const pg = new PGlite()
+    const store = await testDatabase({ empty: true })
+    const db = new pg.Client({ connectionString: store.url })
+    await db.connect()
     try {
-      const factory = await pgliteMigrationFactory(pg)
-      await applyMigrations(factory, { migrationsDir: before })
+      await applyMigrations(await pgMigrationFactory(store.url), { migrationsDir: before })
       const rows: [string, string][] = [
         ['00000000-0000-4000-8000-000000000001', 'a.b+x@gmail.com'],
         ['00000000-0000-4000-8000-000000000002', 'ab@googlemail.com'],
@@ -185,9 +187,9 @@ describe('migration: existing accounts get their normalised email', () => {
         ['00000000-0000-4000-8000-000000000005', 'x.y@example.com'],
       ]
       for (const [i, [id, email]] of rows.entries())
-        await pg.query(`INSERT INTO account (id, email, credits, created_at) VALUES ($1, $2, 1000, $3)`, [id, email, new Date(Date.UTC(2026, 0, 1 + i))])
-      await applyMigrations(await pgliteMigrationFactory(pg))
-      const { rows: out } = await pg.query<{ email: string; email_normalized: string | null }>('SELECT email, email_normalized FROM account ORDER BY id')
+        await db.query(`INSERT INTO account (id, email, credits, created_at) VALUES ($1, $2, 1000, $3)`, [id, email, new Date(Date.UTC(2026, 0, 1 + i))])
+      await applyMigrations(await pgMigrationFactory(store.url))
+      const { rows: out } = await db.query<{ email: string; email_normalized: string | null }>('SELECT email, email_normalized FROM account ORDER BY id')
       expect(out).toEqual([
         { email: 'a.b+x@gmail.com', email_normalized: 'ab@gmail.com' },
         { email: 'ab@googlemail.com', email_normalized: null },
@@ -198,7 +200,8 @@ describe('migration: existing accounts get their normalised email', () => {
       // the SQL rule and the code's rule agree on every address that kept its value
       for (const r of out) if (r.email_normalized) expect(normalizeEmail(r.email)).toBe(r.email_normalized)
     } finally {
-      await pg.close()
+      await db.end()
+      await store.drop()
     }
   })
 })

@@ -1,6 +1,8 @@
 // Boot the real service in process: the same createServices + createApp as npm start. Requests are injected into
 // the Express app (light-my-request) by default; { listen: true } opens a real port on 127.0.0.1 for the tests
 // where the socket is the point (signals, client errors, slow clients, proxies, browsers).
+import os from 'node:os'
+import path from 'node:path'
 import { createServer, IncomingMessage, ServerResponse, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import express from 'express'
@@ -48,10 +50,11 @@ export interface TestServiceOptions {
 let counter = 0
 
 export async function startTestService(opts: TestServiceOptions = {}): Promise<TestService> {
-  const config = loadConfig({ DATABASE_URL: 'pglite:memory', RATE_LIMIT_RPS: '0', AUTH_FAILURE_LIMIT: '0', SIGNUP_LIMIT: '0', LOG_LEVEL: 'silent', ...opts.env })
-  // the in-memory embedded store starts from the migrated template; PostgreSQL URLs are opened as configured
-  const memory = config.store.kind === 'pglite' && config.store.dir === null
-  const services = await createServices(config, { logger: opts.logger ?? pino({ level: 'silent' }), clock: opts.clock, db: opts.db ?? (memory ? await openTestStore() : undefined) })
+  // without DATABASE_URL the configuration names an embedded store (in a DATA_DIR of its own, never opened): the
+  // service runs on a test store instead, a database of the run's cluster (helpers/store.ts); a DATABASE_URL is opened as configured
+  const config = loadConfig({ DATA_DIR: path.join(os.tmpdir(), `perp-test-service-${process.pid}-${++counter}`), RATE_LIMIT_RPS: '0', AUTH_FAILURE_LIMIT: '0', SIGNUP_LIMIT: '0', LOG_LEVEL: 'silent', ...opts.env })
+  const testStore = config.store.kind === 'embedded'
+  const services = await createServices(config, { logger: opts.logger ?? pino({ level: 'silent' }), clock: opts.clock, db: opts.db ?? (testStore ? await openTestStore() : undefined) })
   await opts.prepare?.(services)
   // REDIS_URL: the shared limit counters an API node uses (src/roles.ts)
   if (config.REDIS_URL && !services.limits) services.limits = (await import('../../src/rest/rate-limit-store.js')).redisLimitStores(config.REDIS_URL, services.logger, config.BUS_PREFIX)

@@ -44,7 +44,7 @@ async function probeAnswerer(venue: ExchangeId, status = 200): Promise<{ server:
 const everyVenueAt = (origin: string) => Object.fromEntries(EXCHANGE_IDS.map((e) => [e, origin])) as Record<ExchangeId, string>
 /** base-URL overrides as the config's venue access gives them (<VENUE>_REST_URL) */
 const at = (origins: Partial<Record<ExchangeId, string>>) => Object.fromEntries(Object.entries(origins).map(([e, restUrl]) => [e, { restUrl }]))
-const memory = { store: { kind: 'pglite' as const, dir: null } }
+const memory = { store: { kind: 'embedded' as const, engine: 'postgres' as const, dataDir: '/srv/perp' } }
 
 describe('probeVenues', () => {
   let answerer: Awaited<ReturnType<typeof probeAnswerer>>
@@ -155,9 +155,9 @@ describe('chooseSource', () => {
     const c = await choose('auto', async () => (asked++, answered(...EXCHANGE_IDS)))
     expect(c.source).toEqual({ kind: 'simulator' })
     expect(asked).toBe(0)
-    expect(c.reason).toMatch(/the in-memory store holds simulated data, so the simulator runs \(live data needs a store of its own/)
+    expect(c.reason).toMatch(/the embedded store in \/srv\/perp\/pg holds simulated data, so the simulator runs \(live data needs a store of its own/)
     await expect(choose('binance,okx')).rejects.toThrow(StoreSourceError)
-    await expect(choose('live')).rejects.toThrow(/the in-memory store holds simulated market data \(simulator -> simulator\); MARKET_SOURCE=live would write live venue data into it, and the two must not mix\. Start with MARKET_SOURCE=simulator \(or auto\), or give this source a store of its own: another DATA_DIR/)
+    await expect(choose('live')).rejects.toThrow(/the embedded store in \/srv\/perp\/pg holds simulated market data \(simulator -> simulator\); MARKET_SOURCE=live would write live venue data into it, and the two must not mix\. Start with MARKET_SOURCE=simulator \(or auto\), or give this source a store of its own: another DATA_DIR/)
   })
 
   it('a live store refuses the simulator; under auto it stays live, every venue, even when none answers yet', async () => {

@@ -104,7 +104,7 @@ describe('streams per key across API nodes (Redis)', async () => {
     // one store for both nodes (as API nodes share PostgreSQL), each with its own process state
     const db = await openTestStore()
     for (let i = 0; i < 2; i++) {
-      const config = loadConfig({ DATABASE_URL: 'pglite:memory', MARKET_SOURCE: 'none', REDIS_URL: REDIS_TEST_URL, BUS_PREFIX: prefix, RATE_LIMIT_RPS: '0', AUTH_FAILURE_LIMIT: '0', SIGNUP_LIMIT: '0', LOG_LEVEL: 'silent' })
+      const config = loadConfig({ MARKET_SOURCE: 'none', REDIS_URL: REDIS_TEST_URL, BUS_PREFIX: prefix, RATE_LIMIT_RPS: '0', AUTH_FAILURE_LIMIT: '0', SIGNUP_LIMIT: '0', LOG_LEVEL: 'silent' })
       const services = await createServices(config, { logger: pino({ level: 'silent' }), db })
       const running = await startRole(services)
       const app = createApp(services, running.metrics)

@@ -80,7 +80,7 @@ describe('a restart across a minute boundary (npm start process, simulator)', ()
     expect(await second.exited).toBe(0)
 
     const want = twin(M - MINUTE_MS, M + 2 * MINUTE_MS)
-    const db = await openDatabase({ kind: 'pglite', dir: path.join(dir, 'pglite') }, { migrate: false })
+    const db = await openDatabase({ kind: 'embedded', engine: 'postgres', dataDir: dir }, { migrate: false })
     try {
       const rows = await db.sql.query<{ exchange: string; coin: string; market_type: string; ts: number; trades: number; volume: number; buy_volume: number }>(
         `SELECT exchange, coin, market_type, ts::float8 AS ts, trades, volume, buy_volume FROM candle_1m WHERE ts >= $1 AND ts < $2`,

@@ -101,7 +101,7 @@ describe('SIGTERM and restart (npm start process)', () => {
     expect(sub.frames.at(-1)!.event).toBe('complete')
     expect(await second.exited).toBe(0)
 
-    const db = await openDatabase({ kind: 'pglite', dir: path.join(dir, 'pglite') }, { migrate: false })
+    const db = await openDatabase({ kind: 'embedded', engine: 'postgres', dataDir: dir }, { migrate: false })
     try {
       // what the second run left at shutdown is what the store holds: restored, it answers every read as the series
       // loaded from the store does (at the second run's clock)

@@ -1,14 +1,11 @@
 // The key paging cursors are sealed with (src/store/cursor-secret.ts): made once and kept in the store, so a cursor
 // one node issued pages on another node of the same store and after a restart; CURSOR_SECRET instead, when set.
-import fs from 'node:fs/promises'
-import os from 'node:os'
-import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { cursorSecret, storedCursorSecret } from '../../src/store/cursor-secret.js'
 import { TEST_NOW } from '../helpers/market.js'
 import { freshSchema, requirePostgresInCi } from '../helpers/postgres.js'
 import { startTestService, type TestService } from '../helpers/service.js'
-import { openTestStore } from '../helpers/store.js'
+import { openTestStore, testDatabase } from '../helpers/store.js'
 
 const PAGE = '/v1/funding/history?coin=BTC&interval=1m&lookback=1h&limit=1'
 const cleanups: (() => Promise<void>)[] = []
@@ -58,10 +55,10 @@ describe('the cursor secret', () => {
     expect(await pagesOn(c, a, { from: kc, to: ka })).toBe(400)
   })
 
-  it('an embedded store keeps its secret across a restart: the cursors issued before page on after', async () => {
-    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cursor-secret-'))
-    cleanups.push(() => fs.rm(dir, { recursive: true, force: true }))
-    const env = { DATABASE_URL: `pglite:${dir}` }
+  it('a store keeps its secret across a restart: the cursors issued before page on after', async () => {
+    const store = await testDatabase()
+    cleanups.push(store.drop)
+    const env = { DATABASE_URL: store.url }
     const before = await startTestService({ clock: () => TEST_NOW, env })
     const key = (await before.signup()).apiKey
     const first = (await (await before.get(PAGE, key)).json()) as { meta: { next: string } }

@@ -3,11 +3,17 @@
 // test suite's shared workers, or two copies of the service code in one process) used to swap the instance under
 // engines and closures created on the first, which then called into the wrong heap ("Option::unwrap_throw() on a
 // None value" and a migration that never settles).
-import { PGlite } from '@electric-sql/pglite'
 import { afterAll, expect, it, vi } from 'vitest'
+import { testDatabase } from '../helpers/store.js'
 
-const dbs: PGlite[] = []
-afterAll(async () => Promise.all(dbs.map((d) => d.close())))
+const drops: (() => Promise<void>)[] = []
+afterAll(async () => Promise.all(drops.map((d) => d())))
+/** an empty database on the test run's cluster */
+const empty = async () => {
+  const db = await testDatabase({ empty: true })
+  drops.push(db.drop)
+  return db.url
+}
 
 type Modules = { engine: typeof import('../../src/store/schema-engine.js'); adapters: typeof import('../../src/store/migration-adapters.js'); migrations: typeof import('../../src/store/migrations.js') }
 const load = async (): Promise<Modules> => ({
@@ -18,16 +24,12 @@ const load = async (): Promise<Modules> => ({
 
 it('an engine opened before the module is evaluated again keeps working, and so does one opened after', async () => {
   const first = await load()
-  const a = new PGlite()
-  dbs.push(a)
-  const engineA = await first.engine.openSchemaEngine(await first.adapters.pgliteMigrationFactory(a))
+  const engineA = await first.engine.openSchemaEngine(await first.adapters.pgMigrationFactory(await empty()))
   vi.resetModules()
   const second = await load()
   expect(second.engine).not.toBe(first.engine) // really a second evaluation
-  const b = new PGlite()
-  dbs.push(b)
   const names = (await second.migrations.listMigrations()).migrationDirectories.map((m) => m.path)
-  expect(await second.migrations.applyMigrations(await second.adapters.pgliteMigrationFactory(b))).toEqual(names)
+  expect(await second.migrations.applyMigrations(await second.adapters.pgMigrationFactory(await empty()))).toEqual(names)
   const { appliedMigrationNames } = await engineA.applyMigrations({ migrationsList: await first.migrations.listMigrations(), filters: first.engine.NO_FILTERS })
   expect(appliedMigrationNames).toEqual(names)
   await engineA.close()

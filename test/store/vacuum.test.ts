@@ -1,13 +1,28 @@
-// The embedded store's vacuum (src/store/vacuum.ts): PGlite runs no autovacuum, so a wide row rewritten in place
-// leaves dead TOAST behind until something vacuums; with the vacuum the table stays near one version's size.
+// The PGlite engine's vacuum (src/store/vacuum.ts, run by its thread: src/store/embedded/pglite-worker.ts): PGlite
+// runs no autovacuum, so a wide row rewritten in place leaves dead TOAST behind until something vacuums; with the
+// vacuum the table stays near one version's size. PGlite in process here: the same engine the thread runs.
+import { PGlite } from '@electric-sql/pglite'
 import { afterAll, describe, expect, it } from 'vitest'
-import { openDatabase, type Database } from '../../src/store/database.js'
+import { pgliteMigrationFactory } from '../../src/store/migration-adapters.js'
+import { applyMigrations } from '../../src/store/migrations.js'
 import { CHURNED_TABLES, startVacuum, vacuumChurned } from '../../src/store/vacuum.js'
 
 /** a book of `n` levels a side with prices that do not repeat (so TOAST's compression cannot fold the versions away) */
 const book = (n: number, seed: number) => JSON.stringify(Array.from({ length: n }, (_, i) => [64_000 + i * 0.1 + seed * 1e-4 + Math.sin(i * seed) * 1e-3, (seed * 7919 + i * 104_729) % 10_007 / 997]))
 
-async function rewrite(db: Database, times: number, vacuumEvery: number | null): Promise<number> {
+interface Db {
+  sql: { query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]> }
+  close(): Promise<void>
+}
+
+/** an in-memory PGlite, migrated unless `migrate` is false */
+async function pglite(migrate = true): Promise<Db> {
+  const pg = new PGlite()
+  if (migrate) await applyMigrations(await pgliteMigrationFactory(pg))
+  return { sql: { query: async <T>(text: string, params?: unknown[]) => (await pg.query<T>(text, params)).rows }, close: () => pg.close() }
+}
+
+async function rewrite(db: Db, times: number, vacuumEvery: number | null): Promise<number> {
   for (let i = 0; i < times; i++) {
     await db.sql.query(
       `INSERT INTO order_book (exchange, coin, market_type, ts, bids, asks) VALUES ('binance', 'BTC', 'perp', $1, $2::jsonb, $3::jsonb)
@@ -21,10 +36,10 @@ async function rewrite(db: Database, times: number, vacuumEvery: number | null):
 }
 
 describe('the embedded store vacuum', () => {
-  const dbs: Database[] = []
+  const dbs: Db[] = []
   afterAll(async () => Promise.all(dbs.map((d) => d.close())))
-  const open = async () => {
-    const db = await openDatabase({ kind: 'pglite', dir: null })
+  const open = async (migrate = true) => {
+    const db = await pglite(migrate)
     dbs.push(db)
     return db
   }
@@ -52,8 +67,7 @@ describe('the embedded store vacuum', () => {
   })
 
   it('leaves a store without the tables (not migrated yet) alone', async () => {
-    const db = await openDatabase({ kind: 'pglite', dir: null }, { migrate: false })
-    dbs.push(db)
+    const db = await open(false)
     await expect(vacuumChurned(db.sql)).resolves.toBeUndefined()
   })
 })

@@ -7,7 +7,7 @@ import { computeDivergence, divergenceLookbackMinutes, type DivergenceMinute, ty
 import { FUNDING_STATS_WINDOW } from '../../analytics/funding.js'
 import { REGIME_HISTORY_HOURS, REGIME_WINDOW_HOURS } from '../../analytics/regime.js'
 import { HOUR_MS, MINUTE_MS } from '../../domain/time.js'
-import { timeSlices } from '../read-turns.js'
+import { timeSlices } from '../time-slices.js'
 import type { MarketState } from '../state.js'
 import { closeOutliersOf, regimeHistory, type CloseOutliers } from './signal-inputs.js'
 

@@ -3,6 +3,8 @@
 // With backfillDays, the venues' history services run too, as MARKET_SOURCE=live runs them (budgets, planner,
 // fetchers on the same CCXT instances), into a throwaway store: their REST pages are recorded like any answer.
 import fs from 'node:fs'
+import { chmod, mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { once } from 'node:events'
 import ccxt from 'ccxt'
@@ -134,7 +136,11 @@ async function startRecordedHistory(
     import('../state.js'),
     import('../../store/database.js'),
   ])
-  const db = o.db ?? (await openDatabase({ kind: 'pglite', dir: null }))
+  // a throwaway embedded store in a temporary directory, removed on close
+  const tmp = o.db ? null : await mkdtemp(path.join(tmpdir(), 'record-history-'))
+  // as root the embedded PostgreSQL runs as the OS user postgres, which must reach the directory (mkdtemp: 0700)
+  if (tmp) await chmod(tmp, 0o755)
+  const db = o.db ?? (await openDatabase({ kind: 'embedded', engine: 'postgres', dataDir: tmp! }))
   // the runner plans the store's coins: the ones recorded
   await db.prisma.coin.createMany({ data: o.coins.map((symbol) => ({ symbol, source: 'default' })), skipDuplicates: true })
   const market = new MarketState(db, o.now)
@@ -150,7 +156,14 @@ async function startRecordedHistory(
     logger: o.logger.child({ task: 'history' }),
     onStarted: (venue, started) => recorder.history(venue, o.days, started),
   })
-  return { service, close: async () => void (o.db ? undefined : await db.close()) }
+  return {
+    service,
+    async close() {
+      if (o.db) return
+      await db.close()
+      await rm(tmp!, { recursive: true, force: true })
+    },
+  }
 }
 
 function historyProgress(service: HistoryService): HistoryProgress {

@@ -1,0 +1,15 @@
+// Long CPU loops on the event loop give turns to timers and sockets now and then (docs/operations.md#the-event-loop).
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+/**
+ * For a loop of CPU work on the event loop: call it each round; once `budgetMs` have passed since the last turn it
+ * gives one (a promise to await), else nothing, so a long loop holds the loop at most about that long.
+ */
+export function timeSlices(budgetMs = 20): () => Promise<void> | null {
+  let since = performance.now()
+  return () => {
+    if (performance.now() - since < budgetMs) return null
+    return nextTurn().then(() => void (since = performance.now()))
+  }
+}
