@@ -7,6 +7,7 @@ import { argsOf, paramsOf } from '../graphql/args.js'
 import { builder } from '../graphql/builder.js'
 import type { RequestContext } from '../graphql/context.js'
 import { tickView } from '../market/read/tick-views.js'
+import type { Services } from '../services.js'
 
 type QueryFieldBuilder = Parameters<Parameters<typeof builder.queryField>[1]>[0]
 type FieldRef = ReturnType<Parameters<typeof builder.queryField>[1]>
@@ -36,6 +37,11 @@ export interface Endpoint<S extends z.ZodObject = z.ZodObject> {
   work(values: z.output<S>, now: number): number
   /** what the REST body leaves out of the GraphQL field (src/rest/stored-operations.ts); absent: every field */
   rest?: RestSelection
+  /**
+   * the version of the data its answers are computed from, for an endpoint whose REST answers are kept and served
+   * again while it holds (src/rest/shim.ts, at most ANSWER_MAX_AGE_MS); absent: every call is computed
+   */
+  answerVersion?: (services: Services) => string | number
   /** adds the GraphQL root field to the schema */
   register(): void
 }
@@ -58,6 +64,7 @@ interface EndpointSpec<S extends z.ZodObject> {
   /** the estimated rows of work of a call (./work.ts): omitted for an endpoint whose calls are all cheap */
   work?: (values: z.output<S>, now: number) => number
   rest?: RestSelection
+  answerVersion?: (services: Services) => string | number
 }
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never

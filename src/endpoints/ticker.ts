@@ -17,6 +17,8 @@ export const ticker = defineEndpoint({
   summary: 'Mark, index, funding rate and next funding time per exchange (refreshed about every 5 s)',
   description: 'Mark price, index price, funding rate and next funding time per coin and exchange (about every 5 s).',
   params: z.object({ coin: coinParam(false), exchange: exchangeParam() }),
+  // the live tickers as of the last data tick: the answer is kept until the next (or ANSWER_MAX_AGE_MS)
+  answerVersion: (services) => services.market.live.version,
   type: [TickerRef],
   resolve: async (v, ctx) => {
     const coins = coinsOf(v, ctx)

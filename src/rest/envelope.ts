@@ -48,12 +48,13 @@ const GZIP_PIECES_FROM = 16 * 1024
  * gzip at least as gladly as any other encoding, the answer is gzipped here, the kept pieces compressed once; otherwise
  * the compression middleware encodes it as it does every answer (docs/contract.md#compression).
  */
-export function sendData(res: Response, status: number, data: unknown, meta: Meta, opts: { pieces?: (json: string) => (string | Buffer)[] } = {}): void {
+export function sendData(res: Response, status: number, data: unknown, meta: Meta, opts: { pieces?: (json: string) => (string | Buffer)[]; dataJson?: string } = {}): void {
   const metaJson = JSON.stringify({
     request_id: meta.requestId, credits_charged: meta.creditsCharged, credits_remaining: meta.creditsRemaining, as_of: meta.asOf,
     ...(meta.next !== undefined ? { next: meta.next } : {}),
   })
-  const body = `{"data":${restJson(data)},"meta":${metaJson}}`
+  // dataJson: the data already written (a kept answer, src/rest/shim.ts): only the envelope is new
+  const body = `{"data":${opts.dataJson ?? restJson(data)},"meta":${metaJson}}`
   res.status(status).set('Content-Type', 'application/json; charset=utf-8')
   const pieces = opts.pieces?.(body)
   if (!pieces || pieces.length === 1) {

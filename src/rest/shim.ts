@@ -17,6 +17,7 @@ import { executeMetered } from '../graphql/metering.js'
 import type { Services } from '../services.js'
 import { restJson, sendData, sendProblem } from './envelope.js'
 import { ROOT } from '../paths.js'
+import { cacheOf } from '../market/read/versioned-cache.js'
 
 const OPERATIONS_DIR = path.join(ROOT, 'schema', 'operations', 'v1')
 
@@ -94,22 +95,35 @@ export function analyticsRouter(services: Services, schema: GraphQLSchema): Requ
         return
       }
       const variableValues = variablesOf(route.params, values)
-      const metered = await executeMetered(ctx, { schema, document, variableValues, contextValue: ctx }, COST_TABLE, run)
+      // the answer: written from this execution, or kept from an earlier one at the same data version
+      let answer: Answer | undefined
+      const version = route.answerVersion?.(services)
+      const execute: Execute =
+        version === undefined
+          ? run
+          : async (a) => {
+              const kept = keptAnswers(services).get(`${route.field}?${queryOf(req)}`, version, async () => {
+                const result = await run(a)
+                // only a whole answer is kept: one with an error is answered to its caller(s) and forgotten
+                if (result.errors?.length) throw new NotKept(result)
+                return answerOf(route, result, fragments, ctx.now)
+              })
+              try {
+                answer = await kept
+                return answer.result
+              } catch (e) {
+                if (e instanceof NotKept) return e.result
+                throw e
+              }
+            }
+      const metered = await executeMetered(ctx, { schema, document, variableValues, contextValue: ctx }, COST_TABLE, execute)
       if (metered.remaining !== null) res.set('X-Credits-Remaining', String(metered.remaining))
       const errors = metered.result.errors
       if (errors?.length) throw apiErrorOf(errors[0]!)
-      if (!fragments.seal(metered.result.data as Record<string, unknown>)) throw new Error(`${route.path}: a list taken as a fragment is missing from the result`)
-      let data = (metered.result.data as Record<string, unknown>)[route.field]
+      answer ??= answerOf(route, metered.result, fragments, ctx.now)
       res.set('X-Credits-Charged', String(metered.charged))
-      const asOf = data && typeof data === 'object' && 'asOf' in data && typeof data.asOf === 'number' ? data.asOf : ctx.now
-      // a paged answer's cursor is in the meta, not in the data (docs/contract.md#paging)
-      let next: string | null | undefined
-      if (data && typeof data === 'object' && !Array.isArray(data) && 'next' in data) {
-        const { next: cursor, ...rest } = data as { next: string | null }
-        next = cursor
-        data = rest
-      }
-      sendData(res, 200, data, { requestId, creditsCharged: metered.charged, creditsRemaining: metered.remaining, asOf, next }, { pieces: (body) => fragments.pieces(body) })
+      const { json, asOf, next, fragments: lists } = answer
+      sendData(res, 200, null, { requestId, creditsCharged: metered.charged, creditsRemaining: metered.remaining, asOf, next }, { dataJson: json, pieces: (body) => lists.pieces(body) })
     } catch (e) {
       const err = toApiError(e)
       if (err.status >= 500) services.logger.error({ err: e, requestId, path: route.path }, 'analytics request failed')
@@ -117,4 +131,55 @@ export function analyticsRouter(services: Services, schema: GraphQLSchema): Requ
     }
   }
   return dispatch
+}
+
+/** an answer's data as REST writes it, with what its envelope takes from it */
+interface Answer {
+  result: ExecutionResult
+  /** the data, written (snake_case JSON; long lists as tokens that `fragments` replaces) */
+  json: string
+  asOf: number
+  /** a paged answer's cursor (docs/contract.md#paging); undefined when the endpoint does not page */
+  next: string | null | undefined
+  fragments: ListFragments
+}
+
+/** the data of a successful execution written once: long lists sealed, the cursor moved to the meta */
+function answerOf(route: Endpoint, result: ExecutionResult, fragments: ListFragments, now: number): Answer {
+  if (!fragments.seal(result.data as Record<string, unknown>)) throw new Error(`${route.path}: a list taken as a fragment is missing from the result`)
+  let data = (result.data as Record<string, unknown>)[route.field]
+  const asOf = data && typeof data === 'object' && 'asOf' in data && typeof data.asOf === 'number' ? data.asOf : now
+  // a paged answer's cursor is in the meta, not in the data (docs/contract.md#paging)
+  let next: string | null | undefined
+  if (data && typeof data === 'object' && !Array.isArray(data) && 'next' in data) {
+    const { next: cursor, ...rest } = data as { next: string | null }
+    next = cursor
+    data = rest
+  }
+  return { result, json: restJson(data), asOf, next, fragments }
+}
+
+/**
+ * Kept answers (Endpoint.answerVersion): the written data of a route and query string, while the endpoint's data
+ * version is unchanged and for at most ANSWER_MAX_AGE_MS of the service's clock — a later call with the same query
+ * is authenticated, charged and enveloped, nothing else (docs/performance.md, eighth round). The age bound keeps what
+ * depends on the clock as well as on the data (a venue's freshness, `as_of`) within that much of the call's time.
+ */
+export const ANSWER_MAX_AGE_MS = 1000
+/** queries kept per node (the oldest go first): the cheap endpoints' handful of coin and venue filters, with room */
+const KEPT_ANSWERS = 512
+
+const keptAnswers = (services: Services) => cacheOf<Promise<Answer>>(services.market, 'rest-answers', { maxEntries: KEPT_ANSWERS, refreshMs: ANSWER_MAX_AGE_MS, clock: services.clock })
+
+/** an execution with errors: its result, given to every caller that shared it, and nothing kept */
+class NotKept extends Error {
+  constructor(readonly result: ExecutionResult) {
+    super('not kept')
+  }
+}
+
+/** the request's query string as sent (the parameters were parsed from it, so the same string is the same question) */
+const queryOf = (req: Request): string => {
+  const at = req.originalUrl.indexOf('?')
+  return at < 0 ? '' : req.originalUrl.slice(at + 1)
 }
