@@ -9,7 +9,7 @@ import type { Sql } from '../../store/database.js'
 import { type CandleSource, type MarketKey, type MinuteBar } from '../bars.js'
 import { HOUR_MS, floorTo } from '../../domain/time.js'
 import { type Bar } from '../../domain/bars.js'
-import type { ExchangeId, MarketType } from '../../domain/exchanges.js'
+import { EXCHANGE_IDS, type ExchangeId, type MarketType } from '../../domain/exchanges.js'
 import { decodeVap, encodeVap } from '../volume-at-price.js'
 import { foldBars } from '../aggregate/rollup.js'
 import { CopyBinaryWriter } from '../../store/copy-binary.js'
@@ -236,26 +236,29 @@ async function readHoursBack(sql: Pick<Sql, 'query'>, groups: { key: MarketKey; 
 
 /**
  * The oldest and newest minute stored per market, and the newest one's close (where a resumed series continues). A GROUP BY over candle_1m reads the whole table (24 s for 30 days
- * on the embedded store); this walks the primary key instead: a recursive step finds the next market, then one
- * index descent each for its first and last minute (a "loose index scan": ~100 descents, tens of ms). With `before`,
- * the newest minute before it: where a range of history ending there resumes, whatever a live feed wrote after it.
+ * on the embedded store); this walks the key (coin, market_type, ts, exchange) instead: a recursive step finds the
+ * next coin and market type (a "loose index scan"), then, for each venue, one index descent
+ * each for its first and last minute (a venue that never had the market reads that pair's entries once: 0.2–0.4 s for
+ * 30 days × 12 coins). With `before`, the newest minute before it: where a range of history ending there resumes,
+ * whatever a live feed wrote after it.
  */
 export async function storedMinuteRanges(sql: Pick<Sql, 'query'>, before = Number.MAX_SAFE_INTEGER): Promise<Map<string, { first: number; last: number; lastClose: number }>> {
   const rows = await sql.query<{ exchange: string; coin: string; market_type: string; first: number | string; last: number | string; last_close: number }>(
-    `WITH RECURSIVE m AS (
-       (SELECT exchange, coin, market_type FROM candle_1m ORDER BY exchange, coin, market_type LIMIT 1)
+    `WITH RECURSIVE p AS (
+       (SELECT coin, market_type FROM candle_1m ORDER BY coin, market_type LIMIT 1)
        UNION ALL
-       SELECT n.exchange, n.coin, n.market_type FROM m CROSS JOIN LATERAL (
-         SELECT c.exchange, c.coin, c.market_type FROM candle_1m c
-         WHERE (c.exchange, c.coin, c.market_type) > (m.exchange, m.coin, m.market_type)
-         ORDER BY c.exchange, c.coin, c.market_type LIMIT 1) n
+       SELECT n.coin, n.market_type FROM p CROSS JOIN LATERAL (
+         SELECT c.coin, c.market_type FROM candle_1m c
+         WHERE (c.coin, c.market_type) > (p.coin, p.market_type)
+         ORDER BY c.coin, c.market_type LIMIT 1) n
      )
-     SELECT m.exchange, m.coin, m.market_type,
-       (SELECT c.ts FROM candle_1m c WHERE (c.exchange, c.coin, c.market_type) = (m.exchange, m.coin, m.market_type) ORDER BY c.ts LIMIT 1) AS first,
-       l.ts AS last, l.close AS last_close
-     FROM m CROSS JOIN LATERAL (
-       SELECT c.ts, c.close FROM candle_1m c WHERE (c.exchange, c.coin, c.market_type) = (m.exchange, m.coin, m.market_type) AND c.ts < $1 ORDER BY c.ts DESC LIMIT 1) l`,
-    [before],
+     SELECT e.id AS exchange, p.coin, p.market_type, f.ts AS first, l.ts AS last, l.close AS last_close
+     FROM p CROSS JOIN unnest($2::text[]) AS e(id)
+     CROSS JOIN LATERAL (
+       SELECT c.ts FROM candle_1m c WHERE c.coin = p.coin AND c.market_type = p.market_type AND c.exchange = e.id ORDER BY c.ts LIMIT 1) f
+     CROSS JOIN LATERAL (
+       SELECT c.ts, c.close FROM candle_1m c WHERE c.coin = p.coin AND c.market_type = p.market_type AND c.exchange = e.id AND c.ts < $1 ORDER BY c.ts DESC LIMIT 1) l`,
+    [before, EXCHANGE_IDS],
   )
   return new Map(rows.map((r) => [`${r.exchange}:${r.coin}:${r.market_type}`, { first: Number(r.first), last: Number(r.last), lastClose: Number(r.last_close) }]))
 }
