@@ -88,6 +88,7 @@ function readIfThere(file: string): Uint8Array | null {
 /** take the hand-off file away (it is read once, by the opener that holds the lock) and return its bytes */
 async function takeHandoff(dir: string): Promise<Handoff> {
   const file = handoffFile(dir)
+  let leaves = 0
   // one synchronous read: the process is starting and has nothing else to do, and fs.readFile would take a 25 MB file
   // in 512 KB round trips through the thread pool
   let taken: Uint8Array | null = readIfThere(file)
@@ -99,8 +100,10 @@ async function takeHandoff(dir: string): Promise<Handoff> {
       return bytes
     },
     async leave(bytes) {
-      await fs.writeFile(`${file}.tmp`, bytes)
-      await fs.rename(`${file}.tmp`, file)
+      // a file of its own per call: two leaves at once (a stop asked twice) each rename whole bytes, the last one wins
+      const tmp = `${file}.${process.pid}.${++leaves}.tmp`
+      await fs.writeFile(tmp, bytes)
+      await fs.rename(tmp, file)
     },
   }
 }
