@@ -186,7 +186,7 @@ export async function benchScaling(deps: ScalingDeps, dir: string): Promise<Row[
       },
       {
         // what a coin costs is what each coin adds (the service holds a few hundred MB with none): judged on the slope
-        bench: `${label}: resident memory of the service (median over the live window; the embedded store is in the process)`,
+        bench: `${label}: resident memory of the service (median over the live window: the Node process RSS plus the embedded PostgreSQL processes PSS)`,
         measured: `${fmt(p.rss / MB, 0)} MB (${fmt(memPerCoin / MB, 1)} MB over coins)${added === null ? '' : `, ${fmt(added / MB, 1)} MB per coin added to ${base.coins}`}; V8 heap ${fmt(p.heap / MB, 0)} MB, external ${fmt(p.external / MB, 0)} MB`,
         baseline: `${base.coins} coins: ${fmt(base.rss / MB, 0)} MB, V8 heap ${fmt(base.heap / MB, 0)} MB, external ${fmt(base.external / MB, 0)} MB`,
         ratio: added === null ? memPerCoin / MEMORY_PER_COIN : added / MEMORY_PER_COIN,
