@@ -6,8 +6,8 @@ import { buildSpread, SPREAD_MAX_PRICE_AGE_MS, SPREAD_Z_WINDOW } from '../analyt
 import { coinParam } from '../domain/params.js'
 import { SpreadRef } from '../graphql/schema/structure.js'
 import { DAY_MS, MINUTE_MS } from '../domain/time.js'
-import { coverageOf, missingExchanges, rangesOf, type CoverageContext } from '../market/read/coverage.js'
-import { currentPrices, lastTradeRows, markRows, noMarkTradeBars, oiSamples } from '../market/read/market-data.js'
+import { coverageOf, missingExchanges, rangesOf, type CoverageContext } from '../read/coverage.js'
+import { currentPrices, lastTradeRows, markRows, noMarkTradeBars, oiSamples } from '../read/market-data.js'
 import { coinsOf, defineEndpoint, fromAllCoinsView } from './define.js'
 
 export const spread = defineEndpoint({
