@@ -3,7 +3,7 @@
 // Binance's leverage brackets need a signed call, so a recorded copy is shipped (src/read/tiers/recorded/).
 // Field meanings and sources: docs/methodology.md#leverage-tiers.
 import { continuousMaintenanceAmounts, type LeverageTier } from '../../analytics/leverage-tiers.js'
-import { num } from '../../sources/connectors/mapping.js'
+import { num } from '../../domain/numbers.js'
 
 /** one coin's table as a connector fetched it */
 export interface FetchedTiers {

@@ -8,7 +8,8 @@ import { findByBase } from './ccxt-access.js'
 import { ExchangeConnector } from './connector.js'
 import { applyVenueAccess } from './venue-access.js'
 import type { ConnectorOptions } from './connector-options.js'
-import { nextFundingOnGrid, num, tickerEvent, type BookDepth, type MarketRef, type TickerParts } from './mapping.js'
+import { nextFundingOnGrid, tickerEvent, type BookDepth, type MarketRef, type TickerParts } from './mapping.js'
+import { num } from '../../domain/numbers.js'
 
 /** levels per side of the indexer's book snapshot (comlink config API_ORDERBOOK_LEVELS_PER_SIDE_LIMIT, default 100) */
 const DYDX_BOOK_LEVELS = 100

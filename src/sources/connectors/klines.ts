@@ -1,7 +1,7 @@
 // Venue klines (candles) -> one small shape, for the importer and for reconciling our own 1-minute bars.
 import type { OHLCV } from 'ccxt'
 import type { Kline } from '../../domain/minute-bars.js'
-import { num } from './mapping.js'
+import { num } from '../../domain/numbers.js'
 
 /**
  * A CCXT OHLCV row. On our five venues CCXT already puts coin units in the volume slot: OKX swaps use volCcy

@@ -4,6 +4,7 @@ import type { FundingRate, FundingRateHistory, MarketInterface, OpenInterest, Or
 import type { BookSnapshotEvent, FundingEvent, OpenInterestEvent, TickerEvent, TradeEvent } from '../../domain/events.js'
 import type { BookLevel, WideBook } from '../../domain/books.js'
 import type { ExchangeId, MarketType } from '../../domain/exchanges.js'
+import { num } from '../../domain/numbers.js'
 
 /** One market a connector follows: our key (exchange, coin, marketType) plus what CCXT needs to address it. */
 export interface MarketRef {
@@ -20,13 +21,6 @@ export interface MarketRef {
 }
 
 const HOUR_MS = 3_600_000
-
-/** A finite number from a CCXT field or a raw venue string; null otherwise. */
-export function num(value: unknown): number | null {
-  if (value === null || value === undefined || value === '') return null
-  const n = typeof value === 'number' ? value : Number(value)
-  return Number.isFinite(n) ? n : null
-}
 
 export function marketRef(exchange: ExchangeId, coin: string, market: MarketInterface): MarketRef {
   const isSpot = market.spot === true

@@ -8,7 +8,8 @@
 import type { Kline } from '../../domain/minute-bars.js'
 import type { OpenInterestEvent } from '../../domain/events.js'
 import { bybitOneSidedOi } from '../connectors/bybit.js'
-import { coinSize, num, type MarketRef } from '../connectors/mapping.js'
+import { coinSize, type MarketRef } from '../connectors/mapping.js'
+import { num } from '../../domain/numbers.js'
 
 type Raw = Record<string, unknown>
 

@@ -9,7 +9,8 @@
 //     newest first
 import type { Kline } from '../../domain/minute-bars.js'
 import type { OpenInterestEvent } from '../../domain/events.js'
-import { num, type MarketRef } from '../connectors/mapping.js'
+import type { MarketRef } from '../connectors/mapping.js'
+import { num } from '../../domain/numbers.js'
 
 type Raw = Record<string, unknown>
 const rowsOf = (body: unknown): Raw[] => (Array.isArray(body) ? (body as Raw[]) : [])

@@ -8,7 +8,8 @@
 //   /api/v5/rubik/stat/contracts/long-short-account-ratio-contract: data [[ts, ratio]] (connectors/positioning.ts)
 import type { Kline } from '../../domain/minute-bars.js'
 import type { OpenInterestEvent } from '../../domain/events.js'
-import { num, type MarketRef } from '../connectors/mapping.js'
+import type { MarketRef } from '../connectors/mapping.js'
+import { num } from '../../domain/numbers.js'
 
 type Raw = Record<string, unknown>
 
