@@ -1,7 +1,9 @@
 // The layers import one way: domain <- analytics <- store/accounts <- read <- ingest <- sources <- endpoints <- graphql <- rest
 // <- server. Market data flows sources -> ingest -> store -> read (src/sources, src/ingest, src/store/market, src/read:
-// docs/architecture.md#layers); the imports run the other way along that path.
-// `npm run check:structure` runs this over src/, then knip (knip.jsonc); type-only imports count as imports.
+// docs/architecture.md#layers); each of them imports only those left of it in the line above (the store none, read the
+// store, the ingest the read models it updates and the store, a source the ingest).
+// `npm run check:structure` runs this over src/, then knip (knip.jsonc); type-only imports count as imports, but for
+// the one exception of read-not-to-ingest-or-sources.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
