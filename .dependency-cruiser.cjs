@@ -1,5 +1,9 @@
-// The layers import one way: domain <- analytics <- market/store/accounts <- endpoints <- graphql <- rest <- server.
-// `npm run check:structure` runs this over src/, then knip (knip.jsonc); type-only imports count as imports.
+// The layers import one way: domain <- analytics <- store/accounts <- read <- ingest <- sources <- endpoints <- graphql <- rest
+// <- server. Market data flows sources -> ingest -> store -> read (src/sources, src/ingest, src/store/market, src/read:
+// docs/architecture.md#layers); each of them imports only those left of it in the line above (the store none, read the
+// store, the ingest the read models it updates and the store, a source the ingest).
+// `npm run check:structure` runs this over src/, then knip (knip.jsonc); type-only imports count as imports, but for
+// the one exception of read-not-to-ingest-or-sources.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -34,9 +38,32 @@ module.exports = {
     {
       name: 'core-not-to-interfaces',
       severity: 'error',
-      comment: 'Store, market and accounts know nothing of the interfaces built on them.',
-      from: { path: '^src/(store|market|accounts)/' },
+      comment: 'The market data (sources, ingest, store, read) and the accounts know nothing of the interfaces built on them.',
+      from: { path: '^src/(store|sources|ingest|read|accounts)/' },
       to: { path: '^src/(graphql|rest|endpoints|http|dashboard)/' },
+    },
+    {
+      name: 'store-not-to-market-layers',
+      severity: 'error',
+      comment: 'The store (market tables beside the accounts\' tables) is written by the ingest and read by src/read: it imports none of them, nor the sources.',
+      from: { path: '^src/store/' },
+      to: { path: '^src/(sources|ingest|read)/' },
+    },
+    {
+      name: 'read-not-to-ingest-or-sources',
+      severity: 'error',
+      comment:
+        'The read models (src/read) are built over the store, the domain and the analytics, never over the ingest or the sources. ' +
+        'Exception: type-only imports (`import type`), for names the read models hold but never call, such as the SourceChoice kept by MarketState (src/read/state.ts).',
+      from: { path: '^src/read/' },
+      to: { path: '^src/(ingest|sources)/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'ingest-not-to-sources',
+      severity: 'error',
+      comment: 'The ingest writes the store and updates the read models from the events the sources hand it; it never imports a source.',
+      from: { path: '^src/ingest/' },
+      to: { path: '^src/sources/' },
     },
     {
       name: 'endpoints-not-to-rest-or-http',

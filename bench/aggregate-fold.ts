@@ -1,9 +1,9 @@
 // Throughput of the 1-minute aggregator: folds pre-built TradeEvents (so only the fold is timed), against a bare
 // loop over the same trades. Part of `npm run bench`; alone: npx tsx bench/aggregate-fold.ts [trades] [perMinute]
-import { MinuteAggregator } from '../src/market/aggregate/minute-aggregator.js'
-import { DEFAULT_COINS } from '../src/market/coins.js'
+import { MinuteAggregator } from '../src/ingest/aggregate/minute-aggregator.js'
+import { DEFAULT_COINS } from '../src/domain/coins.js'
 import { EXCHANGES } from '../src/domain/exchanges.js'
-import type { TradeEvent } from '../src/market/events.js'
+import type { TradeEvent } from '../src/domain/events.js'
 
 const direct = import.meta.url === `file://${process.argv[1]}`
 const N = Number((direct && process.argv[2]) || 2_000_000)

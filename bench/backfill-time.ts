@@ -4,12 +4,12 @@
 import { pino } from 'pino'
 import { createServices } from '../src/bootstrap.js'
 import { loadConfig } from '../src/config.js'
-import { runBackfill } from '../src/market/backfill.js'
+import { runBackfill } from '../src/ingest/backfill.js'
 import { DAY_MS, MINUTE_MS } from '../src/domain/time.js'
-import { DEFAULT_COINS } from '../src/market/coins.js'
-import { MarketSimulator } from '../src/market/simulator/index.js'
+import { DEFAULT_COINS } from '../src/domain/coins.js'
+import { MarketSimulator } from '../src/sources/simulator/index.js'
 import { simulatorAlone } from './targets.js'
-import { WorkerHistory } from '../src/market/simulator/worker-history.js'
+import { WorkerHistory } from '../src/sources/simulator/worker-history.js'
 
 const days = Number(process.argv[2] ?? 30)
 const coins = process.argv[3] ? process.argv[3].split(',') : [...DEFAULT_COINS]

@@ -2,18 +2,18 @@
 // - memory and CPU: the service on the simulator (live feed, ingest, aggregation, series, store writes, with
 //   BENCH_COIN_DAYS (2) of history loaded) with the 12 default coins and with 12 more (small alts, as most of a universe
 //   is), each on its own store; the difference per added coin;
-// - requests per minute per venue: the connectors' REST polls at their documented rates (src/market/connectors/
-//   poll-cost.ts, whose per-poll counts test/market/connectors/poll-cost.test.ts takes from the real connectors), the
+// - requests per minute per venue: the connectors' REST polls at their documented rates (src/sources/connectors/
+//   poll-cost.ts, whose per-poll counts test/sources/connectors/poll-cost.test.ts takes from the real connectors), the
 //   limit each one binds against, and the most coins that fit in the live share of every limit.
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { NODE_FLAGS } from '../scripts/build.mjs'
-import { DEFAULT_COINS } from '../src/market/coins.js'
+import { DEFAULT_COINS } from '../src/domain/coins.js'
 import { EXCHANGE_IDS } from '../src/domain/exchanges.js'
-import { DEFAULT_POLL_INTERVALS } from '../src/market/connectors/connector-options.js'
-import { LIVE_POLL_SHARE, maxCoins, plannedIntervals, requestsPerMinute, restUse } from '../src/market/connectors/poll-cost.js'
+import { DEFAULT_POLL_INTERVALS } from '../src/sources/connectors/connector-options.js'
+import { LIVE_POLL_SHARE, maxCoins, plannedIntervals, requestsPerMinute, restUse } from '../src/sources/connectors/poll-cost.js'
 import type { Row } from './report.js'
 
 /** coins beyond the defaults: perps on at least two venues in the recorded lists, simulated with small-alt parameters */
@@ -87,7 +87,7 @@ async function measure(deps: CoinBenchDeps, coins: string[], days: number, secon
 
 export async function benchCoins(deps: CoinBenchDeps): Promise<Row[]> {
   // the hot series' rings are allocated for their whole retention (31 days of hours, a day of minutes) when a market's
-  // first row arrives (src/market/series-ring.ts), so what a coin holds in memory does not grow with the days loaded:
+  // first row arrives (src/read/series-ring.ts), so what a coin holds in memory does not grow with the days loaded:
   // two days load each coin's every ring, in a fraction of a 30-day backfill's time
   const days = Number(process.env.BENCH_COIN_DAYS ?? 2)
   const universe = Number(process.env.BENCH_UNIVERSE ?? 200)

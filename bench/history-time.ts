@@ -5,11 +5,11 @@
 // slowest pool decides: pools fill side by side). The ratio measured / least says how close the backfill runs to the
 // venue's limits (the budget itself keeps backfill to 70 % of 90 % of each limit, so a ratio near 1.6 is the best).
 import type { ChildProcess } from 'node:child_process'
-import { BINANCE_LIMITS } from '../src/market/history/limits.js'
+import { BINANCE_LIMITS } from '../src/sources/history/limits.js'
 import { startVenueDouble } from '../test/helpers/venue-doubles/index.js'
 import type { Row } from './report.js'
 
-/** what one history page of each Binance endpoint draws, by pool (src/market/history/binance.ts) */
+/** what one history page of each Binance endpoint draws, by pool (src/sources/history/binance.ts) */
 const PAGE_DRAWS: Record<string, { pool: string; weight: number }> = {
   '/fapi/v1/klines': { pool: 'fapi', weight: 10 },
   '/api/v3/klines': { pool: 'spot', weight: 2 },

@@ -8,7 +8,7 @@ import { gzipSync } from 'node:zlib'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { parse } from 'csv-parse'
 import { createReadStream } from 'node:fs'
-import { readTradeBatches, readTradeFile } from '../src/market/import/index.js'
+import { readTradeBatches, readTradeFile } from '../src/sources/import/index.js'
 
 const rows = Number(process.argv[2] ?? 3_000_000)
 const dir = await mkdtemp(join(tmpdir(), 'import-bench-'))

@@ -15,7 +15,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import type { ChildProcess } from 'node:child_process'
-import { DEFAULT_COINS } from '../src/market/coins.js'
+import { DEFAULT_COINS } from '../src/domain/coins.js'
 import { openDatabase } from '../src/store/database.js'
 import { engineDir } from '../src/store/embedded/index.js'
 import { postgresPids, procKb } from './store-engines.js'

@@ -3,7 +3,7 @@
 // did not run (BENCH_ONLY) is shown as "not run".
 import fs from 'node:fs'
 import { DAY_MS, MINUTE_MS } from '../src/domain/time.js'
-import { MarketSimulator } from '../src/market/simulator/index.js'
+import { MarketSimulator } from '../src/sources/simulator/index.js'
 
 /** the rows, in the order */
 const TARGETS = {

@@ -7,7 +7,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { formatLine, type HttpLine, type WsLine } from '../src/market/replay/format.js'
+import { formatLine, type HttpLine, type WsLine } from '../src/sources/replay/format.js'
 import type { ExchangeId } from '../src/domain/exchanges.js'
 import { jsonArrayElements, jsonMemberText } from './json-slices.js'
 

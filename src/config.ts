@@ -4,9 +4,9 @@ import net from 'node:net'
 import path from 'node:path'
 import os from 'node:os'
 import { z } from 'zod'
-import { MarketSourceError, parseMarketSource } from './market/connectors/source.js'
+import { MarketSourceError, parseMarketSource } from './sources/connectors/source.js'
 import { EXCHANGE_IDS, type ExchangeId } from './domain/exchanges.js'
-import type { VenueAccess } from './market/connectors/venue-access.js'
+import type { VenueAccess } from './sources/connectors/venue-access.js'
 import { engineDir } from './store/embedded/index.js'
 
 const intFrom = (def: number, min = 0) => z.coerce.number().int().min(min).default(def)

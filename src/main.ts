@@ -7,8 +7,8 @@ import { createOpsApp, startRole, stopNode } from './roles.js'
 import { answerClientErrors, createApp } from './server.js'
 import { StoreLockedError } from './store/data-dir-lock.js'
 import type { Database } from './store/database.js'
-import { StoreSourceError } from './market/source-choice.js'
-import { sourceBanner } from './market/source-banner.js'
+import { StoreSourceError } from './sources/source-choice.js'
+import { sourceBanner } from './sources/source-banner.js'
 
 /** which store, and where: the embedded engine and its directory, or the external PostgreSQL */
 function storeBanner(db: Database): string {

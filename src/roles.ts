@@ -3,10 +3,10 @@
 // operator's routes over HTTP; `api` — HTTP and GraphQL, following the ingest nodes over the bus (no source).
 import os from 'node:os'
 import express from 'express'
-import type { BackfillProgress } from './market/backfill.js'
-import { followBus, type Follower } from './market/bus/follower.js'
-import { eventKey } from './market/stream/hub.js'
-import { startMarketRuntime, type MarketRuntime } from './market/runtime.js'
+import type { BackfillProgress } from './ingest/backfill.js'
+import { followBus, type Follower } from './ingest/bus/follower.js'
+import { eventKey } from './read/stream/hub.js'
+import { startMarketRuntime, type MarketRuntime } from './sources/runtime.js'
 import { createMetrics, type Metrics } from './http/metrics.js'
 import { registerNodeMetrics } from './http/node-metrics.js'
 import { opsRouter } from './http/ops-routes.js'
@@ -27,7 +27,7 @@ export async function startRole(services: Services, opts: { onProgress?: (p: Bac
   const node = `${config.ROLE}@${os.hostname()}:${process.pid}`
   // the bus and Redis clients are loaded only when configured: a single process on the embedded store starts without them
   if (config.NATS_URL) {
-    const { NatsBus } = await import('./market/bus/nats-bus.js')
+    const { NatsBus } = await import('./ingest/bus/nats-bus.js')
     const bus = new NatsBus(config.NATS_URL, config.BUS_PREFIX, logger.child({ component: 'bus' }), node, services.clock)
     services.bus = bus
     // push events go through the bus's stream, whose sequence numbers are their ids on every node

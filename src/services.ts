@@ -2,14 +2,14 @@
 import type { Logger } from 'pino'
 import type { Config } from './config.js'
 import type { Database } from './store/database.js'
-import type { MarketState } from './market/state.js'
+import type { MarketState } from './read/state.js'
 import type { AuthCache } from './accounts/auth-cache.js'
 import type { CreditLeases } from './accounts/credit-leases.js'
-import type { NatsBus } from './market/bus/nats-bus.js'
+import type { NatsBus } from './ingest/bus/nats-bus.js'
 import type { LimitStores } from './rest/rate-limit-store.js'
 import type { StreamSlots } from './graphql/stream-slots.js'
 import type { HeavyCalls } from './graphql/heavy-calls.js'
-import type { AnalyticsPool } from './market/read/analytics-pool.js'
+import type { AnalyticsPool } from './read/analytics-pool.js'
 import type { CursorMac } from './domain/cursor.js'
 
 export interface Services {

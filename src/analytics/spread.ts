@@ -20,7 +20,7 @@ export interface PriceRow {
 
 /**
  * a venue whose latest price is older than this is treated as missing, so a dead feed cannot fake a spread;
- * the same age at which the exchange's status turns `down` (src/market/connectors/feed-status.ts)
+ * the same age at which the exchange's status turns `down` (src/read/feed-status.ts)
  */
 export const SPREAD_MAX_PRICE_AGE_MS = 2 * MINUTE_MS
 /** a spread needs at least this many venues with a price */

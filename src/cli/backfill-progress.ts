@@ -2,7 +2,7 @@
 // into at UTC midnight), then progress — a bar on a terminal, plain lines at most every few seconds otherwise
 // (a log file, CI, a pipe), so a long run is never silent.
 import { Presets, SingleBar } from 'cli-progress'
-import type { BackfillChunk, BackfillProgress } from '../market/backfill.js'
+import type { BackfillChunk, BackfillProgress } from '../ingest/backfill.js'
 import { DAY_MS } from '../domain/time.js'
 
 const days = (ms: number) => {

@@ -3,10 +3,10 @@
 import { pino } from 'pino'
 import { createServices } from '../bootstrap.js'
 import { loadConfig } from '../config.js'
-import { planBackfill, runBackfill } from '../market/backfill.js'
-import { claimStoreFor } from '../market/source-choice.js'
-import { DEFAULT_COINS } from '../market/coins.js'
-import { WorkerHistory } from '../market/simulator/worker-history.js'
+import { planBackfill, runBackfill } from '../ingest/backfill.js'
+import { claimStoreFor } from '../sources/source-choice.js'
+import { DEFAULT_COINS } from '../domain/coins.js'
+import { WorkerHistory } from '../sources/simulator/worker-history.js'
 import { BACKFILL_USAGE, parseBackfillArgs, UsageError } from './backfill-args.js'
 import { backfillReporter, describePlan } from './backfill-progress.js'
 
@@ -25,7 +25,7 @@ async function main(): Promise<number> {
   // simulated history never goes into a store of live or replayed data
   await claimStoreFor(config, services.db, 'simulator', `npm run backfill (${sourceName})`, now)
   const t0 = Date.now()
-  // simulated on a worker thread while this one writes (src/market/simulator/worker-history.ts)
+  // simulated on a worker thread while this one writes (src/sources/simulator/worker-history.ts)
   const history = new WorkerHistory({ seed, coins: DEFAULT_COINS })
   try {
     const chunks = await planBackfill(services.db, sourceName, now, days)

@@ -6,8 +6,8 @@ import { pino } from 'pino'
 import { createServices } from '../bootstrap.js'
 import { loadConfig } from '../config.js'
 import { EXCHANGE_IDS, type ExchangeId, type MarketType } from '../domain/exchanges.js'
-import { importFile, ImportValidationError, validateFiles } from '../market/import/importer.js'
-import type { ImportOverrides } from '../market/import/index.js'
+import { importFile, ImportValidationError, validateFiles } from '../sources/import/importer.js'
+import type { ImportOverrides } from '../sources/import/index.js'
 
 const USAGE = `usage: npm run import -- [--exchange ${EXCHANGE_IDS.join('|')}] [--coin SYMBOL] [--market-type perp|spot] [--contract-size N] FILE...
   Binance public data: BTCUSDT-aggTrades-2024-01-01.zip, BTCUSDT-trades-2024-01.csv (with or without header, ms or µs)

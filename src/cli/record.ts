@@ -7,9 +7,9 @@ import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { Presets, SingleBar } from 'cli-progress'
 import { pino } from 'pino'
-import { DEFAULT_COINS } from '../market/coins.js'
+import { DEFAULT_COINS } from '../domain/coins.js'
 import { EXCHANGE_IDS, type ExchangeId } from '../domain/exchanges.js'
-import type { RecordProgress } from '../market/replay/record-session.js'
+import type { RecordProgress } from '../sources/replay/record-session.js'
 
 export interface RecordArgs {
   minutes: number
@@ -90,7 +90,7 @@ async function main(): Promise<number> {
     return 0
   }
   // CCXT is loaded only once the arguments are good
-  const { recordSession } = await import('../market/replay/record-session.js')
+  const { recordSession } = await import('../sources/replay/record-session.js')
   const logger = pino({ level: process.env['LOG_LEVEL'] ?? 'warn' }, pino.destination(2))
   const tty = process.stdout.isTTY === true
   const bar = tty ? new SingleBar({ format: 'record |{bar}| {elapsed} / {total_time} | {lines} lines | {size} | {venues} | {history}', hideCursor: true }, Presets.shades_classic) : null

@@ -6,7 +6,7 @@ import type { z } from 'zod'
 import { argsOf, paramsOf } from '../graphql/args.js'
 import { builder } from '../graphql/builder.js'
 import type { RequestContext } from '../graphql/context.js'
-import { tickView } from '../market/read/tick-views.js'
+import { tickView } from '../read/tick-views.js'
 import type { Services } from '../services.js'
 
 type QueryFieldBuilder = Parameters<Parameters<typeof builder.queryField>[1]>[0]
@@ -117,7 +117,7 @@ export const coinsOf = (v: { coin?: string }, ctx: RequestContext): string[] => 
 
 /**
  * Per-coin results taken from the view of every coin that is precomputed on the data tick
- * (src/market/read/tick-views.ts), so a request only serialises; a coin outside the view is computed alone.
+ * (src/read/tick-views.ts), so a request only serialises; a coin outside the view is computed alone.
  */
 export async function fromAllCoinsView<R>(
   ctx: RequestContext,

@@ -7,8 +7,8 @@ import { coinParam } from '../domain/params.js'
 import { CoinDivergenceRef } from '../graphql/schema/signals.js'
 import { HOUR_MS, MINUTE_MS, floorTo } from '../domain/time.js'
 import type { ExchangeId } from '../domain/exchanges.js'
-import { coverageOf, hourRanges, type CoverageContext } from '../market/read/coverage.js'
-import { closeOutlierGaps, coinDivergence } from '../market/read/signal-inputs.js'
+import { coverageOf, hourRanges, type CoverageContext } from '../read/coverage.js'
+import { closeOutlierGaps, coinDivergence } from '../read/signal-inputs.js'
 import { coinsOf, defineEndpoint } from './define.js'
 
 export const divergence = defineEndpoint({

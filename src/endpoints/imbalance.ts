@@ -4,8 +4,8 @@ import type { CoverageGap } from '../analytics/coverage.js'
 import { buildImbalance } from '../analytics/imbalance.js'
 import { coinParam, exchangeParam } from '../domain/params.js'
 import { CoinImbalanceRef } from '../graphql/schema/flow.js'
-import { coverageOf, missingExchanges } from '../market/read/coverage.js'
-import { loadAll, requestLoaders } from '../market/read/request-loaders.js'
+import { coverageOf, missingExchanges } from '../read/coverage.js'
+import { loadAll, requestLoaders } from '../read/request-loaders.js'
 import { coinsOf, defineEndpoint } from './define.js'
 
 const fmtPct = (p: number | null) => (p === null ? 'its whole side' : `${Math.round(p * 1000) / 1000} %`)

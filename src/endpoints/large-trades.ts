@@ -8,9 +8,9 @@ import { cursorOf, cursorRule, limitParam, nextCursor } from '../domain/series.j
 import { HOUR_MS, MINUTE_MS, floorTo } from '../domain/time.js'
 import { builder } from '../graphql/builder.js'
 import { CoverageRef } from '../graphql/schema/common.js'
-import { coverageOf } from '../market/read/coverage.js'
-import type { MarketReader } from '../market/reader.js'
-import { LARGE_TRADE_RETENTION_MS, LARGE_TRADE_STORE_MIN_USD, type LargeTrade, type LargeTradeQuery } from '../market/store/large-trades.js'
+import { coverageOf } from '../read/coverage.js'
+import type { MarketReader } from '../read/reader.js'
+import { LARGE_TRADE_RETENTION_MS, LARGE_TRADE_STORE_MIN_USD, type LargeTrade, type LargeTradeQuery } from '../store/market/large-trades.js'
 import { defineEndpoint } from './define.js'
 
 // GraphQL Int is 32-bit

@@ -16,9 +16,9 @@ import { limitParam, seriesRules, windowParams } from '../domain/series.js'
 import { HOUR_MS } from '../domain/time.js'
 import { HourlyInterval } from '../domain/windows.js'
 import { HeatmapRef } from '../graphql/schema/liquidation-heatmap.js'
-import { coverageOf, missingExchanges, rangesOf } from '../market/read/coverage.js'
-import { liquidationCoverage } from '../market/read/liquidation-coverage.js'
-import { hourlyBuildUp, venueClasses } from '../market/read/signal-inputs.js'
+import { coverageOf, missingExchanges, rangesOf } from '../read/coverage.js'
+import { liquidationCoverage } from '../read/liquidation-coverage.js'
+import { hourlyBuildUp, venueClasses } from '../read/signal-inputs.js'
 import { defineEndpoint } from './define.js'
 import { MODEL_HOUR_ROWS, venuesOf, windowRows } from './work.js'
 import { seriesWindow } from './series-kit.js'
@@ -63,7 +63,7 @@ export const liquidationHeatmap = defineEndpoint({
     const slotOf = (ts: number) => Math.floor((ts - w.first) / w.intervalMs)
     // the levels are binned for this page's buckets only: the work follows the page, not the window
     const pageSlots = w.slots
-    // each venue's map on the analytics threads (src/market/read/analytics-pool.ts): a year of build-up is seconds of CPU
+    // each venue's map on the analytics threads (src/read/analytics-pool.ts): a year of build-up is seconds of CPU
     const per = await Promise.all(venues.map(async (e) => {
       // a position horizon of build-up before the window: its first hour sweeps the positions open then
       const bu = hourlyBuildUp(market, coin, e, w.first - POSITION_HORIZON_HOURS * HOUR_MS, w.end)

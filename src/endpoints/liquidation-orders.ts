@@ -6,7 +6,7 @@ import { PositionSide } from '../domain/liquidations.js'
 import { coinParam, cursorParam, exchangeParam, nonNegativeParam, optionalEnumParam } from '../domain/params.js'
 import { cursorOf, limitParam, nextCursor, windowOf, windowParams, windowRules } from '../domain/series.js'
 import { LiquidationOrdersRef } from '../graphql/schema/liquidations.js'
-import { liquidationCoverage } from '../market/read/liquidation-coverage.js'
+import { liquidationCoverage } from '../read/liquidation-coverage.js'
 import { defineEndpoint } from './define.js'
 import { missingOf } from './liquidation-history.js'
 

@@ -5,8 +5,8 @@ import { buildOiChanges, OI_HORIZON_MS, OI_SAMPLE_TOLERANCE_MS } from '../analyt
 import { coinParam } from '../domain/params.js'
 import { CoinOiRef } from '../graphql/schema/open-interest.js'
 import type { ExchangeId } from '../domain/exchanges.js'
-import { coverageOf, missingOrStale, rangesOf, type CoverageContext } from '../market/read/coverage.js'
-import { oiSamples } from '../market/read/market-data.js'
+import { coverageOf, missingOrStale, rangesOf, type CoverageContext } from '../read/coverage.js'
+import { oiSamples } from '../read/market-data.js'
 import { coinsOf, defineEndpoint, fromAllCoinsView } from './define.js'
 
 export const oiChanges = defineEndpoint({

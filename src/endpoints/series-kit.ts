@@ -9,9 +9,9 @@ import { HOUR_MS, MINUTE_MS } from '../domain/time.js'
 import { INTERVAL_MS, type Interval } from '../domain/windows.js'
 import type { RequestContext } from '../graphql/context.js'
 import type { FlowLeg } from '../graphql/schema/series.js'
-import { CANDLE_TOLERANCE_MS, coverageOf, loadPartialMinuteGaps, missingExchanges, seriesRanges } from '../market/read/coverage.js'
-import { loadBars } from '../market/read/market-data.js'
-import { cacheOf } from '../market/read/versioned-cache.js'
+import { CANDLE_TOLERANCE_MS, coverageOf, loadPartialMinuteGaps, missingExchanges, seriesRanges } from '../read/coverage.js'
+import { loadBars } from '../read/market-data.js'
+import { cacheOf } from '../read/versioned-cache.js'
 
 export interface SeriesWindow extends SeriesPage {
   interval: Interval

@@ -13,12 +13,12 @@ import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../domain/time.js'
 import { EXCHANGE_IDS, type ExchangeId } from '../domain/exchanges.js'
 import { tradablePriceSource } from '../domain/venue-prices.js'
 import type { CoverageGap } from '../analytics/coverage.js'
-import { coverageOf, hourRanges } from '../market/read/coverage.js'
-import type { MinuteBar } from '../market/bars.js'
-import { lastTradeRows, latestBooks, latestTickers, markRows, noMarkTradeBars } from '../market/read/market-data.js'
-import { closeOutlierGaps, coinDivergence, coinRegime, hourCloseOutliers, priceChange24h, REGIME_SPAN_MS, seriesHistory } from '../market/read/signal-inputs.js'
-import { tickViewLatest } from '../market/read/tick-views.js'
-import { timeSlices } from '../market/time-slices.js'
+import { coverageOf, hourRanges } from '../read/coverage.js'
+import type { MinuteBar } from '../domain/minute-bars.js'
+import { lastTradeRows, latestBooks, latestTickers, markRows, noMarkTradeBars } from '../read/market-data.js'
+import { closeOutlierGaps, coinDivergence, coinRegime, hourCloseOutliers, priceChange24h, REGIME_SPAN_MS, seriesHistory } from '../read/signal-inputs.js'
+import { tickViewLatest } from '../read/tick-views.js'
+import { timeSlices } from '../read/time-slices.js'
 import type { Services } from '../services.js'
 import { defineEndpoint } from './define.js'
 
@@ -116,7 +116,7 @@ export async function computeSnapshot(services: Services, now: number): Promise<
 }
 
 /**
- * The snapshot, computed ahead after every data tick with the other all-coins views (src/market/read/tick-views.ts):
+ * The snapshot, computed ahead after every data tick with the other all-coins views (src/read/tick-views.ts):
  * a caller is served the latest computed one at once, also while the next is under way, never one older than a
  * refresh period plus one tick (LATEST_MAX_AGE_MS): then it waits for the new one.
  */

@@ -6,10 +6,10 @@ import { buildSpread, SPREAD_MAX_PRICE_AGE_MS, SPREAD_Z_WINDOW } from '../analyt
 import { coinParam } from '../domain/params.js'
 import { SpreadRef } from '../graphql/schema/structure.js'
 import { DAY_MS, MINUTE_MS } from '../domain/time.js'
-import { coverageOf, missingExchanges, rangesOf, type CoverageContext } from '../market/read/coverage.js'
-import { currentPrices, lastTradeRows, markRows, noMarkTradeBars, oiSamples } from '../market/read/market-data.js'
-import type { MinuteBar } from '../market/bars.js'
-import { timeSlices } from '../market/time-slices.js'
+import { coverageOf, missingExchanges, rangesOf, type CoverageContext } from '../read/coverage.js'
+import { currentPrices, lastTradeRows, markRows, noMarkTradeBars, oiSamples } from '../read/market-data.js'
+import type { MinuteBar } from '../domain/minute-bars.js'
+import { timeSlices } from '../read/time-slices.js'
 import { coinsOf, defineEndpoint, fromAllCoinsView } from './define.js'
 
 export const spread = defineEndpoint({

@@ -5,8 +5,8 @@ import { buildTicker, missingTickerRow, type TickerRow } from '../analytics/tick
 import { coinParam, exchangeParam } from '../domain/params.js'
 import { TickerRef } from '../graphql/schema/markets.js'
 import { EXCHANGE_IDS } from '../domain/exchanges.js'
-import { venueGaps } from '../market/read/coverage.js'
-import { loadAll, requestLoaders } from '../market/read/request-loaders.js'
+import { venueGaps } from '../read/coverage.js'
+import { loadAll, requestLoaders } from '../read/request-loaders.js'
 import { coinsOf, defineEndpoint } from './define.js'
 
 export const ticker = defineEndpoint({

@@ -6,8 +6,8 @@ import { coinParam } from '../domain/params.js'
 import { WeightedFundingRef } from '../graphql/schema/funding.js'
 import { HOUR_MS, floorTo } from '../domain/time.js'
 import type { ExchangeId } from '../domain/exchanges.js'
-import { coverageOf, missingOrStale, rangesOf, type CoverageContext } from '../market/read/coverage.js'
-import { fundingSamples } from '../market/read/market-data.js'
+import { coverageOf, missingOrStale, rangesOf, type CoverageContext } from '../read/coverage.js'
+import { fundingSamples } from '../read/market-data.js'
 import { coinsOf, defineEndpoint, fromAllCoinsView } from './define.js'
 
 export const weightedFunding = defineEndpoint({

@@ -3,7 +3,7 @@
 // before it is dropped as too slow.
 import type { ServerResponse } from 'node:http'
 import type { Config } from '../config.js'
-import type { StreamChannel, StreamEvent, StreamHub } from '../market/stream/hub.js'
+import type { StreamChannel, StreamEvent, StreamHub } from '../read/stream/hub.js'
 
 let newest: { e: StreamEvent; frame: string } | null = null
 

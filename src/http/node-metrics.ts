@@ -2,7 +2,7 @@
 // events ingested, bus messages published / failed / received, writer leases held, backfill progress, whether
 // the bus and the shared limit store answer.
 import { Counter, Gauge } from 'prom-client'
-import type { MarketEvent } from '../market/events.js'
+import type { MarketEvent } from '../domain/events.js'
 import type { Services } from '../services.js'
 import type { Metrics } from './metrics.js'
 

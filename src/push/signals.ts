@@ -4,7 +4,7 @@
 import { execute, type GraphQLSchema } from 'graphql'
 import { ENDPOINTS } from '../endpoints/index.js'
 import { createContext } from '../graphql/context.js'
-import type { StreamChannel } from '../market/stream/hub.js'
+import type { StreamChannel } from '../read/stream/hub.js'
 import { snakeKeys } from '../rest/envelope.js'
 import { loadOperation } from '../rest/shim.js'
 import type { Services } from '../services.js'

@@ -7,7 +7,7 @@ import type { Request, RequestHandler, Response } from 'express'
 import { invalidParameter, toApiError, unavailable } from '../errors.js'
 import { boundedReplay, closeWithinGrace, slowReader, sseFrame } from '../graphql/stream-bounds.js'
 import { chargeStreamMinute, STREAM_PATH } from '../graphql/stream-meter.js'
-import { STREAM_CHANNELS, type StreamChannel, type StreamEvent } from '../market/stream/hub.js'
+import { STREAM_CHANNELS, type StreamChannel, type StreamEvent } from '../read/stream/hub.js'
 import { sendProblem } from '../rest/envelope.js'
 import type { Services } from '../services.js'
 

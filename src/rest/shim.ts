@@ -17,7 +17,7 @@ import { executeMetered } from '../graphql/metering.js'
 import type { Services } from '../services.js'
 import { restJson, sendData, sendProblem } from './envelope.js'
 import { ROOT } from '../paths.js'
-import { cacheOf } from '../market/read/versioned-cache.js'
+import { cacheOf } from '../read/versioned-cache.js'
 
 const OPERATIONS_DIR = path.join(ROOT, 'schema', 'operations', 'v1')
 

@@ -57,7 +57,7 @@ export interface Database {
    * The embedded store's hand-off to the next process that opens it (null elsewhere): bytes a process leaves with
    * the store as it closes it, which only that next process is given — every opener takes the file away before it
    * can write, so bytes that describe the store as it was closed are never read after anything else wrote to it. A
-   * crash leaves nothing. The server leaves its hot series here (market/series-snapshot.ts).
+   * crash leaves nothing. The server leaves its hot series here (src/read/series-snapshot.ts).
    */
   handoff: Handoff | null
   close(): Promise<void>

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { hvnZones, MAX_BINS, VALUE_AREA_SHARE, volumeProfile } from '../../src/analytics/volume-profile.js'
-import { vapAdd } from '../../src/market/volume-at-price.js'
+import { vapAdd } from '../../src/domain/minute-vap.js'
 import { vapLevel, vapLevelHigh, vapLevelLow, vapLevelMid, type Vap } from '../../src/domain/volume-at-price.js'
 
 function vapOf(trades: [price: number, size: number, side?: 'buy' | 'sell'][]): Vap {

@@ -7,7 +7,7 @@ import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { parseBackfillArgs, UsageError } from '../../src/cli/backfill-args.js'
 import { backfillReporter, describePlan } from '../../src/cli/backfill-progress.js'
-import type { BackfillChunk } from '../../src/market/backfill.js'
+import type { BackfillChunk } from '../../src/ingest/backfill.js'
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..')
 const DAY = 86_400_000

@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { parseRecordArgs, progressLine, RecordArgsError } from '../../src/cli/record.js'
-import { parseLine, type HttpLine, type RecordingLine, type WsLine } from '../../src/market/replay/format.js'
-import { loadRecording } from '../../src/market/replay/recording.js'
-import { fixtureText } from '../market/connectors/offline.js'
-import { recordOffline, RECORDED_VENUES, type OfflineRecording } from '../market/replay/offline-recording.js'
+import { parseLine, type HttpLine, type RecordingLine, type WsLine } from '../../src/sources/replay/format.js'
+import { loadRecording } from '../../src/sources/replay/recording.js'
+import { fixtureText } from '../sources/connectors/offline.js'
+import { recordOffline, RECORDED_VENUES, type OfflineRecording } from '../sources/replay/offline-recording.js'
 
 describe('npm run record -- arguments', () => {
   const now = new Date(Date.UTC(2026, 2, 2, 12, 30, 15, 250))

@@ -6,7 +6,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { seedMarket, TEST_NOW } from '../helpers/market.js'
 import { expectProblem, startTestService, type TestService } from '../helpers/service.js'
-import { FIXTURES_DIR } from '../market/connectors/offline.js'
+import { FIXTURES_DIR } from '../sources/connectors/offline.js'
 
 interface Market {
   exchange: string

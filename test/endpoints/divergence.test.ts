@@ -3,8 +3,8 @@
 // compared with /v1/oi/changes and /v1/funding/weighted, on the embedded store and on PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { HOUR_MS, MINUTE_MS } from '../../src/domain/time.js'
-import { runBackfill } from '../../src/market/backfill.js'
-import { MarketSimulator } from '../../src/market/simulator/index.js'
+import { runBackfill } from '../../src/ingest/backfill.js'
+import { MarketSimulator } from '../../src/sources/simulator/index.js'
 import { freshSchema, requirePostgresInCi } from '../helpers/postgres.js'
 import { startTestService, type TestService } from '../helpers/service.js'
 import { EXCHANGES, type Json } from '../rest/markets/helpers.js'

@@ -4,9 +4,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MINUTE_MS } from '../../src/domain/time.js'
 import { pageRows } from '../../src/endpoints/large-trades.js'
-import type { TradeEvent } from '../../src/market/events.js'
-import { MarketReader } from '../../src/market/reader.js'
-import { readLargeTrades, writeLargeTrades } from '../../src/market/store/large-trades.js'
+import type { TradeEvent } from '../../src/domain/events.js'
+import { MarketReader } from '../../src/read/reader.js'
+import { readLargeTrades, writeLargeTrades } from '../../src/store/market/large-trades.js'
 import type { Database } from '../../src/store/database.js'
 import { openTestStore } from '../helpers/store.js'
 

@@ -4,8 +4,8 @@
 // are derived here by hand from the inputs: the split figures over the minutes that have one, the minutes without
 // named in coverage (`no_taker_split`, `no_trade_count`), the profile over the traded minutes only (`kline_only`).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { klineMinuteBar } from '../../src/market/bars.js'
-import { Ingest } from '../../src/market/ingest.js'
+import { klineMinuteBar } from '../../src/domain/minute-bars.js'
+import { Ingest } from '../../src/ingest/ingest.js'
 import { TEST_NOW, seedMarket } from '../helpers/market.js'
 import { startTestService, type TestService } from '../helpers/service.js'
 import { HOUR, MINUTE, callOk, type Json } from '../rest/markets/helpers.js'

@@ -2,8 +2,8 @@
 // memory and reads only the rest: for every window shape the bars must equal what the store alone returns.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { HOUR_MS, MINUTE_MS } from '../../src/domain/time.js'
-import type { MinuteBar } from '../../src/market/bars.js'
-import { loadBars } from '../../src/market/read/market-data.js'
+import type { MinuteBar } from '../../src/domain/minute-bars.js'
+import { loadBars } from '../../src/read/market-data.js'
 import { TEST_NOW, seedMarket } from '../helpers/market.js'
 import { startTestService, type TestService } from '../helpers/service.js'
 

@@ -31,7 +31,7 @@ describe('market dataloaders', () => {
     return { tables: [...queries].sort(), data: body.data }
   }
 
-  // spread, weighted funding and OI changes read the hot series (market/read/market-data.ts), not the store
+  // spread, weighted funding and OI changes read the hot series (src/read/market-data.ts), not the store
   it.each([
     ['/v1/structure/spread', [] as string[]],
     ['/v1/funding/weighted', []],

@@ -4,14 +4,14 @@
 // ago" falls inside the gap) and the last 30 minutes (inside the current 1 h divergence window). The same market
 // without the gaps is the reference. Read through the models' real inputs (src/graphql/signal-inputs.ts).
 import { describe, expect, it } from 'vitest'
-import { type MinuteBar, type TradeMinuteBar } from '../../src/market/bars.js'
+import { type MinuteBar, type TradeMinuteBar } from '../../src/domain/minute-bars.js'
 import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../../src/domain/time.js'
 import type { ExchangeId } from '../../src/domain/exchanges.js'
-import { CoinSeries } from '../../src/market/series.js'
-import type { MarketState } from '../../src/market/state.js'
-import type { MarketSample } from '../../src/market/store/samples.js'
-import { TierBook } from '../../src/market/tiers/book.js'
-import { coinDivergence, coinRegime, venueLiquidationMap } from '../../src/market/read/signal-inputs.js'
+import { CoinSeries } from '../../src/read/series.js'
+import type { MarketState } from '../../src/read/state.js'
+import type { MarketSample } from '../../src/store/market/samples.js'
+import { TierBook } from '../../src/read/tiers/book.js'
+import { coinDivergence, coinRegime, venueLiquidationMap } from '../../src/read/signal-inputs.js'
 
 const NOW = Date.UTC(2026, 2, 2, 12, 0, 30)
 const END = floorTo(NOW, MINUTE_MS)

@@ -1,8 +1,8 @@
 // Deterministic market data for tests: the simulator's history through the real ingest pipeline into the
 // test service's store, then a short live pass so tickers and books are current at the pinned clock.
 import { HOUR_MS, MINUTE_MS } from '../../src/domain/time.js'
-import { Ingest } from '../../src/market/ingest.js'
-import { MarketSimulator } from '../../src/market/simulator/index.js'
+import { Ingest } from '../../src/ingest/ingest.js'
+import { MarketSimulator } from '../../src/sources/simulator/index.js'
 import type { TestService } from './service.js'
 
 /** a fixed "now" for tests: 2026-03-02 12:00:30 UTC (mid-minute, so the current minute is partial) */

@@ -1,10 +1,10 @@
 // For the hot series' tests: random writes (bars and samples over the buckets before a time, in random order, with
 // rewrites, partial samples and late samples), and every read the models make of a series, to compare two series.
-import type { MinuteBar } from '../../src/market/bars.js'
+import type { MinuteBar } from '../../src/domain/minute-bars.js'
 import { floorTo } from '../../src/domain/time.js'
 import type { ExchangeId, MarketType } from '../../src/domain/exchanges.js'
-import type { MarketSample } from '../../src/market/store/samples.js'
-import type { CoinSeries } from '../../src/market/series.js'
+import type { MarketSample } from '../../src/store/market/samples.js'
+import type { CoinSeries } from '../../src/read/series.js'
 import { HOUR_MS, MINUTE_MS } from '../../src/domain/time.js'
 
 export const EXCHANGES: ExchangeId[] = ['okx', 'binance', 'hyperliquid']

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BookLevel } from '../../src/domain/books.js'
 import { HOUR_MS, MINUTE_MS } from '../../src/domain/time.js'
-import { Ingest } from '../../src/market/ingest.js'
+import { Ingest } from '../../src/ingest/ingest.js'
 import { startTestService, type TestService } from '../helpers/service.js'
 import { until } from './sse-client.js'
 import { webhookReceiver, type Receiver } from './receiver.js'

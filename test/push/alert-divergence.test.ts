@@ -6,7 +6,7 @@
 // delivery while it stays active.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { HOUR_MS, MINUTE_MS } from '../../src/domain/time.js'
-import { Ingest } from '../../src/market/ingest.js'
+import { Ingest } from '../../src/ingest/ingest.js'
 import { TEST_NOW, seedMarket } from '../helpers/market.js'
 import { startTestService, type TestService } from '../helpers/service.js'
 import { until } from './sse-client.js'

@@ -3,7 +3,7 @@
 // is down survives the restart of the service (a new process on the same store sends it).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { EXCHANGE_IDS } from '../../src/domain/exchanges.js'
-import { Ingest } from '../../src/market/ingest.js'
+import { Ingest } from '../../src/ingest/ingest.js'
 import { createApp } from '../../src/server.js'
 import { freshSchema, requirePostgresInCi } from '../helpers/postgres.js'
 import { startTestService, type TestService } from '../helpers/service.js'

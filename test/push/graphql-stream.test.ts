@@ -1,8 +1,8 @@
 // The GraphQL `stream` subscription over yoga's SSE transport: the same events as GET /v1/stream, resumable by
 // lastEventId, metered the same way (1 credit per channel per minute; the minute that cannot be paid ends it).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { TickerEvent } from '../../src/market/events.js'
-import { Ingest } from '../../src/market/ingest.js'
+import type { TickerEvent } from '../../src/domain/events.js'
+import { Ingest } from '../../src/ingest/ingest.js'
 import { startTestService, type TestService } from '../helpers/service.js'
 import { sseReader, until } from './sse-client.js'
 

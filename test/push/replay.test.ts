@@ -5,10 +5,10 @@
 // delivery received once. What should arrive is derived from the events
 // the replay's ingest was handed (its onEvent), never from the stream hub under test.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { MarketEvent, TickerEvent } from '../../src/market/events.js'
-import { marketId } from '../../src/market/live.js'
+import type { MarketEvent, TickerEvent } from '../../src/domain/events.js'
+import { marketId } from '../../src/read/live.js'
 import type { TestService } from '../helpers/service.js'
-import { FIXTURES_RECORDING, fixture, startReplayService, type ReplayService } from '../market/replay/helpers.js'
+import { FIXTURES_RECORDING, fixture, startReplayService, type ReplayService } from '../sources/replay/helpers.js'
 import { sseReader } from './sse-client.js'
 import { webhookReceiver, type Receiver } from './receiver.js'
 

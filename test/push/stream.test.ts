@@ -2,11 +2,11 @@
 // Last-Event-ID loses nothing, parameters are refused by name, the stream is never compressed, and credits are
 // exact (1 per channel per metered minute; the minute that cannot be paid for ends the stream).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Ingest } from '../../src/market/ingest.js'
-import type { MarketEvent, TickerEvent } from '../../src/market/events.js'
-import { marketId } from '../../src/market/live.js'
-import { liveDraft } from '../../src/market/stream/drafts.js'
-import { MarketSimulator } from '../../src/market/simulator/index.js'
+import { Ingest } from '../../src/ingest/ingest.js'
+import type { MarketEvent, TickerEvent } from '../../src/domain/events.js'
+import { marketId } from '../../src/read/live.js'
+import { liveDraft } from '../../src/read/stream/drafts.js'
+import { MarketSimulator } from '../../src/sources/simulator/index.js'
 import { expectProblem, startTestService, type TestService } from '../helpers/service.js'
 import { sseReader, until } from './sse-client.js'
 

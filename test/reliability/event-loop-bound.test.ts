@@ -9,8 +9,8 @@
 // answer, so work a call leaves for a later turn (the snapshot's deferred refresh) is counted.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ENDPOINTS } from '../../src/endpoints/index.js'
-import { DATA_TICK_MS } from '../../src/market/state.js'
-import type { DataKind } from '../../src/market/reader.js'
+import { DATA_TICK_MS } from '../../src/read/state.js'
+import type { DataKind } from '../../src/read/reader.js'
 import { loopHeld } from '../helpers/event-loop.js'
 import { largestCalls, largestGraphql } from '../helpers/largest-calls.js'
 import { TEST_NOW, seedMarket } from '../helpers/market.js'

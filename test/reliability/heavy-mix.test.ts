@@ -6,7 +6,7 @@
 // not fail it; the ticker's wall latencies against its idle baseline of the same run are printed), every ticker call is
 // answered 200, and a burst past the key's depth is refused 429 with Retry-After, uncharged.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DATA_TICK_MS } from '../../src/market/state.js'
+import { DATA_TICK_MS } from '../../src/read/state.js'
 import { loopHeld } from '../helpers/event-loop.js'
 import { TEST_NOW, seedMarket } from '../helpers/market.js'
 import { startTestService, type TestService } from '../helpers/service.js'

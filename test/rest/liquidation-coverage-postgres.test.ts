@@ -2,7 +2,7 @@
 // answer the same coverage as the node whose ingest recorded it. Skips where no server answers; REQUIRE_POSTGRES=1
 // (CI) makes that a failure.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Ingest } from '../../src/market/ingest.js'
+import { Ingest } from '../../src/ingest/ingest.js'
 import { TEST_NOW } from '../helpers/market.js'
 import { freshSchema, requirePostgresInCi } from '../helpers/postgres.js'
 import { startTestService, type TestService } from '../helpers/service.js'

@@ -4,8 +4,8 @@
 // venue whose liquidation stream went down inside the window is in it only in part. The streams' uptime is fed in by
 // hand as the sources report it; every expected figure is written here from those inputs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { LiquidationEvent } from '../../src/market/events.js'
-import { Ingest } from '../../src/market/ingest.js'
+import type { LiquidationEvent } from '../../src/domain/events.js'
+import { Ingest } from '../../src/ingest/ingest.js'
 import { TEST_NOW, seedMarket } from '../helpers/market.js'
 import { startTestService, type TestService } from '../helpers/service.js'
 import { HOUR, MINUTE, callOk, type Json } from './markets/helpers.js'

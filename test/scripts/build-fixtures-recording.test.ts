@@ -4,9 +4,9 @@ import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { buildFixturesRecording, OUT_FILE } from '../../scripts/build-fixtures-recording.js'
-import { parseLine, type HttpLine, type WsLine } from '../../src/market/replay/format.js'
-import { loadRecording } from '../../src/market/replay/recording.js'
-import { FIXTURES_DIR } from '../market/replay/helpers.js'
+import { parseLine, type HttpLine, type WsLine } from '../../src/sources/replay/format.js'
+import { loadRecording } from '../../src/sources/replay/recording.js'
+import { FIXTURES_DIR } from '../sources/replay/helpers.js'
 
 const committed = readFileSync(OUT_FILE, 'utf8')
 const lines = committed.trimEnd().split('\n').map((t, i) => parseLine(t, i + 1) as HttpLine | WsLine)

@@ -1,6 +1,6 @@
 // Types several analytics share.
 import { COVERAGE_STATUSES, type Coverage, type CoverageGap, type Delisting } from '../../analytics/coverage.js'
-import type { ExchangeNote } from '../../market/read/coverage.js'
+import type { ExchangeNote } from '../../read/coverage.js'
 import { builder } from '../builder.js'
 
 export const FundingKindEnum = builder.enumType('FundingKind', {

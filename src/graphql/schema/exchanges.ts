@@ -3,9 +3,9 @@ import { POSITIONING_FEEDS } from '../../domain/liquidations.js'
 import { builder } from '../builder.js'
 import { FeedInfoRef } from './liquidations.js'
 import { LiquidationFeedRef } from './liquidation-coverage.js'
-import type { MarketState } from '../../market/state.js'
-import { liquidationFeeds } from '../../market/read/liquidation-coverage.js'
-import { unansweredVenues } from '../../market/source-choice.js'
+import type { MarketState } from '../../read/state.js'
+import { liquidationFeeds } from '../../read/liquidation-coverage.js'
+import { unansweredVenues } from '../../sources/source-choice.js'
 
 const ExchangeTypeEnum = builder.enumType('ExchangeType', { values: ['CEX', 'DEX'] as const })
 const MarketSourceKindEnum = builder.enumType('MarketSourceKind', {

@@ -1,6 +1,6 @@
 // /v1/flow/imbalance
 import { type AggregateBand, type BandDepth, type CoinImbalance, type ExchangeImbalance } from '../../analytics/imbalance.js'
-import type { ExchangeNote } from '../../market/read/coverage.js'
+import type { ExchangeNote } from '../../read/coverage.js'
 import { builder } from '../builder.js'
 import type { Coverage } from '../../analytics/coverage.js'
 import { CoverageRef, ExchangeNoteRef } from './common.js'

@@ -1,6 +1,6 @@
 // /v1/funding/weighted
 import { FUNDING_STATS_WINDOW, type CoinWeightedFunding, type VenueFunding } from '../../analytics/funding.js'
-import type { ExchangeNote } from '../../market/read/coverage.js'
+import type { ExchangeNote } from '../../read/coverage.js'
 import { builder } from '../builder.js'
 import type { Coverage } from '../../analytics/coverage.js'
 import { CoverageRef, ExchangeNoteRef, FundingKindEnum } from './common.js'

@@ -3,7 +3,7 @@
 import type { WindowRange } from '../../analytics/coverage.js'
 import type { LiquidationCoverage, VenueLiquidationCoverage } from '../../analytics/liquidation-coverage.js'
 import { LiquidationCompleteness, LiquidationPrice } from '../../domain/liquidations.js'
-import type { LiquidationFeedState } from '../../market/read/liquidation-coverage.js'
+import type { LiquidationFeedState } from '../../read/liquidation-coverage.js'
 import { builder } from '../builder.js'
 
 const CompletenessEnum = builder.enumType('LiquidationCompleteness', {

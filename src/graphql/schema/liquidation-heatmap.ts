@@ -2,7 +2,7 @@
 import type { Coverage } from '../../analytics/coverage.js'
 import type { VenueCalibration } from '../../analytics/liquidation-calibration.js'
 import type { LiquidationCoverage } from '../../analytics/liquidation-coverage.js'
-import type { ExchangeNote } from '../../market/read/coverage.js'
+import type { ExchangeNote } from '../../read/coverage.js'
 import { builder } from '../builder.js'
 import { CoverageRef, ExchangeNoteRef } from './common.js'
 import { LiquidationCoverageRef } from './liquidation-coverage.js'

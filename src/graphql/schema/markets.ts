@@ -1,7 +1,7 @@
 // /v1/markets/ohlc and /v1/markets/ticker.
 import { type Candle, type OhlcPayload } from '../../analytics/ohlc.js'
 import { TICKER_CLOCK_SKEW_MS, TICKER_STALE_MS, type TickerRow } from '../../analytics/ticker.js'
-import type { ExchangeNote } from '../../market/read/coverage.js'
+import type { ExchangeNote } from '../../read/coverage.js'
 import { builder } from '../builder.js'
 import type { Coverage } from '../../analytics/coverage.js'
 import { CoverageRef, ExchangeNoteRef, FundingKindEnum } from './common.js'

@@ -1,6 +1,6 @@
 // /v1/oi/changes
 import { OI_CHANGE_HORIZONS, type AggregateOi, type CoinOiChanges, type ExchangeOi, type OiChange } from '../../analytics/oi-changes.js'
-import type { ExchangeNote } from '../../market/read/coverage.js'
+import type { ExchangeNote } from '../../read/coverage.js'
 import { builder } from '../builder.js'
 import type { Coverage } from '../../analytics/coverage.js'
 import { CoverageRef, ExchangeNoteRef } from './common.js'

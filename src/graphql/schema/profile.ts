@@ -4,7 +4,7 @@ import type { CalibrationScore, VenueCalibration } from '../../analytics/liquida
 import type { LiquidationCoverage } from '../../analytics/liquidation-coverage.js'
 import type { TierTable } from '../../analytics/leverage-tiers.js'
 import { type VolumeProfile, type VolumeProfileLevel } from '../../analytics/volume-profile.js'
-import type { ExchangeNote } from '../../market/read/coverage.js'
+import type { ExchangeNote } from '../../read/coverage.js'
 import { builder } from '../builder.js'
 import type { Coverage } from '../../analytics/coverage.js'
 import { CoverageRef, ExchangeNoteRef } from './common.js'

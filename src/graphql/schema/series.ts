@@ -2,7 +2,7 @@
 // /v1/funding/history, /v1/structure/basis): the window header of a page and the flow points.
 import type { AggregateFlowPoint, FlowPoint, VenueFlowSeries } from '../../analytics/flow-series.js'
 import type { Coverage } from '../../analytics/coverage.js'
-import type { ExchangeNote } from '../../market/read/coverage.js'
+import type { ExchangeNote } from '../../read/coverage.js'
 import { builder } from '../builder.js'
 import { CoverageRef, ExchangeNoteRef } from './common.js'
 import { fragmentList } from '../list-fragments.js'

@@ -5,7 +5,7 @@
 // replay, the unsent bytes per reader, the streams per key and account (src/graphql/stream-bounds.ts, stream-slots.ts).
 import type { Principal } from '../../accounts/authenticate.js'
 import { invalidParameter } from '../../errors.js'
-import { STREAM_CHANNELS, type StreamChannel, type StreamEvent } from '../../market/stream/hub.js'
+import { STREAM_CHANNELS, type StreamChannel, type StreamEvent } from '../../read/stream/hub.js'
 import { builder } from '../builder.js'
 import type { RequestContext } from '../context.js'
 import { toGraphQLError } from '../errors.js'

@@ -1,7 +1,7 @@
 // /v1/structure/spread (volume profile lives in signals.ts with the other signature models).
 import { SPREAD_MAX_PRICE_AGE_MS, SPREAD_Z_WINDOW, type CoinSpread, type ExchangePrice } from '../../analytics/spread.js'
 import { PRICE_OUTLIER_MAX_DEVIATION } from '../../analytics/price-outliers.js'
-import type { ExchangeNote } from '../../market/read/coverage.js'
+import type { ExchangeNote } from '../../read/coverage.js'
 import { builder } from '../builder.js'
 import type { Coverage } from '../../analytics/coverage.js'
 import { CoverageRef, ExchangeNoteRef } from './common.js'

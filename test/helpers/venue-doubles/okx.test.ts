@@ -4,8 +4,8 @@
 import '../no-network.js'
 import ccxt from 'ccxt'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { installOkxChecksum } from '../../../src/market/connectors/okx.js'
-import { applyVenueAccess } from '../../../src/market/connectors/venue-access.js'
+import { installOkxChecksum } from '../../../src/sources/connectors/okx.js'
+import { applyVenueAccess } from '../../../src/sources/connectors/venue-access.js'
 import { startVenueDouble, type VenueDouble } from './index.js'
 
 const MIN = 60_000

@@ -138,7 +138,7 @@ export async function withLiveTicker<T>(t: TestService, id: string, patch: Recor
   const original = tickers.get(id)
   if (!original) throw new Error(`no live ticker ${id}`)
   tickers.set(id, { ...original, ...patch })
-  // views of every coin are computed per data tick (src/market/read/tick-views.ts): this change is one
+  // views of every coin are computed per data tick (src/read/tick-views.ts): this change is one
   t.services.market.live.changedDirectly()
   try {
     return await fn()

@@ -6,7 +6,7 @@
 // dydx is an exchange "without data for the coin". The clock is a variable so stale tests can move it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { TEST_NOW, seedMarket } from '../../helpers/market.js'
-import { Ingest } from '../../../src/market/ingest.js'
+import { Ingest } from '../../../src/ingest/ingest.js'
 import { startTestService, type TestService } from '../../helpers/service.js'
 import {
   CEX, DEFAULT_COINS, EXCHANGES, HOUR, MINUTE, callBad, callOk, expectClose, expectEpochMs, removeExchangeData, sortedKeys, withLiveTicker, type Json,

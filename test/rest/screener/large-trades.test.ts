@@ -2,9 +2,9 @@
 // equals the trades the simulator emitted at or above min_usd (recorded on the way in), newest first, and the stored
 // rows; paging with the (ts, seq) cursor; the storage threshold refuses a smaller min_usd; errors.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { MarketEvent, TradeEvent } from '../../../src/market/events.js'
-import { Ingest } from '../../../src/market/ingest.js'
-import { MarketSimulator } from '../../../src/market/simulator/index.js'
+import type { MarketEvent, TradeEvent } from '../../../src/domain/events.js'
+import { Ingest } from '../../../src/ingest/ingest.js'
+import { MarketSimulator } from '../../../src/sources/simulator/index.js'
 import { TEST_NOW } from '../../helpers/market.js'
 import { startTestService, type TestService } from '../../helpers/service.js'
 import { MINUTE, callBad, callOk, sortedKeys, type Json } from '../markets/helpers.js'

@@ -3,7 +3,7 @@
 // volume, OI and funding from the live values by hand; every sort column in both orders; bad parameters refused.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { TEST_NOW, seedMarket } from '../../helpers/market.js'
-import { Ingest } from '../../../src/market/ingest.js'
+import { Ingest } from '../../../src/ingest/ingest.js'
 import { startTestService, type TestService } from '../../helpers/service.js'
 import { DEFAULT_COINS, HOUR, MINUTE, callBad, callOk, expectClose, sortedKeys, type Json } from '../markets/helpers.js'
 

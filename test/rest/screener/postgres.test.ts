@@ -1,8 +1,8 @@
 // The four screener endpoints on PostgreSQL: the same derivations as the embedded-store tests, against the server's
 // rows (skips where no server answers; REQUIRE_POSTGRES=1 makes that a failure).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Ingest } from '../../../src/market/ingest.js'
-import { MarketSimulator } from '../../../src/market/simulator/index.js'
+import { Ingest } from '../../../src/ingest/ingest.js'
+import { MarketSimulator } from '../../../src/sources/simulator/index.js'
 import { TEST_NOW, seedMarket } from '../../helpers/market.js'
 import { freshSchema, requirePostgresInCi } from '../../helpers/postgres.js'
 import { startTestService, type TestService } from '../../helpers/service.js'

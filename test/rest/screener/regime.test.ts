@@ -3,8 +3,8 @@
 // hand on those closes (docs/methodology.md#regime: trend when ER ≥ 0.5 and |net move| ≥ 1 %; with under 48 history
 // windows the volatility rules are not assessed, so everything else is ranging); paging; errors.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { emptyMinuteBar } from '../../../src/market/bars.js'
-import { Ingest } from '../../../src/market/ingest.js'
+import { emptyMinuteBar } from '../../../src/domain/minute-bars.js'
+import { Ingest } from '../../../src/ingest/ingest.js'
 import { TEST_NOW } from '../../helpers/market.js'
 import { startTestService, type TestService } from '../../helpers/service.js'
 import { HOUR, callBad, callOk, expectClose, type Json } from '../markets/helpers.js'

@@ -10,7 +10,7 @@
 //           changes, yet Binance's longs are there to be liquidated
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Ingest } from '../../../src/market/ingest.js'
+import { Ingest } from '../../../src/ingest/ingest.js'
 import type { ExchangeId } from '../../../src/domain/exchanges.js'
 import { TEST_NOW, seedMarket } from '../../helpers/market.js'
 import { startTestService, type TestService } from '../../helpers/service.js'

@@ -11,7 +11,7 @@
 //   the 9 other coins: no data at all
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { EXCHANGES as EXCHANGE_INFO } from '../../../src/domain/exchanges.js'
-import { Ingest } from '../../../src/market/ingest.js'
+import { Ingest } from '../../../src/ingest/ingest.js'
 import { TEST_NOW, seedMarket } from '../../helpers/market.js'
 import { startTestService, type TestService } from '../../helpers/service.js'
 import { DEFAULT_COINS, EXCHANGES, HOUR, MINUTE, balance, callBad, callOk, expectClose, sortedKeys, type Json } from '../markets/helpers.js'
@@ -578,7 +578,7 @@ describe('snapshot cache', () => {
 
       const stale = (await callOk(t, acct, '/v1/signals/snapshot', 10)).data
       // the new one is computed ahead from the moment the data moved: the previous one (3 s old) is served at once
-      // while that runs, the new one once it is done (test/market/read/tick-views.test.ts holds the computation open)
+      // while that runs, the new one once it is done (test/read/tick-views.test.ts holds the computation open)
       expect([first.computed_at, first.computed_at + 3_000], 'the previous snapshot while the new one computes, or the new one').toContain(stale.computed_at)
       let fresh = stale
       await vi.waitFor(async () => {

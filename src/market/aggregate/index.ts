@@ -1,2 +1,0 @@
-export { MinuteAggregator } from './minute-aggregator.js'
-export { foldBars, rollup, rollupHour } from './rollup.js'
