@@ -170,6 +170,8 @@ const EnvSchema = z.object({
   NATS_URL: optionalUrl(['nats:', 'tls:'], 'NATS_URL must be a nats:// URL (several: comma-separated)'),
   /** Redis (redis://host:port[/db]) for the rate-limit and auth-failure counters shared by every API node */
   REDIS_URL: optionalUrl(['redis:', 'rediss:'], 'REDIS_URL must be a redis:// or rediss:// URL'),
+  /** the most a request waits for Redis; a command unanswered this long opens the circuit (src/rest/rate-limit-store.ts) */
+  REDIS_COMMAND_TIMEOUT_MS: intFrom(200, 10),
   /** the bus's subject prefix and stream-name stem: one per deployment sharing a NATS server */
   BUS_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, { message: 'BUS_PREFIX must be 1-32 letters, digits, _ or -' }).default('perp'),
   /**

@@ -35,7 +35,7 @@ export async function startRole(services: Services, opts: { onProgress?: (p: Bac
     hub.forward = (e) => bus.publishPush(e, eventKey(e))
     if (config.ROLE !== 'ingest') void bus.followPush((e) => hub.append(e)).catch((err: unknown) => logger.error({ err }, 'push channels could not follow the bus'))
   }
-  if (config.REDIS_URL && config.ROLE !== 'ingest') services.limits = (await import('./rest/rate-limit-store.js')).redisLimitStores(config.REDIS_URL, logger, config.BUS_PREFIX, services.clock)
+  if (config.REDIS_URL && config.ROLE !== 'ingest') services.limits = (await import('./rest/rate-limit-store.js')).redisLimitStores(config.REDIS_URL, logger, config.BUS_PREFIX, services.clock, config.REDIS_COMMAND_TIMEOUT_MS)
   // a node with Redis configured starts on the shared counters (stream caps included) when Redis answers within its connect timeout
   await services.limits?.ready?.(2_000)
   const metrics = createMetrics(config.ROLE)

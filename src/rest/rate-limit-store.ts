@@ -10,7 +10,10 @@ import { RedisStore, type RedisReply } from 'rate-limit-redis'
 import type { Logger } from 'pino'
 import type { SharedStreamSlots, StreamSlot } from '../graphql/stream-slots.js'
 
-/** the most a request waits for Redis, paid only by the requests in flight when a Redis that hangs stops answering */
+/**
+ * the most a request waits for Redis, paid only by the requests in flight when a Redis that hangs stops answering
+ * (the default of REDIS_COMMAND_TIMEOUT_MS)
+ */
 export const COMMAND_TIMEOUT_MS = 200
 /** while the circuit is open, Redis is asked (PING) this often whether it answers again */
 export const PROBE_EVERY_MS = 1000
@@ -210,9 +213,9 @@ class CircuitStore implements Store {
   }
 }
 
-export function redisLimitStores(url: string, logger: Logger, namespace: string, clock: () => number = Date.now): LimitStores {
+export function redisLimitStores(url: string, logger: Logger, namespace: string, clock: () => number = Date.now, commandTimeoutMs = COMMAND_TIMEOUT_MS): LimitStores {
   // no offline queue: a command while the connection is down fails at once instead of waiting for it to come back
-  const client = new Redis(url, { lazyConnect: false, enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: COMMAND_TIMEOUT_MS, connectTimeout: 2000, retryStrategy: (n) => Math.min(n * 200, 2000) })
+  const client = new Redis(url, { lazyConnect: false, enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: commandTimeoutMs, connectTimeout: 2000, retryStrategy: (n) => Math.min(n * 200, 2000) })
   const circuit = new RedisCircuit(client, logger, clock)
   const send = (command: string, ...args: string[]) => client.call(command, ...args) as Promise<RedisReply>
   const stores: CircuitStore[] = []
