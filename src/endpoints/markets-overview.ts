@@ -21,7 +21,7 @@ import { coverageOf, rangesOf } from '../read/coverage.js'
 import { perpQuoteVolume, priceChanges, seriesHistory, type CloseOutlier } from '../read/signal-inputs.js'
 import { EXCHANGE_IDS } from '../domain/exchanges.js'
 import { tickView } from '../read/tick-views.js'
-import { timeSlices } from '../read/time-slices.js'
+import { mapInSlices } from '../read/time-slices.js'
 import type { Services } from '../services.js'
 import { defineEndpoint } from './define.js'
 
@@ -49,12 +49,7 @@ async function computeOverview(services: Services, now: number): Promise<Overvie
   }
   // a coin at a time, giving the loop a turn whenever a 20 ms slice has passed (computed for every coin on the tick:
   // at 100 coins in one go it held the loop ~385 ms; docs/performance.md, ninth round)
-  const slice = timeSlices()
-  const rows: (OverviewRow & { outliers: CloseOutlier[] })[] = []
-  for (const coin of market.listedCoins()) {
-    await slice()
-    rows.push(overviewRow(coin))
-  }
+  const rows = await mapInSlices(market.listedCoins(), overviewRow)
   function overviewRow(coin: string): OverviewRow & { outliers: CloseOutlier[] } {
     const p = priceChanges(market, coin, now, HORIZONS)
     const vol = perpQuoteVolume(market, coin, to - DAY_MS, to)

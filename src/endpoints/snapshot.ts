@@ -18,7 +18,7 @@ import type { MinuteBar } from '../domain/minute-bars.js'
 import { lastTradeRows, latestBooks, latestTickers, markRows, noMarkTradeBars } from '../read/market-data.js'
 import { closeOutlierGaps, coinDivergence, coinRegime, hourCloseOutliers, priceChange24h, REGIME_SPAN_MS, seriesHistory } from '../read/signal-inputs.js'
 import { tickViewLatest } from '../read/tick-views.js'
-import { timeSlices } from '../read/time-slices.js'
+import { mapInSlices } from '../read/time-slices.js'
 import type { Services } from '../services.js'
 import { defineEndpoint } from './define.js'
 
@@ -51,13 +51,8 @@ export async function computeSnapshot(services: Services, now: number): Promise<
   const aside: { exchange: ExchangeId; reason: string }[] = []
   // computed ahead on the tick while callers are served: a coin at a time, giving the loop a turn whenever one slice
   // of CPU (timeSlices' 20 ms) has passed, so the computation never holds it for the whole snapshot
-  const slice = timeSlices()
-  const inputs: SnapshotCoinInput[] = []
   // (a coin's day of last trades too: read for all coins at once they held the loop about two coins long)
-  for (const [i, coin] of coins.entries()) {
-    await slice()
-    inputs.push(coinInput(coin, i, await noMarkTradeBars(market, coin, now - DAY_MS - MINUTE_MS, now + 1)))
-  }
+  const inputs = await mapInSlices(coins, async (coin, i) => coinInput(coin, i, await noMarkTradeBars(market, coin, now - DAY_MS - MINUTE_MS, now + 1)))
   function coinInput(coin: string, i: number, trades: MinuteBar[]): SnapshotCoinInput {
     const h = seriesHistory(market, coin, now)
     const lastTrades = lastTradeRows(trades)

@@ -9,7 +9,7 @@ import { DAY_MS, MINUTE_MS } from '../domain/time.js'
 import { coverageOf, missingExchanges, rangesOf, type CoverageContext } from '../read/coverage.js'
 import { currentPrices, lastTradeRows, markRows, noMarkTradeBars, oiSamples } from '../read/market-data.js'
 import type { MinuteBar } from '../domain/minute-bars.js'
-import { timeSlices } from '../read/time-slices.js'
+import { mapInSlices } from '../read/time-slices.js'
 import { coinsOf, defineEndpoint, fromAllCoinsView } from './define.js'
 
 export const spread = defineEndpoint({
@@ -31,13 +31,7 @@ async function spreadView(ctx: CoverageContext, coins: readonly string[]) {
   // a coin at a time, each with its own day of last trades (the venues without a mark of their own are priced by
   // them, over the z-score's day), giving the loop a turn whenever a 20 ms slice has passed: computed on the tick
   // for every coin, in one go it held the loop ~230 ms at 12 coins (docs/performance.md, ninth round)
-  const slice = timeSlices()
-  const out = new Map<string, ReturnType<typeof spreadOf>>()
-  for (const [i, coin] of coins.entries()) {
-    await slice()
-    out.set(coin, spreadOf(coin, samples[i]!, await noMarkTradeBars(market, coin, ctx.now - DAY_MS - SPREAD_Z_WINDOW.stepMs, ctx.now + 1)))
-  }
-  return out
+  return new Map(await mapInSlices(coins, async (coin, i) => [coin, spreadOf(coin, samples[i]!, await noMarkTradeBars(market, coin, ctx.now - DAY_MS - SPREAD_Z_WINDOW.stepMs, ctx.now + 1))] as const))
 
   function spreadOf(coin: string, coinSamples: (typeof samples)[number], coinBars: MinuteBar[]) {
     const rows = [...markRows(coinSamples), ...lastTradeRows(coinBars)]

@@ -13,3 +13,18 @@ export function timeSlices(budgetMs = 20): () => Promise<void> | null {
     return nextTurn().then(() => void (since = performance.now()))
   }
 }
+
+/**
+ * `fn` over the items one after another (each awaited), giving the loop a turn whenever `budgetMs` of work have passed:
+ * the per-coin loops of the views computed for every coin on the tick (the snapshot, the spread, the overview).
+ */
+export async function mapInSlices<T, R>(items: Iterable<T>, fn: (item: T, i: number) => R | Promise<R>, budgetMs = 20): Promise<R[]> {
+  const slice = timeSlices(budgetMs)
+  const out: R[] = []
+  let i = 0
+  for (const item of items) {
+    await slice()
+    out.push(await fn(item, i++))
+  }
+  return out
+}
