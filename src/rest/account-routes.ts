@@ -7,7 +7,7 @@ import { ApiError, toApiError } from '../errors.js'
 import { BODY_LIMIT_BYTES, WEBHOOK_BODY_LIMIT_BYTES } from '../http/body-limit.js'
 import type { Services } from '../services.js'
 import { ACCOUNT_ROUTES, expressPath, type AccountRoute } from './account-table.js'
-import { sendData, sendProblem } from './envelope.js'
+import { restJson, sendData, sendProblem } from './envelope.js'
 import { signupLimiter } from './rate-limit.js'
 import { dbLimitStore, failoverStore } from './rate-limit-db-store.js'
 
@@ -34,7 +34,7 @@ export function accountRouter(services: Services): express.Router {
         const principal = r.auth ? await authenticate(db.sql, req.headers.authorization, services.clock()) : null
         const query = r.query ? parseParams(r.query, req.query as Record<string, unknown>, { coins: [], now: 0 }) : {}
         const out = await r.handle({ services, req, principal, query })
-        sendData(res, out.status ?? 200, out.data, { requestId, creditsCharged: 0, creditsRemaining: out.credits ?? principal?.credits ?? null, asOf: services.clock() })
+        sendData(res, out.status ?? 200, restJson(out.data), { requestId, creditsCharged: 0, creditsRemaining: out.credits ?? principal?.credits ?? null, asOf: services.clock() })
       } catch (e) {
         const err = toApiError(e)
         if (err.status >= 500) services.logger.error({ err: e, requestId }, 'account request failed')

@@ -43,18 +43,18 @@ export interface Meta {
 const GZIP_PIECES_FROM = 16 * 1024
 
 /**
- * `pieces`: the serialised body with what was kept serialised apart put back (long lists,
- * src/graphql/list-fragments.ts): strings, and the kept pieces as bytes. When those are long and the caller takes
+ * `dataJson`: the data as REST writes it (restJson), written once per answer — a kept answer (src/rest/shim.ts) is
+ * written once for all its calls, and only the envelope is new. `pieces`: the serialised body with what was kept
+ * serialised apart put back (long lists, src/graphql/list-fragments.ts): strings, and the kept pieces as bytes. When those are long and the caller takes
  * gzip at least as gladly as any other encoding, the answer is gzipped here, the kept pieces compressed once; otherwise
  * the compression middleware encodes it as it does every answer (docs/contract.md#compression).
  */
-export function sendData(res: Response, status: number, data: unknown, meta: Meta, opts: { pieces?: (json: string) => (string | Buffer)[]; dataJson?: string } = {}): void {
+export function sendData(res: Response, status: number, dataJson: string, meta: Meta, opts: { pieces?: (json: string) => (string | Buffer)[] } = {}): void {
   const metaJson = JSON.stringify({
     request_id: meta.requestId, credits_charged: meta.creditsCharged, credits_remaining: meta.creditsRemaining, as_of: meta.asOf,
     ...(meta.next !== undefined ? { next: meta.next } : {}),
   })
-  // dataJson: the data already written (a kept answer, src/rest/shim.ts): only the envelope is new
-  const body = `{"data":${opts.dataJson ?? restJson(data)},"meta":${metaJson}}`
+  const body = `{"data":${dataJson},"meta":${metaJson}}`
   res.status(status).set('Content-Type', 'application/json; charset=utf-8')
   const pieces = opts.pieces?.(body)
   if (!pieces || pieces.length === 1) {

@@ -123,7 +123,7 @@ export function analyticsRouter(services: Services, schema: GraphQLSchema): Requ
       answer ??= answerOf(route, metered.result, fragments, ctx.now)
       res.set('X-Credits-Charged', String(metered.charged))
       const { json, asOf, next, fragments: lists } = answer
-      sendData(res, 200, null, { requestId, creditsCharged: metered.charged, creditsRemaining: metered.remaining, asOf, next }, { dataJson: json, pieces: (body) => lists.pieces(body) })
+      sendData(res, 200, json, { requestId, creditsCharged: metered.charged, creditsRemaining: metered.remaining, asOf, next }, { pieces: (body) => lists.pieces(body) })
     } catch (e) {
       const err = toApiError(e)
       if (err.status >= 500) services.logger.error({ err: e, requestId, path: route.path }, 'analytics request failed')
