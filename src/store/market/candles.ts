@@ -213,22 +213,27 @@ export async function writeMinuteBars(
   return { minuteBars: bars, hourBars }
 }
 
-/** the complete minute rows of each touched hour, from the store (the source of truth) */
+/** hours read back per statement: at most 60 rows each, so a statement reads about as many rows as writeBars writes */
+const HOURS_PER_READ = 300
+
+/**
+ * the complete minute rows of each touched hour, from the store (the source of truth); a batch of many hours (a
+ * fortnight written in one flush) is read in statements of HOURS_PER_READ hours, each within the store's bound
+ */
 async function readHoursBack(sql: Pick<Sql, 'query'>, groups: { key: MarketKey; hour: number; bars: MinuteBar[] }[]) {
-  const ex = groups.map((g) => g.key.exchange)
-  const coin = groups.map((g) => g.key.coin)
-  const mt = groups.map((g) => g.key.marketType)
-  const hour = groups.map((g) => g.hour)
-  const rows = await sql.query<CandleRow>(
-    `SELECT c.* FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) AS h(exchange, coin, market_type, hour)
-     JOIN candle_1m c ON c.exchange = h.exchange AND c.coin = h.coin AND c.market_type = h.market_type
-      AND c.ts >= h.hour AND c.ts < h.hour + ${HOUR_MS}`,
-    [ex, coin, mt, hour],
-  )
   const byKey = new Map(groups.map((g) => [hourKey(g.key, g.hour), { ...g, bars: [] as MinuteBar[] }]))
-  for (const r of rows) {
-    const bar = rowToBar(r)
-    byKey.get(hourKey(bar, floorTo(bar.ts, HOUR_MS)))!.bars.push(bar)
+  for (let i = 0; i < groups.length; i += HOURS_PER_READ) {
+    const part = groups.slice(i, i + HOURS_PER_READ)
+    const rows = await sql.query<CandleRow>(
+      `SELECT c.* FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) AS h(exchange, coin, market_type, hour)
+       JOIN candle_1m c ON c.exchange = h.exchange AND c.coin = h.coin AND c.market_type = h.market_type
+        AND c.ts >= h.hour AND c.ts < h.hour + ${HOUR_MS}`,
+      [part.map((g) => g.key.exchange), part.map((g) => g.key.coin), part.map((g) => g.key.marketType), part.map((g) => g.hour)],
+    )
+    for (const r of rows) {
+      const bar = rowToBar(r)
+      byKey.get(hourKey(bar, floorTo(bar.ts, HOUR_MS)))!.bars.push(bar)
+    }
   }
   for (const g of byKey.values()) g.bars.sort((a, b) => a.ts - b.ts)
   return [...byKey.values()].filter((g) => g.bars.length > 0)

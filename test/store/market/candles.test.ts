@@ -86,6 +86,28 @@ describe('writeMinuteBars', () => {
     await db.sql.query('TRUNCATE candle_1m, candle_1h')
   })
 
+  it('rolls up the hours of a batch touching more hours than one read takes: each hour from every minute stored in it, read back in bounded statements', async () => {
+    await db.sql.query('TRUNCATE candle_1m, candle_1h')
+    // 2 markets × 170 hours = 340 touched hours; each hour already holds its first minute, the batch brings its 31st
+    const bar = (exchange: 'binance' | 'okx', ts: number, trades: number): MinuteBar => ({ exchange, coin: 'SOL', marketType: 'perp', ts, open: 100, high: 101, low: 99, close: 100.5, volume: trades, buyVolume: trades / 2, sellVolume: trades / 2, quoteVolume: 100 * trades, trades, source: 'trades', noSplitMinutes: 0, klineMinutes: 0, vap: new Map() })
+    const hours = Array.from({ length: 170 }, (_, h) => T0 + h * HOUR_MS)
+    await writeMinuteBars(db.sql, hours.flatMap((h) => [bar('binance', h, 3), bar('okx', h, 5)]))
+    const reads: number[] = []
+    const counting = {
+      query: <T,>(text: string, params?: unknown[]) => {
+        if (/FROM unnest/.test(text) && /JOIN candle_1m/.test(text)) reads.push((params![3] as unknown[]).length)
+        return db.sql.query<T>(text, params)
+      },
+    }
+    await writeMinuteBars(counting, hours.flatMap((h) => [bar('binance', h + 30 * MINUTE_MS, 7), bar('okx', h + 30 * MINUTE_MS, 11)]))
+    expect(reads.reduce((a, b) => a + b, 0)).toBe(340)
+    expect(reads.length).toBeGreaterThan(1)
+    const rows = await db.sql.query<{ exchange: string; trades: number }>(`SELECT exchange, trades FROM candle_1h WHERE coin = 'SOL'`)
+    expect(rows.length).toBe(340)
+    for (const r of rows) expect(Number(r.trades), r.exchange).toBe(r.exchange === 'binance' ? 3 + 7 : 5 + 11)
+    await db.sql.query('TRUNCATE candle_1m, candle_1h')
+  })
+
   it('COPYs the hourly rollups too when the hours are fresh, storing the same rows as the upsert', async () => {
     await db.sql.query('TRUNCATE candle_1m, candle_1h')
     const input = bars()
