@@ -234,7 +234,10 @@ export class ReplayPlayer {
   private schedule(delayMs: number): void {
     if (this.stopped) return
     this.timer = setTimeout(() => {
-      void this.pump().finally(() => this.schedule(this.untilNextDue()))
+      // a failed delivery is logged by pump(); the schedule goes on (the rejection handled here, never unhandled)
+      void this.pump()
+        .catch(() => {})
+        .finally(() => this.schedule(this.untilNextDue()))
     }, delayMs)
     this.timer.unref()
   }
