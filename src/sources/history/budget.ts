@@ -12,6 +12,8 @@ export type BudgetPriority = 'live' | 'repair' | 'backfill'
 const RANK: Record<BudgetPriority, number> = { live: 0, repair: 1, backfill: 2 }
 /** the share of a pool's limit each priority may fill: what backfill leaves is repair's and the live polls' headroom */
 export const PRIORITY_CEILING: Record<BudgetPriority, number> = { live: 1, repair: 0.85, backfill: 0.7 }
+/** the longest a waiter waits before its budget looks at the clock again (a pause of a minute: 60 looks) */
+export const RECHECK_MS = 1000
 
 export interface PoolLimit {
   name: string
@@ -214,14 +216,17 @@ export class VenueBudget {
       }
     }
     if (!this.queue.length || wake === Infinity) return
-    if (this.timer && this.timerAt <= wake) return
+    // looked at again at least every RECHECK_MS: the clock the waits are on may move other than the timer does (a
+    // stepped system clock; a test's clock moved on), and a long pause then ends when the clock says, not a timer
+    const at = Math.min(wake, now + RECHECK_MS)
+    if (this.timer && this.timerAt <= at) return
     if (this.timer) clearTimeout(this.timer)
-    this.timerAt = wake
+    this.timerAt = at
     this.timer = setTimeout(() => {
       this.timer = null
       this.timerAt = Infinity
       this.pump()
-    }, Math.max(1, wake - now))
+    }, Math.max(1, at - now))
     this.timer.unref?.()
   }
 }

@@ -263,8 +263,9 @@ export class HistoryRunner {
       return
     }
     if (e?.rateLimited) {
-      // the budget is paused until the venue's stated time (the CCXT hook saw the answer); the page waits its turn again
-      if (e.retryAfterMs) this.opts.budget.pause(this.opts.now() + e.retryAfterMs, e.status === 418 ? 'banned' : 'rate_limited')
+      // the budget is paused until the venue's stated time, on the budget's clock (the CCXT hook saw the answer); the
+      // page waits its turn again
+      if (e.retryAfterMs) this.opts.budget.pause(this.opts.budget.now() + e.retryAfterMs, e.status === 418 ? 'banned' : 'rate_limited')
       this.push({ ...job, attempts: job.attempts })
       return
     }

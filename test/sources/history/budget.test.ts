@@ -58,6 +58,27 @@ describe('venue budget', () => {
     expect(b.stats()).toMatchObject({ bans: 1, rate_limited: 0, paused_until: null })
   })
 
+  it('a pause ends when its clock says, not when a timer set at its start fires: looked at again every second', async () => {
+    vi.useFakeTimers()
+    try {
+      let t = 1_000_000
+      const b = new VenueBudget(limits(100, 1000), () => t)
+      b.pause(t + 60_000, 'rate_limited')
+      let granted = false
+      const waiting = b.acquire({ weight: 1 }, 'live').then(() => (granted = true))
+      // the timers run, its clock does not: still paused
+      await vi.advanceTimersByTimeAsync(5_000)
+      expect(granted).toBe(false)
+      // its clock steps past the pause's end (a stepped system clock): granted at the next look, not a minute later
+      t += 60_000
+      await vi.advanceTimersByTimeAsync(1_000)
+      expect(granted).toBe(true)
+      await waiting
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
   it('an aborted wait leaves the queue', async () => {
     const b = new VenueBudget(limits(1, 60_000))
     await b.acquire({ weight: 1 }, 'live')

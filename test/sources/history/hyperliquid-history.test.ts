@@ -1,7 +1,7 @@
 // The Hyperliquid history against the Hyperliquid venue double (POST /info candleSnapshot and fundingHistory in the
 // documented shapes: oldest first, the newest 5 000 candles of an interval only, 500 funding rows an answer; 1 200
 // weight a minute per IP, candleSnapshot 20 + 1 per 60 candles; a plain 429 past it). The double's clock runs at the
-// wall clock's pace so its minute windows slide. A 4-day backfill: the candles end at the venue's retention (about 3.5
+// wall clock's pace so its minute windows slide (moved on to the end of a 429's pause rather than waited). A 4-day backfill: the candles end at the venue's retention (about 3.5
 // days) and say so, the funding covers the window; no open-interest or long/short history exists; a 429 pauses the
 // whole venue a minute (its window: Hyperliquid states no Retry-After) before anything is asked again.
 import '../../helpers/no-network.js'
@@ -20,13 +20,15 @@ describe('Hyperliquid history on the venue double', () => {
   let svc: TestService
   let live: VenueLive | null = null
   const real0 = Date.now()
-  const clock = () => T0 + (Date.now() - real0)
+  /** the time the test moved the clock on by (the venue's minute of a 429, not waited for on the wall clock) */
+  let skipped = 0
+  const clock = () => T0 + (Date.now() - real0) + skipped
 
   async function start(faults: Parameters<VenueDouble['fault']>[0][] = []) {
     double = await startVenueDouble('hyperliquid', { now: clock, seed: 17, coins: COINS })
     for (const f of faults) double.fault(f)
     svc = await startTestService({ clock })
-    live = await startVenueHistory(svc.services, 'hyperliquid', double, { coins: COINS, days: DAYS, pollIntervalMs: 2000 })
+    live = await startVenueHistory(svc.services, 'hyperliquid', double, { coins: COINS, days: DAYS, pollIntervalMs: 2000, budgetOnClock: true })
     await live.history.idle()
     return live.history.runners.get('hyperliquid')!.completeness()
   }
@@ -77,18 +79,36 @@ describe('Hyperliquid history on the venue double', () => {
   }, 120_000)
 
   it('a 429 pauses the whole venue for a minute (no Retry-After: the weight window), then the backfill completes', async () => {
-    const w = await start([{ kind: 'rate_limit', times: 1, path: '/info' }])
+    // once the venue is paused, the shared clock (the double's, the budget's, the service's) is moved to the pause's
+    // end rather than waited for: the budget looks at its clock again every second
+    let pausedUntil: number | null = null
+    let done = false
+    const mover = (async () => {
+      while (!done && pausedUntil === null) {
+        pausedUntil = live?.budget.stats().paused_until ?? null
+        if (pausedUntil === null) await new Promise((r) => setTimeout(r, 20))
+      }
+      if (pausedUntil === null) return
+      // nothing is asked while it is paused (a few seconds of the clock pass here, the test's own poll)
+      await new Promise((r) => setTimeout(r, 1500))
+      skipped += pausedUntil - clock()
+    })()
+    const w = await start([{ kind: 'rate_limit', times: 1, path: '/info' }]).finally(() => (done = true))
+    await mover
     const i = double.requests.findIndex((r) => r.status === 429)
     expect(i).toBeGreaterThanOrEqual(0)
-    // the refused request was asked again only after the venue's minute (the double's clock runs at the wall clock's
-    // pace), and so was every request after it: the whole venue waited
+    // the venue was paused for its minute from the refusal
+    expect(pausedUntil).not.toBeNull()
+    expect(pausedUntil! - double.requests[i]!.at).toBeGreaterThanOrEqual(59_000)
+    // the refused request was asked again only after the venue's minute, and so was every request after it
+    // (those in flight at the refusal aside): the whole venue waited
     const refused = double.requests[i]!
     const again = double.requests.slice(i + 1).find((r) => r.body === refused.body)!
     expect(again.status).toBe(200)
     expect(again.at - refused.at).toBeGreaterThanOrEqual(59_000)
-    expect(double.requests.slice(i + 1).filter((r) => r.at - refused.at > 5_000 && r.at - refused.at < 59_000)).toEqual([])
+    expect(double.requests.slice(i + 1).filter((r) => r.at > refused.at + 5_000 && r.at < pausedUntil!)).toEqual([])
     expect(live!.budget.stats().rate_limited).toBeGreaterThanOrEqual(1)
     const read = storeReads(svc.services, 'hyperliquid')
     for (const coin of COINS) expect((await read.funding(coin, w.windowFrom)).filter((r) => Number(r.ts) < w.windowTo).map((r) => Number(r.ts))).toEqual(double.history.funding(coin, w.windowFrom, w.windowTo).map((p) => p.ts))
-  }, 180_000)
+  }, 120_000)
 })

@@ -18,7 +18,7 @@ export interface VenueLive {
   stop(): Promise<void>
 }
 
-export async function startVenueHistory(services: Services, venue: ExchangeId, double: VenueDouble, o: { coins: string[]; days: number; concurrency?: number; pollIntervalMs?: number; streams?: ConnectorOptions['streams'] }): Promise<VenueLive> {
+export async function startVenueHistory(services: Services, venue: ExchangeId, double: VenueDouble, o: { coins: string[]; days: number; concurrency?: number; pollIntervalMs?: number; streams?: ConnectorOptions['streams']; /** the venue budget on the test's clock (which must move), not the wall clock */ budgetOnClock?: boolean }): Promise<VenueLive> {
   const { db, market, clock } = services
   const ingest = new Ingest({ db, market, cacheHours: true })
   await ingest.resume(null)
@@ -32,7 +32,7 @@ export async function startVenueHistory(services: Services, venue: ExchangeId, d
     backoff: { baseMs: 50, maxMs: 200 },
     streams: { trades: false, books: false, liquidations: false, ...o.streams },
   })
-  const budgets = budgetConnectors([connector])
+  const budgets = budgetConnectors([connector], o.budgetOnClock ? clock : Date.now)
   await connector.start()
   const history = startHistory({ connectors: [connector], budgets, db, market, days: o.days, now: clock, onHoursWritten: () => ingest.forgetHours(), repairDelayMs: 100, outageCheckMs: 50, concurrency: o.concurrency })
   const flush = setInterval(() => {
