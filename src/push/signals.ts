@@ -64,7 +64,9 @@ export function signalSource(services: Services, schema: GraphQLSchema): SignalS
 
   let stopped = false
   const tick = () => (stopped ? Promise.resolve() : (running ??= round().finally(() => (running = null))))
-  const timer = setInterval(() => void tick(), services.config.PUSH_SIGNAL_MS)
+  // a round that throws (a stream or alert subscriber, say) is logged: left unhandled, the rejection the .finally
+  // chain carries on would end the process; the next round runs as usual
+  const timer = setInterval(() => void tick().catch((err: unknown) => services.logger.error({ err }, 'push: a signal round failed')), services.config.PUSH_SIGNAL_MS)
   timer.unref()
 
   const src: SignalSource = {

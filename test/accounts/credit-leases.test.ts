@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { CreditLeases, type LeaseOptions } from '../../src/accounts/credit-leases.js'
 import type { Sql } from '../../src/store/database.js'
 import { toApiError } from '../../src/errors.js'
@@ -33,6 +33,27 @@ describe('CreditLeases', () => {
   const node = (store: Pick<Sql, 'query' | 'prepared'> = t.services.db.sql, opts: LeaseOptions = {}) => new CreditLeases(store, { autoRound: false, clock: () => clock.now, ...opts })
   const charge = (n: CreditLeases, a: { accountId: string; keyId: string }, cost: number, requestId: string) =>
     n.charge({ accountId: a.accountId, keyId: a.keyId, cost, endpoint: '/x', requestId }).catch((e: unknown) => ({ status: toApiError(e).status }))
+  /**
+   * rounds every `ms` (as a node's own timer runs them) until stop(), which waits for those still running and fails
+   * with a round's error: none is left running past the test, and none rejects where nothing handles it
+   */
+  function roundsEvery(ms: number, nodes: CreditLeases[]) {
+    const pending = new Set<Promise<void>>()
+    const timer = setInterval(() => {
+      for (const n of nodes) {
+        const p = n.round()
+        pending.add(p)
+        // a failed round stays in `pending`, for stop() to report
+        void p.then(() => pending.delete(p), () => {})
+      }
+    }, ms)
+    return {
+      async stop() {
+        clearInterval(timer)
+        await Promise.all(pending)
+      },
+    }
+  }
   async function account(id: string) {
     const [a] = await t.services.db.sql.query<{ credits: number; leased: number }>('SELECT credits, leased FROM account WHERE id = $1', [id])
     const leases = await t.services.db.sql.query<{ node_id: string; remaining: number }>('SELECT node_id, remaining FROM credit_lease WHERE account_id = $1', [id])
@@ -81,14 +102,14 @@ describe('CreditLeases', () => {
     expect(await charge(A, a, 3, 'c0')).toEqual({ ok: true, remaining: 7 })
     expect(await account(a.accountId)).toMatchObject({ leased: 7 })
     // B finds nothing unleased: it asks, A hands its 7 back at its next round, B leases them
-    const rounds = setInterval(() => void A.round(), 20)
+    const rounds = roundsEvery(20, [A])
     try {
       expect(await charge(B, a, 5, 'c1')).toEqual({ ok: true, remaining: 2 })
       // what is left is 2, held by nobody once A handed it back: refused at once with the truth
       const refused = await charge(B, a, 5, 'c2')
       expect(refused).toEqual({ ok: false, reason: 'insufficient', remaining: 2 })
     } finally {
-      clearInterval(rounds)
+      await rounds.stop()
     }
     // A holds nothing now; it leases per call (contested), taking exactly what it needs
     expect(await charge(A, a, 2, 'c3')).toEqual({ ok: true, remaining: 0 })
@@ -100,7 +121,7 @@ describe('CreditLeases', () => {
     const START = 500
     const a = await fresh(START)
     const nodes = [node(undefined, { block: 64 }), node(undefined, { block: 64 }), node(undefined, { block: 64 })]
-    const rounds = setInterval(() => nodes.forEach((n) => void n.round()), 25)
+    const rounds = roundsEvery(25, nodes)
     try {
       const results = await Promise.all(Array.from({ length: 400 }, (_, i) => charge(nodes[i % 3]!, a, 1 + (i % 4), `d${i}`).then((r) => ({ r, cost: 1 + (i % 4) }))))
       const ok = results.filter((x) => 'ok' in x.r && x.r.ok)
@@ -114,7 +135,7 @@ describe('CreditLeases', () => {
       expect(refusedCosts.length).toBeGreaterThan(0)
       expect(after.credits).toBeLessThan(Math.min(...refusedCosts))
     } finally {
-      clearInterval(rounds)
+      await rounds.stop()
     }
   })
 
@@ -136,6 +157,9 @@ describe('CreditLeases', () => {
   it('a node that crashed: its lease expires and any other node returns it to the account; answered-but-unwritten calls (memory) go unbilled, never charged twice', async () => {
     const a = await fresh(100)
     const crashed = node(undefined, { durability: 'memory', flushMs: 60_000 })
+    // a crashed node's process is gone; this one lives on in the test worker, its flush timer set for a minute from
+    // now, and retrying (on a store closed by then) every minute after: stopped once the test is over
+    onTestFinished(() => crashed.close())
     expect(await charge(crashed, a, 4, 'f0')).toEqual({ ok: true, remaining: 96 })
     expect(await account(a.accountId)).toMatchObject({ credits: 100, leased: 100, rows: 0 })
     // the crash: no close, no more rounds; its lease runs out

@@ -55,17 +55,26 @@ export async function startOwnNats(): Promise<OwnNats> {
   let runs = 0
   const start = async () => {
     const dir = path.join(root, `run${++runs}`)
-    proc = spawn(BINARY, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir], { stdio: 'ignore' })
+    const p = spawn(BINARY, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir], { stdio: 'ignore' })
+    // a process that could not be started (or signalled) emits 'error': without a listener that ends the test process
+    let failed: Error | null = null
+    p.on('error', (err) => (failed = err))
+    proc = p
     const end = Date.now() + 10_000
     while (!(await answers(port))) {
-      if (Date.now() > end) throw new Error(`nats-server on port ${port} did not start`)
+      if (failed || Date.now() > end) {
+        // not left running (nor waited for, when it never started) behind the failure
+        if (p.pid === undefined) proc = null
+        else await stop()
+        throw new Error(`nats-server on port ${port} did not start${failed ? `: ${String(failed)}` : ''}`)
+      }
       await new Promise((r) => setTimeout(r, 50))
     }
   }
   const stop = async () => {
     const p = proc
     proc = null
-    if (!p || p.exitCode !== null) return
+    if (!p || p.exitCode !== null || p.signalCode !== null) return
     const exited = new Promise((r) => p.once('exit', r))
     p.kill('SIGTERM')
     const timer = setTimeout(() => p.kill('SIGKILL'), 5000)

@@ -60,8 +60,11 @@ export async function freshDatabase(tag: string): Promise<{ url: string; drop():
   const name = `${tag}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
   const admin = new pg.Client({ connectionString: PG_TEST_URL })
   await admin.connect()
-  await admin.query(`CREATE DATABASE "${name}"`)
-  await admin.end()
+  try {
+    await admin.query(`CREATE DATABASE "${name}"`)
+  } finally {
+    await admin.end()
+  }
   const u = new URL(PG_TEST_URL)
   u.pathname = `/${name}`
   return {
@@ -69,8 +72,11 @@ export async function freshDatabase(tag: string): Promise<{ url: string; drop():
     async drop() {
       const c = new pg.Client({ connectionString: PG_TEST_URL })
       await c.connect()
-      await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
-      await c.end()
+      try {
+        await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
+      } finally {
+        await c.end()
+      }
     },
   }
 }
@@ -94,20 +100,35 @@ export async function startNode(name: string, env: Record<string, string>, clock
   let out = ''
   proc.stdout!.on('data', (d: Buffer) => (out += d.toString()))
   proc.stderr!.on('data', (d: Buffer) => (out += d.toString()))
-  const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)))
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} did not start:\n${out}`)), 90_000)
-    const check = () => {
-      const m = /running at (http:\/\/\S+)/.exec(out)
-      if (m) {
-        clearTimeout(timer)
-        resolve(m[1]!)
-      }
-    }
-    proc.stdout!.on('data', check)
-    void exited.then((code) => reject(new Error(`${name} exited (${code}) before it listened:\n${out}`)))
+  // a process that could not be started emits 'error' (and never 'exit'): without a listener that ends the test process
+  let spawnError: Error | undefined
+  const exited = new Promise<number | null>((r) => {
+    proc.on('exit', (code) => r(code))
+    proc.on('error', (err) => {
+      spawnError ??= err
+      if (proc.pid === undefined) r(null)
+    })
   })
-  return { name, proc, url, output: () => out, exited }
+  let timer: NodeJS.Timeout | undefined
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`${name} did not start:\n${out}`)), 90_000)
+      const check = () => {
+        const m = /running at (http:\/\/\S+)/.exec(out)
+        if (m) resolve(m[1]!)
+      }
+      proc.stdout!.on('data', check)
+      void exited.then((code) => reject(new Error(`${name} exited (${code}) before it listened${spawnError ? ` (${String(spawnError)})` : ''}:\n${out}`)))
+    })
+    return { name, proc, url, output: () => out, exited }
+  } catch (e) {
+    // not left running behind the failure (the caller has no node to stop)
+    if (proc.exitCode === null && proc.signalCode === null && proc.pid !== undefined) proc.kill('SIGKILL')
+    await exited
+    throw e
+  } finally {
+    clearTimeout(timer)
+  }
 }
 
 /** poll `fn` until it returns a value (not undefined), at most timeoutMs */

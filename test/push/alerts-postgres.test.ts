@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { EXCHANGE_IDS } from '../../src/domain/exchanges.js'
 import { Ingest } from '../../src/ingest/ingest.js'
-import { createApp } from '../../src/server.js'
+import { createApp, stopApp } from '../../src/server.js'
 import { freshSchema, requirePostgresInCi } from '../helpers/postgres.js'
 import { startTestService, type TestService } from '../helpers/service.js'
 import { until } from './sse-client.js'
@@ -16,12 +16,15 @@ let down = false
 const got: { path: string; id: string }[] = []
 const drops: (() => Promise<void>)[] = []
 const services: TestService[] = []
+/** the other nodes' apps a test makes: their engines run on timers until stopped, before the store closes */
+const otherApps: ReturnType<typeof createApp>[] = []
 
 beforeAll(async () => {
   receiver = await webhookReceiver((d) => got.push({ path: d.path, id: d.eventId }), { failing: () => (down ? 500 : null) })
   base = receiver.base
 })
 afterAll(async () => {
+  for (const app of otherApps) await stopApp(app)
   for (const t of services) await t.close().catch(() => {})
   for (const d of drops) await d()
   await receiver?.close()
@@ -44,7 +47,7 @@ describe('alerts on PostgreSQL', () => {
     drops.push(schema.drop)
     const t = await startTestService({ env: { DATABASE_URL: schema.url, ...ENV } })
     services.push(t)
-    for (let i = 0; i < 3; i++) createApp(t.services) // three more nodes' engines over the same store
+    for (let i = 0; i < 3; i++) otherApps.push(createApp(t.services)) // three more nodes' engines over the same store
     const { apiKey } = await t.signup()
     const ids = await Promise.all(Array.from({ length: 10 }, (_, i) => create(t, apiKey, `/pg${i}`, 50_000 + i)))
     for (const [i, mark] of [40_000, 60_000, 45_000, 61_000, 62_000, 40_000, 63_000].entries()) {
@@ -90,6 +93,8 @@ describe('alerts on PostgreSQL', () => {
     // the first process retries only after 3 s: it is stopped between attempts (one stopped while sending would
     // hold the delivery for its 30 s lease, which is how a crashed sender is covered)
     const first = await startTestService({ env: { DATABASE_URL: schema.url, ...ENV, ALERT_RETRY_BASE_MS: '3000' } })
+    // closed below; afterAll closes it too when the test fails before that (its engine would run on otherwise)
+    services.push(first)
     const { apiKey } = await first.signup()
     setMark(first, 'BTC', 90_000)
     const id = await create(first, apiKey, '/restart', 80_000)

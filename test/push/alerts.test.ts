@@ -12,7 +12,7 @@ import { activeRules, recordEvaluation } from '../../src/accounts/alerts.js'
 import { refusedAddress } from '../../src/accounts/webhook-address.js'
 import { sendEvent } from '../../src/push/webhook.js'
 import { alertPrice } from '../../src/push/alerts.js'
-import { createApp } from '../../src/server.js'
+import { createApp, stopApp } from '../../src/server.js'
 import { expectProblem, startTestService, type TestService } from '../helpers/service.js'
 import { until } from './sse-client.js'
 import { webhookReceiver, type Receiver } from './receiver.js'
@@ -30,6 +30,8 @@ let receiver: Receiver | undefined
 let base = ''
 const received: Received[] = []
 let down = false
+/** the other nodes' apps a test makes on t's store: their engines run on timers until stopped, before the store closes */
+const otherApps: ReturnType<typeof createApp>[] = []
 
 /** the recipe of docs/streaming.md#verifying-an-alert */
 function verify(body: string, header: string, secret: string, nowMs: number, toleranceS = 300): boolean {
@@ -61,6 +63,7 @@ beforeAll(async () => {
   ingest = new Ingest({ db: t.services.db, market: t.services.market })
 })
 afterAll(async () => {
+  for (const app of otherApps) await stopApp(app)
   await receiver?.close()
   await t.close()
 })
@@ -151,7 +154,7 @@ describe('alert rules', () => {
   })
 
   it('two API nodes on one store deliver each firing once', async () => {
-    createApp(t.services) // a second node: its own engine over the same store
+    otherApps.push(createApp(t.services)) // a second node: its own engine over the same store
     const { apiKey } = await t.signup()
     setMark('BTC', 70_000)
     const rule = ((await (await post(apiKey, { coin: 'BTC', condition: { type: 'price_above', value: 65_000 }, url: `${base}/two` })).json()) as { data: { alert_id: string } }).data

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createServices } from '../../src/bootstrap.js'
 import { loadConfig } from '../../src/config.js'
 import { startRole, stopNode } from '../../src/roles.js'
-import { createApp } from '../../src/server.js'
+import { createApp, stopApp } from '../../src/server.js'
 import { REDIS_TEST_URL, redisReachable } from '../helpers/scale-out.js'
 import { expectProblem, startTestService, type TestService } from '../helpers/service.js'
 import { openTestStore } from '../helpers/store.js'
@@ -116,9 +116,13 @@ describe('streams per key across API nodes (Redis)', async () => {
         async close() {
           server.closeAllConnections()
           await new Promise((r) => server.close(r))
-          // the last node closes the shared store
+          // the last node closes the shared store; another stops its app's timers (alerts, push signals, views) as
+          // stopNode does, which otherwise ran on in the worker, on a closed store, while later files ran
           if (nodes.indexOf(this) === nodes.length - 1) await stopNode(services, app, running)
-          else await running.stop()
+          else {
+            await stopApp(app)
+            await running.stop()
+          }
         },
       })
     }

@@ -9,7 +9,7 @@ import net from 'node:net'
 import path from 'node:path'
 import v8 from 'node:v8'
 import vm from 'node:vm'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { liveDraft } from '../../src/read/stream/drafts.js'
 import type { TickerEvent } from '../../src/domain/events.js'
 import { DEFAULT_COINS } from '../../src/domain/coins.js'
@@ -41,7 +41,17 @@ const ticker = (i: number): TickerEvent => ({
 beforeAll(async () => {
   t = await startTestService({ listen: true })
 })
-afterAll(async () => t?.close())
+/** every stalled-readers child, stopped (and waited for) at the latest here */
+const started = new Set<ChildProcess>()
+afterAll(async () => {
+  await Promise.all([...started].map(async (child) => {
+    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return
+    const gone = new Promise((r) => child.once('exit', r))
+    child.kill('SIGKILL')
+    await gone
+  }))
+  await t?.close()
+})
 
 // a full collection before each reading, so the heap figure is what is held, not garbage not yet collected
 v8.setFlagsFromString('--expose-gc')
@@ -57,9 +67,15 @@ function stalledReaders(requests: string[]): { child: ChildProcess; connected: P
     env: { ...process.env, STALLED_PORT: new URL(t.url).port, STALLED_REQUESTS: JSON.stringify(requests) },
     stdio: ['pipe', 'pipe', 'inherit'],
   })
+  started.add(child)
+  child.once('exit', () => started.delete(child))
+  // its stdin is ended to stop it: a child already gone makes that an EPIPE on the pipe, which needs a listener
+  child.stdin!.on('error', () => {})
   const connected = new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (d: Buffer) => d.toString().includes('connected') && resolve())
     child.on('exit', (code) => reject(new Error(`stalled readers exited with ${code}`)))
+    // not started at all: 'error' (never 'exit'), which would otherwise end the test process
+    child.on('error', reject)
   })
   return { child, connected }
 }
@@ -137,7 +153,11 @@ describe('GET /v1/stream with readers that never read', { timeout: 180_000 }, ()
     const others = hub.subscribers()
     const { apiKey } = await t.signup()
     const socket = net.connect({ host: '127.0.0.1', port: Number(new URL(t.url).port) })
-    await new Promise((r) => socket.once('connect', r))
+    // a reset of this socket fails the test where it waits on it, and nothing of it outlives the test
+    const failed = new Promise<never>((_, reject) => socket.once('error', reject))
+    failed.catch(() => {})
+    onTestFinished(() => void socket.destroy())
+    await Promise.race([new Promise((r) => socket.once('connect', r)), failed])
     socket.pause()
     socket.write(`GET /v1/stream?channels=ticker HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${apiKey}\r\n\r\n`)
     await until(() => hub.subscribers() === others + 1, 5000, 'the stream open')
@@ -154,7 +174,7 @@ describe('GET /v1/stream with readers that never read', { timeout: 180_000 }, ()
     socket.setEncoding('utf8')
     socket.on('data', (d: string) => (text += d))
     socket.resume()
-    await new Promise((r) => socket.once('end', r))
+    await Promise.race([new Promise((r) => socket.once('end', r)), failed])
     const frames = [...text.matchAll(/^id: (\d+)\nevent: (\w+)\n/gm)].map((m) => Number(m[1]))
     expect(frames.length).toBeGreaterThan(0)
     expect(frames).toEqual(published.slice(0, frames.length))

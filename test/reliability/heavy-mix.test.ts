@@ -51,7 +51,9 @@ const p99 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.max(0, Math.cei
 /** the ticker polled one call after another by the other key until `until` settles; each call's wall time and status */
 async function pollTicker(until: Promise<unknown>): Promise<{ ms: number[]; statuses: number[] }> {
   let done = false
-  void until.finally(() => (done = true))
+  // settled either way (a .finally chain would carry `until`'s rejection on, where nothing handles it)
+  const stop = () => void (done = true)
+  void until.then(stop, stop)
   const ms: number[] = []
   const statuses: number[] = []
   while (!done) {

@@ -82,7 +82,8 @@ export class UniverseRefresh {
     const r = await this.refresh()
     if (!this.stopped) {
       const ms = r.change ? UNIVERSE_REFRESH_MS : UNIVERSE_RETRY_MS
-      this.cancel = (this.opts.schedule ?? realSchedule)(() => void this.tick(), ms)
+      // a scheduled refresh's failure (the store unreachable, say) is logged here: left unhandled, it would end the process
+      this.cancel = (this.opts.schedule ?? realSchedule)(() => void this.tick().catch((err: unknown) => this.opts.logger.warn({ err }, 'universe: the scheduled refresh failed; no further refresh is scheduled')), ms)
     }
     return r
   }

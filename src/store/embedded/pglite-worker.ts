@@ -24,5 +24,9 @@ parentPort!.on('message', (m: unknown) => {
     await server.stop()
     await db.close()
     process.exit(0)
-  })()
+  })().catch((e: unknown) => {
+    // the thread ends either way (an unhandled rejection ended it too, unexplained): saying why
+    process.stderr.write(`the embedded store did not stop cleanly: ${e instanceof Error ? e.message : String(e)}\n`)
+    process.exit(1)
+  })
 })

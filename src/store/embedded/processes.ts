@@ -103,6 +103,9 @@ export async function stopLeftover(cluster: string, log: (msg: string) => void):
 export function watchdog(pid: number): { cancel(): void } {
   const script = `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; kill -INT ${pid} 2>/dev/null`
   const child = spawn('sh', ['-c', script], { detached: true, stdio: 'ignore' })
+  // a shell that could not be started (EAGAIN, no sh) emits 'error', which without a listener ends the process: the
+  // store then runs without its watchdog, as it would once the watchdog is cancelled
+  child.on('error', () => {})
   child.unref()
   return {
     cancel() {

@@ -2,7 +2,7 @@
 // 429 → 418, faults, and the streams continuing the REST book snapshot.
 import '../no-network.js'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import WebSocket from 'ws'
+import { testSocket } from '../ws-client.js'
 import { startVenueDouble, type VenueDouble } from './index.js'
 
 const MIN = 60_000
@@ -170,12 +170,12 @@ describe('Binance double', () => {
   })
 
   it('streams: aggTrade frames are the history trades; depth diffs continue the REST snapshot (U/u/pu)', async () => {
-    const ws = new WebSocket(`${d.wsUrl}/public/ws/0`)
+    const ws = testSocket(`${d.wsUrl}/public/ws/0`)
     const frames: any[] = []
     ws.on('message', (m) => frames.push(JSON.parse(String(m))))
     await new Promise((r) => ws.once('open', r))
     ws.send(JSON.stringify({ method: 'SUBSCRIBE', params: ['btcusdt@depth@100ms'], id: 1 }))
-    const market = new WebSocket(`${d.wsUrl}/market/ws/1`)
+    const market = testSocket(`${d.wsUrl}/market/ws/1`)
     const trades: any[] = []
     market.on('message', (m) => trades.push(JSON.parse(String(m))))
     await new Promise((r) => market.once('open', r))

@@ -2,7 +2,7 @@
 // interest and long/short, funding history's endTime paging, the IP limit and its ban, retCode 10006, streams.
 import '../no-network.js'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import WebSocket from 'ws'
+import { testSocket } from '../ws-client.js'
 import { startVenueDouble, type VenueDouble } from './index.js'
 
 const MIN = 60_000
@@ -105,7 +105,7 @@ describe('Bybit double', () => {
   })
 
   it('streams: subscribe ack, an order book snapshot then deltas, public trades from the history', async () => {
-    const ws = new WebSocket(`${d.wsUrl}/v5/public/linear`)
+    const ws = testSocket(`${d.wsUrl}/v5/public/linear`)
     const frames: any[] = []
     ws.on('message', (m) => frames.push(JSON.parse(String(m))))
     await new Promise((r) => ws.once('open', r))

@@ -3,7 +3,7 @@
 // and the indexer's stream protocol (connected, subscribed, channel_data / channel_batch_data).
 import '../no-network.js'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import WebSocket from 'ws'
+import { testSocket } from '../ws-client.js'
 import { startVenueDouble, type VenueDouble } from './index.js'
 
 const MIN = 60_000
@@ -71,7 +71,7 @@ describe('dYdX double', () => {
   })
 
   it('streams: connected, subscribed with the book, batched book updates, trades with LIQUIDATED ones', async () => {
-    const ws = new WebSocket(`${d.wsUrl}/v4/ws`)
+    const ws = testSocket(`${d.wsUrl}/v4/ws`)
     const frames: any[] = []
     ws.on('message', (m) => frames.push(JSON.parse(String(m))))
     await vi.waitFor(() => expect(frames[0]?.type).toBe('connected'))

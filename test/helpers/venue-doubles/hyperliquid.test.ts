@@ -2,7 +2,7 @@
 // fundingHistory's 500 per response and startTime paging, the 1200-per-minute weight with per-item surcharges, streams.
 import '../no-network.js'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import WebSocket from 'ws'
+import { testSocket } from '../ws-client.js'
 import { startVenueDouble, type VenueDouble } from './index.js'
 
 const MIN = 60_000
@@ -76,7 +76,7 @@ describe('Hyperliquid double', () => {
   })
 
   it('streams: trades from the history (taker side B/A), l2Book snapshots of 20 levels, ping/pong', async () => {
-    const ws = new WebSocket(`${d.wsUrl}/ws`)
+    const ws = testSocket(`${d.wsUrl}/ws`)
     const frames: any[] = []
     ws.on('message', (m) => frames.push(JSON.parse(String(m))))
     await new Promise((r) => ws.once('open', r))

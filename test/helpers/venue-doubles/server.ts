@@ -124,6 +124,9 @@ export async function startDoubleServer(venue: () => VenueBehaviour, opts: { now
 
   const wss = new WebSocketServer({ noServer: true })
   server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    // an upgraded socket has no error listener of the HTTP server's any more: a client that resets it (one refused
+    // below, or one gone before the handshake) would end the test process
+    socket.on('error', () => socket.destroy())
     const url = new URL(req.url ?? '/', 'http://double')
     const fault = takeFault(url.pathname)
     if (fault?.kind === 'down') return socket.destroy()

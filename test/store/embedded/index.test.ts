@@ -5,7 +5,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest'
 import { StoreLockedError } from '../../../src/store/data-dir-lock.js'
 import { openDatabase } from '../../../src/store/database.js'
 import { startEmbeddedStore } from '../../../src/store/embedded/index.js'
@@ -103,14 +103,24 @@ describe('startEmbeddedStore: postgres', () => {
   it('leaves no postgres running after its owner is killed with -9', { timeout: 120_000 }, async () => {
     const dataDir = path.join(root, 'orphan')
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, '..', '..', 'helpers', 'store-owner.ts'), dataDir], { stdio: ['ignore', 'pipe', 'inherit'] })
-    const exited = new Promise((r) => child.once('exit', r))
+    // not started at all: 'error' and never 'exit' (an 'error' without a listener would end the test process)
+    const exited = new Promise((r) => {
+      child.once('exit', r)
+      child.once('error', r)
+    })
+    // a failure before the kill below leaves no owner (nor its store) running past the test
+    onTestFinished(async () => {
+      if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return
+      child.kill('SIGKILL')
+      await exited
+    })
     const started = await new Promise<{ url: string; pid: number }>((resolve, reject) => {
       let out = ''
       child.stdout!.on('data', (d: Buffer) => {
         out += d.toString()
         if (out.includes('\n')) resolve(JSON.parse(out.split('\n')[0]!) as { url: string; pid: number })
       })
-      void exited.then(() => reject(new Error(`the owner exited first: ${out}`)))
+      void exited.then((why) => reject(new Error(`the owner exited first (${String(why)}): ${out}`)))
     })
     expect(await ask(started.url)).toEqual([{ one: 1 }])
     child.kill('SIGKILL')
