@@ -61,7 +61,7 @@ export class UniverseRefresh {
     return (await readUniverse(this.opts.db)).filter((c) => c.delistedAt === null && c.venues.length > 0).map((c) => c.coin)
   }
 
-  /** refreshes now, then every UNIVERSE_REFRESH_MS (UNIVERSE_RETRY_MS after a refresh that loaded no list) */
+  /** refreshes now, then every UNIVERSE_REFRESH_MS (UNIVERSE_RETRY_MS after a refresh that loaded no list or failed) */
   start(): Promise<RefreshResult> {
     return this.tick()
   }
@@ -79,13 +79,21 @@ export class UniverseRefresh {
   }
 
   private async tick(): Promise<RefreshResult> {
-    const r = await this.refresh()
-    if (!this.stopped) {
-      const ms = r.change ? UNIVERSE_REFRESH_MS : UNIVERSE_RETRY_MS
-      // a scheduled refresh's failure (the store unreachable, say) is logged here: left unhandled, it would end the process
-      this.cancel = (this.opts.schedule ?? realSchedule)(() => void this.tick().catch((err: unknown) => this.opts.logger.warn({ err }, 'universe: the scheduled refresh failed; no further refresh is scheduled')), ms)
+    let r: RefreshResult | undefined
+    try {
+      r = await this.refresh()
+      return r
+    } finally {
+      // the next refresh is scheduled whatever this one did: a day after a change, an hour after a refresh that loaded
+      // no list or failed (the store unreachable, say), so a fault is retried without a restart
+      if (!this.stopped) {
+        const ms = r?.change ? UNIVERSE_REFRESH_MS : UNIVERSE_RETRY_MS
+        this.cancel = (this.opts.schedule ?? realSchedule)(
+          () => void this.tick().catch((err: unknown) => this.opts.logger.warn({ err, retryInMs: UNIVERSE_RETRY_MS }, 'universe: the scheduled refresh failed; retrying')),
+          ms,
+        )
+      }
     }
-    return r
   }
 
   /** one refresh (concurrent calls share it) */

@@ -130,6 +130,17 @@ describe('the universe, refreshed daily', () => {
     expect(market.listedCoins()).toContain('ATOM')
     expect(timers.filter((t) => !t.cancelled).map((t) => t.at - at)).toEqual([UNIVERSE_REFRESH_MS + UNIVERSE_RETRY_MS])
 
+    // the store fails during a scheduled refresh: logged, and the next try is an hour later (not never)
+    lists.set('hyperliquid', recorded.hyperliquid)
+    const prisma = db.prisma
+    let reads = 0
+    db.prisma = new Proxy(prisma, { get: (p, k) => (k === 'coin' ? { findMany: () => (reads++, Promise.reject(new Error('store down'))) } : Reflect.get(p, k)) })
+    const failedAt = timers.filter((t) => !t.cancelled).sort((a, b) => a.at - b.at)[0]!.at
+    await nextDay(refresh).catch(() => {})
+    db.prisma = prisma
+    expect(reads).toBe(1)
+    expect(timers.filter((t) => !t.cancelled).map((t) => t.at - failedAt)).toEqual([UNIVERSE_RETRY_MS])
+
     await refresh.stop()
     expect(timers.every((t) => t.cancelled)).toBe(true)
   })
