@@ -22,6 +22,8 @@ export interface Follower {
   applied(): number
   /** reloads from the store after a gap in a writer's numbering (a data message lost) */
   gaps(): number
+  /** resolves once every reload asked for so far has finished */
+  settled(): Promise<void>
   stop(): void
 }
 
@@ -136,6 +138,12 @@ export function followBus(bus: NatsBus, market: MarketState, db: Database, logge
     statuses: () => [...statuses.values()],
     applied: () => applied,
     gaps: () => gaps,
+    settled: async () => {
+      for (let p = resyncing; ; p = resyncing) {
+        await p
+        if (p === resyncing) return
+      }
+    },
     stop: () => clearInterval(timer),
   }
 }

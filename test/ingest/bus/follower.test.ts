@@ -36,8 +36,8 @@ describe('the follower reloads from the store when a writer’s data message nev
     await db?.close()
   })
 
-  /** let the follower's reloads (chained promises on the store) run */
-  const settle = () => new Promise((r) => setTimeout(r, 50))
+  /** let the follower's reloads (chained promises on the store) run to their end */
+  const settle = () => follower.settled()
 
   it('consecutive numbers: no reload; a skipped number: one reload; a last message missing a status later: one reload', async () => {
     handlers.resync() // the consumers are in place: the first load

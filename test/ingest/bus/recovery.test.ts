@@ -62,7 +62,7 @@ describe('NATS restarted without its memory streams', () => {
       }
     }
     await send(0, 12)
-    await until('the first messages on the API side', async () => (got.live.length >= 12 && got.data.length >= 12 && hub.since(['ticker'], 0).length >= 12 ? true : undefined), 10_000)
+    await until('the first messages on the API side', async () => (got.live.length >= 12 && got.data.length >= 12 && hub.since(['ticker'], 0).length >= 12 ? true : undefined), 20_000)
     const before = hub.since(['ticker'], 0).map((e) => e.id)
     expect(got.resyncs).toBe(1)
 
@@ -91,7 +91,7 @@ describe('NATS restarted without its memory streams', () => {
     const seen = { live: got.live.length, data: got.data.length }
     await send(100, 3)
     await until('the messages sent after the restart on the API side', async () =>
-      got.live.length >= seen.live + 3 && got.data.length >= seen.data + 3 && hub.since(['ticker'], Math.max(...before)).length >= 3 ? true : undefined, 10_000)
+      got.live.length >= seen.live + 3 && got.data.length >= seen.data + 3 && hub.since(['ticker'], Math.max(...before)).length >= 3 ? true : undefined, 20_000)
     expect(got.live.slice(seen.live).map((e) => e.ts)).toEqual([100, 101, 102].map((i) => T0 + i))
     expect(got.data.slice(seen.data).map((m) => m.seq)).toEqual([101, 102, 103])
     // the new push stream numbers above the old one: a client resuming with an old id gets the new events
@@ -126,11 +126,12 @@ describe('NATS restarted without its memory streams', () => {
       proxy.cut()
       proxy.restore()
       const back = Date.now()
-      await until('the follower to reconnect and reload', async () => (last.resyncs >= 2 ? true : undefined), 10_000, 20)
+      await until('the follower to reconnect and reload', async () => (last.resyncs >= 2 ? true : undefined), 15_000, 20)
       // consumers left to resume on their own stalled here for 30 s (live) or for good (data)
-      await until('live and data messages sent after the reconnect', async () => (last.live > back && last.data > back ? true : undefined), 5000, 20)
-      // a reconnect (~1 s) and the writer's next store write (every 2 s)
-      expect(Date.now() - back).toBeLessThanOrEqual(4000)
+      await until('live and data messages sent after the reconnect', async () => (last.live > back && last.data > back ? true : undefined), 10_000, 20)
+      // a reconnect (~1 s) and the writer's next store write (every 2 s): ~3 s on a quiet machine; the bound is what
+      // tells it from the 30 s stall, with room for a loaded CI machine
+      expect(Date.now() - back).toBeLessThan(20_000)
     } finally {
       clearInterval(timer)
     }
