@@ -4,7 +4,7 @@
 // … PGlite is closed" in the log of every SIGTERM (issue 29, item 15).
 import { Writable } from 'node:stream'
 import { pino } from 'pino'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, vi } from 'vitest'
 import { createServices } from '../src/bootstrap.js'
 import { loadConfig } from '../src/config.js'
 import { startRole, stopNode } from '../src/roles.js'
@@ -39,8 +39,7 @@ describe('stopNode', () => {
       if (/alert_rule/.test(text)) reads++
       return query(text, params as never)
     }) as typeof sql.query
-    await new Promise((r) => setTimeout(r, 200))
-    expect(reads, 'the alert engine polls the store').toBeGreaterThan(2)
+    await vi.waitFor(() => expect(reads, 'the alert engine polls the store').toBeGreaterThan(2), { timeout: 5000 })
 
     await stopNode(services, app, running)
     closed = true

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { CreditLeases, type LeaseOptions } from '../../src/accounts/credit-leases.js'
 import type { Sql } from '../../src/store/database.js'
 import { toApiError } from '../../src/errors.js'
@@ -177,8 +177,8 @@ describe('CreditLeases', () => {
     const n = node(undefined, { durability: 'memory', flushMs: 30 })
     const results = await Promise.all([1, 2, 3].map((c, i) => charge(n, a, c, `g${i}`)))
     expect(results).toEqual([{ ok: true, remaining: 99 }, { ok: true, remaining: 97 }, { ok: true, remaining: 94 }])
-    await new Promise((r) => setTimeout(r, 150))
-    expect(await account(a.accountId)).toMatchObject({ credits: 94, spent: 6, rows: 3 })
+    // written by the flush a few intervals later (polled: a loaded machine runs the flush late)
+    await vi.waitFor(async () => expect(await account(a.accountId)).toMatchObject({ credits: 94, spent: 6, rows: 3 }), { timeout: 2000, interval: 30 })
     await n.close()
     expect(await account(a.accountId)).toMatchObject({ credits: 94, leased: 0 })
   })

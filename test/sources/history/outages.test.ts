@@ -14,18 +14,24 @@ describe('outage watch', () => {
     let now = 10 * MIN
     const h: ConnectorHealth = { exchange: 'binance', lastEventAt: now, connected: true, errors: 0, failing: [], refused: null }
     const repairs: number[] = []
-    const stop = watchOutages({ health: () => ({ ...h, lastEventAt: now }), now: () => now, repair: (from) => repairs.push(from), everyMs: 5, delayMs: 5 })
-    await new Promise((r) => setTimeout(r, 20))
+    let checks = 0
+    const stop = watchOutages({ health: () => (checks++, { ...h, lastEventAt: now }), now: () => now, repair: (from) => repairs.push(from), everyMs: 5, delayMs: 5 })
+    /** the watch has looked at the health twice more (not a fixed sleep: a loaded machine runs its timers late) */
+    const looked = async () => {
+      const from = checks
+      await until(() => checks >= from + 2)
+    }
+    await looked()
     // a positioning poll failing is no outage of the market data (its errors are a blip, repaired over the last check)
     h.failing = ['positioning']
-    await new Promise((r) => setTimeout(r, 20))
+    await looked()
     expect(repairs).toEqual([])
     h.failing = ['trades:BTC/USDT:USDT']
     h.errors = 3
-    await new Promise((r) => setTimeout(r, 20))
+    await looked()
     const outageSeenBy = now
     now += 20 * MIN
-    await new Promise((r) => setTimeout(r, 20))
+    await looked()
     expect(repairs).toEqual([])
     h.failing = []
     await until(() => repairs.length === 1)
