@@ -13,7 +13,7 @@ const RANK: Record<BudgetPriority, number> = { live: 0, repair: 1, backfill: 2 }
 /** the share of a pool's limit each priority may fill: what backfill leaves is repair's and the live polls' headroom */
 export const PRIORITY_CEILING: Record<BudgetPriority, number> = { live: 1, repair: 0.85, backfill: 0.7 }
 /** the longest a waiter waits before its budget looks at the clock again (a pause of a minute: 60 looks) */
-export const RECHECK_MS = 1000
+const RECHECK_MS = 1000
 
 export interface PoolLimit {
   name: string
