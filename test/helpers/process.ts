@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import path from 'node:path'
 import { NODE_FLAGS } from '../../scripts/build.mjs'
+import { startedChild } from './child.js'
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..')
 const NO_NETWORK = path.join(ROOT, 'test', 'helpers', 'no-network.mjs')
@@ -44,39 +45,21 @@ export async function startService(
     env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', BACKFILL_DAYS: '0.02', LOG_LEVEL: 'warn', RATE_LIMIT_RPS: '0', SIM_SEED: '11', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
-  // a process that could not be started emits 'error' (and never 'exit'): without a listener that ends the test process
-  let spawnError: Error | undefined
-  const exited = new Promise<number | null>((r) => {
-    proc.on('exit', (code) => r(code))
-    proc.on('error', (err) => {
-      spawnError ??= err
-      if (proc.pid === undefined) r(null)
-    })
+  const { ready, exited, output } = await startedChild(proc, 'service', (out) => {
+    const url = /running at (http:\/\/\S+)/.exec(out)?.[1]
+    const key = /demo key:\s+(pa_\S+)/.exec(out)?.[1]
+    return url && key ? { url, key } : undefined
   })
-  let out = ''
-  let timer: NodeJS.Timeout | undefined
-  try {
-    const ready = await new Promise<{ url: string; key: string }>((resolve, reject) => {
-      timer = setTimeout(() => reject(new Error(`service did not start:\n${out}`)), 90_000)
-      const onData = (d: Buffer) => {
-        out += d.toString()
-        const url = /running at (http:\/\/\S+)/.exec(out)?.[1]
-        const key = /demo key:\s+(pa_\S+)/.exec(out)?.[1]
-        if (url && key) resolve({ url, key })
-      }
-      proc.stdout!.on('data', onData)
-      proc.stderr!.on('data', (d: Buffer) => (out += d.toString()))
-      void exited.then((code) => reject(new Error(`service exited (${code}) before it was ready${spawnError ? ` (${String(spawnError)})` : ''}:\n${out}`)))
-    })
-    return { proc, exited, ...ready, output: () => out }
-  } catch (e) {
-    // not left running behind the failure (the caller has no process to stop)
-    if (proc.exitCode === null && proc.signalCode === null && proc.pid !== undefined) proc.kill('SIGKILL')
-    await exited
-    throw e
-  } finally {
-    clearTimeout(timer)
-  }
+  return { proc, exited, ...ready, output }
+}
+
+/** SIGTERM, as a user stops it (its embedded store stops with it); SIGKILL if it has not exited within `ms` */
+export async function stopService(svc: { proc: ChildProcess; exited: Promise<number | null> }, ms = 20_000): Promise<void> {
+  if (svc.proc.exitCode !== null || svc.proc.signalCode !== null || svc.proc.pid === undefined) return
+  svc.proc.kill('SIGTERM')
+  const timer = setTimeout(() => svc.proc.kill('SIGKILL'), ms)
+  await svc.exited
+  clearTimeout(timer)
 }
 
 /** resolves when the process has printed text matching `re` (LOG_LEVEL=info shows the progress lines) */

@@ -6,6 +6,7 @@ import net from 'node:net'
 import path from 'node:path'
 import pg from 'pg'
 import { NODE_FLAGS } from '../../scripts/build.mjs'
+import { startedChild } from './child.js'
 import { PG_TEST_URL, postgresAvailable } from './postgres.js'
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..')
@@ -97,38 +98,8 @@ export async function startNode(name: string, env: Record<string, string>, clock
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', CLOCK_EPOCH_MS: String(clock.epoch), CLOCK_SPEED: String(clock.speed), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
-  let out = ''
-  proc.stdout!.on('data', (d: Buffer) => (out += d.toString()))
-  proc.stderr!.on('data', (d: Buffer) => (out += d.toString()))
-  // a process that could not be started emits 'error' (and never 'exit'): without a listener that ends the test process
-  let spawnError: Error | undefined
-  const exited = new Promise<number | null>((r) => {
-    proc.on('exit', (code) => r(code))
-    proc.on('error', (err) => {
-      spawnError ??= err
-      if (proc.pid === undefined) r(null)
-    })
-  })
-  let timer: NodeJS.Timeout | undefined
-  try {
-    const url = await new Promise<string>((resolve, reject) => {
-      timer = setTimeout(() => reject(new Error(`${name} did not start:\n${out}`)), 90_000)
-      const check = () => {
-        const m = /running at (http:\/\/\S+)/.exec(out)
-        if (m) resolve(m[1]!)
-      }
-      proc.stdout!.on('data', check)
-      void exited.then((code) => reject(new Error(`${name} exited (${code}) before it listened${spawnError ? ` (${String(spawnError)})` : ''}:\n${out}`)))
-    })
-    return { name, proc, url, output: () => out, exited }
-  } catch (e) {
-    // not left running behind the failure (the caller has no node to stop)
-    if (proc.exitCode === null && proc.signalCode === null && proc.pid !== undefined) proc.kill('SIGKILL')
-    await exited
-    throw e
-  } finally {
-    clearTimeout(timer)
-  }
+  const { ready: url, exited, output } = await startedChild(proc, name, (out) => /running at (http:\/\/\S+)/.exec(out)?.[1])
+  return { name, proc, url, output, exited }
 }
 
 /** poll `fn` until it returns a value (not undefined), at most timeoutMs */

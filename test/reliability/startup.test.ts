@@ -2,7 +2,7 @@ import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it, vi } from 'vitest'
-import { startService, type Running } from '../helpers/process.js'
+import { startService, stopService, type Running } from '../helpers/process.js'
 
 // A fresh `npm start` serves analytics with data within seconds, while the history is still being backfilled
 // (newest day first): the backfill must never starve the HTTP server.
@@ -10,7 +10,9 @@ describe('fresh start', () => {
   let dir = ''
   let svc: (Running & { output: () => string }) | undefined
   afterAll(async () => {
-    svc?.proc.kill('SIGKILL')
+    // stopped as a user stops it, so its embedded store is gone before its directory is removed (after a SIGKILL the
+    // store's watchdog stops it up to a second later, writing its WAL while the directory is being removed)
+    if (svc) await stopService(svc)
     if (dir) await fs.rm(dir, { recursive: true, force: true })
   })
 
