@@ -88,6 +88,10 @@ describe('NATS restarted without its memory streams', () => {
     await until('the consumers to be made again', async () => (got.resyncs >= 2 ? true : undefined), 15_000)
     expect(api.stats.streamsRecreated).toBeGreaterThanOrEqual(1)
 
+    // the writer is connected again too (the streams may have been made by the API node alone; until its own
+    // reconnect, the writer's publishes are refused and counted, as while NATS was down)
+    await until('the writer to be connected again', async () => (ingest.connected ? true : undefined), 15_000)
+
     const seen = { live: got.live.length, data: got.data.length }
     await send(100, 3)
     await until('the messages sent after the restart on the API side', async () =>
