@@ -82,6 +82,15 @@ export async function freshDatabase(tag: string): Promise<{ url: string; drop():
   }
 }
 
+/** a small pool on a test database, for the test's own reads and writes beside the nodes */
+export function testPool(url: string): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max: 2 })
+  // an idle pooled connection the server ends emits 'error' on the pool, which without a listener ends the test process
+  // (a query reports its own errors; the pool makes a new connection for the next one)
+  pool.on('error', () => {})
+  return pool
+}
+
 export interface Node {
   name: string
   proc: ChildProcess

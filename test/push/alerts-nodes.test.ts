@@ -8,7 +8,7 @@ import { jetstreamManager } from '@nats-io/jetstream'
 import { connect } from '@nats-io/transport-node'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { NATS_TEST_URL, freshDatabase, scaleOutEngines, startNode, until, type Node } from '../helpers/scale-out.js'
+import { NATS_TEST_URL, freshDatabase, scaleOutEngines, startNode, testPool, until, type Node } from '../helpers/scale-out.js'
 import { sseReader } from './sse-client.js'
 import { webhookReceiver, type Receiver } from './receiver.js'
 
@@ -38,10 +38,7 @@ beforeAll(async () => {
   receiver = await webhookReceiver((d) => received.push({ path: d.path, eventId: d.eventId, signature: d.signature, raw: d.body }))
   base = receiver.base
   db = await freshDatabase('alertnodes')
-  sql = new pg.Pool({ connectionString: db.url, max: 2 })
-  // an idle pooled connection the server ends emits 'error' on the pool, which without a listener ends the test process
-  // (a query reports its own errors; the pool makes a new connection for the next one)
-  sql.on('error', () => {})
+  sql = testPool(db.url)
   const env = {
     DATABASE_URL: db.url,
     NATS_URL: NATS_TEST_URL,

@@ -5,7 +5,7 @@ import pg from 'pg'
 import { BUS_STALE_MS } from '../../src/http/ops-routes.js'
 import { DATA_TICK_MS } from '../../src/read/state.js'
 import { ownNatsMissing, startOwnNats, type OwnNats } from '../helpers/nats-server.js'
-import { freshDatabase, scaleOutEngines, startNode, until, type Node } from '../helpers/scale-out.js'
+import { freshDatabase, scaleOutEngines, startNode, testPool, until, type Node } from '../helpers/scale-out.js'
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js'
 
 // A bus outage end to end (issue 31, item 2), as docs/operations.md deploys the service: one ingest node and two
@@ -82,10 +82,7 @@ describe('bus outage: a node cut off, then NATS restarted without its streams', 
     nats = await startOwnNats()
     proxy = await startTcpProxy(nats.port)
     db = await freshDatabase('busout')
-    sql = new pg.Pool({ connectionString: db.url, max: 2 })
-    // an idle pooled connection the server ends emits 'error' on the pool, which without a listener ends the test process
-    // (a query reports its own errors; the pool makes a new connection for the next one)
-    sql.on('error', () => {})
+    sql = testPool(db.url)
     const env = {
       DATABASE_URL: db.url,
       BUS_PREFIX: prefix,

@@ -4,7 +4,7 @@ import { connect } from '@nats-io/transport-node'
 import http from 'node:http'
 import { Redis } from 'ioredis'
 import pg from 'pg'
-import { NATS_TEST_URL, REDIS_TEST_URL, freshDatabase, scaleOutEngines, startNode, until, type Node } from '../helpers/scale-out.js'
+import { NATS_TEST_URL, REDIS_TEST_URL, freshDatabase, scaleOutEngines, startNode, testPool, until, type Node } from '../helpers/scale-out.js'
 
 // On loopback, the deployment of docs/operations.md: one ingest writer, one ingest standby, two API nodes, on a
 // fresh PostgreSQL database, NATS JetStream (a prefix of its own) and Redis. All four processes share a clock
@@ -96,10 +96,7 @@ describe('scale out: ingest writer + standby, two API nodes, PostgreSQL + NATS +
     skip = await scaleOutEngines()
     if (skip) return
     db = await freshDatabase('scale')
-    sql = new pg.Pool({ connectionString: db.url, max: 2 })
-    // an idle pooled connection the server ends emits 'error' on the pool, which without a listener ends the test process
-    // (a query reports its own errors; the pool makes a new connection for the next one)
-    sql.on('error', () => {})
+    sql = testPool(db.url)
     const env = {
       DATABASE_URL: db.url,
       NATS_URL: NATS_TEST_URL,
