@@ -40,8 +40,7 @@ export async function startedChild<T>(proc: ChildProcess, what: string, ready: (
     })
     return { ready: value, exited, output: () => out }
   } catch (e) {
-    if (proc.exitCode === null && proc.signalCode === null && proc.pid !== undefined) proc.kill('SIGKILL')
-    await exited
+    await killed(proc)
     throw e
   } finally {
     clearTimeout(timer)
@@ -50,4 +49,12 @@ export async function startedChild<T>(proc: ChildProcess, what: string, ready: (
       proc.stderr!.off('data', check)
     }
   }
+}
+
+/** SIGKILLed and exited, if it is still running (one that never started, or has exited, is left as it is) */
+export async function killed(proc: ChildProcess): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null || proc.pid === undefined) return
+  const gone = new Promise((r) => proc.once('exit', r))
+  proc.kill('SIGKILL')
+  await gone
 }

@@ -15,6 +15,7 @@ import type { TickerEvent } from '../../src/domain/events.js'
 import { DEFAULT_COINS } from '../../src/domain/coins.js'
 import { STREAM_CHANNELS } from '../../src/read/stream/hub.js'
 import { startTestService, type TestService } from '../helpers/service.js'
+import { killed } from '../helpers/child.js'
 import { sseReader, until } from './sse-client.js'
 
 /** the documented bounds (docs/operations.md, "Caps and bounds"): the per-connection buffer and streams per key and account */
@@ -44,12 +45,7 @@ beforeAll(async () => {
 /** every stalled-readers child, stopped (and waited for) at the latest here */
 const started = new Set<ChildProcess>()
 afterAll(async () => {
-  await Promise.all([...started].map(async (child) => {
-    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return
-    const gone = new Promise((r) => child.once('exit', r))
-    child.kill('SIGKILL')
-    await gone
-  }))
+  await Promise.all([...started].map(killed))
   await t?.close()
 })
 

@@ -10,6 +10,7 @@ import { StoreLockedError } from '../../../src/store/data-dir-lock.js'
 import { openDatabase } from '../../../src/store/database.js'
 import { startEmbeddedStore } from '../../../src/store/embedded/index.js'
 import { startTestService } from '../../helpers/service.js'
+import { killed } from '../../helpers/child.js'
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'embedded-store-'))
 // as root the cluster runs as the OS user postgres, which must reach it (mkdtemp makes the directory 0700)
@@ -109,11 +110,7 @@ describe('startEmbeddedStore: postgres', () => {
       child.once('error', r)
     })
     // a failure before the kill below leaves no owner (nor its store) running past the test
-    onTestFinished(async () => {
-      if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return
-      child.kill('SIGKILL')
-      await exited
-    })
+    onTestFinished(() => killed(child))
     const started = await new Promise<{ url: string; pid: number }>((resolve, reject) => {
       let out = ''
       child.stdout!.on('data', (d: Buffer) => {
