@@ -58,3 +58,13 @@ export async function killed(proc: ChildProcess): Promise<void> {
   proc.kill('SIGKILL')
   await gone
 }
+
+/** SIGTERM, as a user stops it; SIGKILL if it has not exited within `ms`. Resolves once it has exited (at once if it is not running) */
+export async function stopped(proc: ChildProcess, ms: number): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null || proc.pid === undefined) return
+  const gone = new Promise((r) => proc.once('exit', r))
+  proc.kill('SIGTERM')
+  const timer = setTimeout(() => proc.kill('SIGKILL'), ms)
+  await gone
+  clearTimeout(timer)
+}

@@ -6,6 +6,7 @@ import fs from 'node:fs'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
+import { stopped } from './child.js'
 
 const BINARY = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server'
 
@@ -74,12 +75,7 @@ export async function startOwnNats(): Promise<OwnNats> {
   const stop = async () => {
     const p = proc
     proc = null
-    if (!p || p.exitCode !== null || p.signalCode !== null) return
-    const exited = new Promise((r) => p.once('exit', r))
-    p.kill('SIGTERM')
-    const timer = setTimeout(() => p.kill('SIGKILL'), 5000)
-    await exited
-    clearTimeout(timer)
+    if (p) await stopped(p, 5000)
   }
   await start()
   return {

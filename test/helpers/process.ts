@@ -53,15 +53,6 @@ export async function startService(
   return { proc, exited, ...ready, output }
 }
 
-/** SIGTERM, as a user stops it (its embedded store stops with it); SIGKILL if it has not exited within `ms` */
-export async function stopService(svc: { proc: ChildProcess; exited: Promise<number | null> }, ms = 20_000): Promise<void> {
-  if (svc.proc.exitCode !== null || svc.proc.signalCode !== null || svc.proc.pid === undefined) return
-  svc.proc.kill('SIGTERM')
-  const timer = setTimeout(() => svc.proc.kill('SIGKILL'), ms)
-  await svc.exited
-  clearTimeout(timer)
-}
-
 /** resolves when the process has printed text matching `re` (LOG_LEVEL=info shows the progress lines) */
 export function printed(svc: { proc: ChildProcess; output: () => string }, re: RegExp, timeoutMs = 60_000): Promise<void> {
   return new Promise((resolve, reject) => {

@@ -2,7 +2,8 @@ import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it, vi } from 'vitest'
-import { startService, stopService, type Running } from '../helpers/process.js'
+import { stopped } from '../helpers/child.js'
+import { startService, type Running } from '../helpers/process.js'
 
 // A fresh `npm start` serves analytics with data within seconds, while the history is still being backfilled
 // (newest day first): the backfill must never starve the HTTP server.
@@ -12,7 +13,7 @@ describe('fresh start', () => {
   afterAll(async () => {
     // stopped as a user stops it, so its embedded store is gone before its directory is removed (after a SIGKILL the
     // store's watchdog stops it up to a second later, writing its WAL while the directory is being removed)
-    if (svc) await stopService(svc)
+    if (svc) await stopped(svc.proc, 20_000)
     if (dir) await fs.rm(dir, { recursive: true, force: true })
   })
 
