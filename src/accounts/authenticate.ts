@@ -28,7 +28,9 @@ export async function authenticate(sql: Pick<Sql, 'query'>, authorization: strin
   if (!row || !hashesEqual(row.hash, hash)) throw unauthorized('The API key is not valid.')
   if (row.revoked_at) throw unauthorized('The API key has been revoked.')
   const lastUsed = row.last_used_at ? new Date(row.last_used_at).getTime() : 0
+  // written before the call goes on (once a minute per key at most), so the call itself (a list of keys, say) reads
+  // it: fired and forgotten, it raced that call's own read; a failed write costs the call nothing
   if (now - lastUsed > LAST_USED_RESOLUTION_MS)
-    sql.query('UPDATE api_key SET last_used_at = $2 WHERE id = $1', [row.key_id, new Date(now)]).catch(() => {})
+    await sql.query('UPDATE api_key SET last_used_at = $2 WHERE id = $1', [row.key_id, new Date(now)]).catch(() => {})
   return { accountId: row.account_id, keyId: row.key_id, credits: Number(row.credits) }
 }
