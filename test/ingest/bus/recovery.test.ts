@@ -62,7 +62,16 @@ describe('NATS restarted without its memory streams', () => {
       }
     }
     await send(0, 12)
-    await until('the first messages on the API side', async () => (got.live.length >= 12 && got.data.length >= 12 && hub.since(['ticker'], 0).length >= 12 ? true : undefined), 20_000)
+    // the live stream keeps the last message per subject (a last-value cache): a ticker overwritten before the consumer
+    // pulled it is skipped by design, so what must arrive is the newest one; data and push messages arrive every one
+    const liveUpTo = (ts: number) => got.live.some((e) => e.ts === ts)
+    /** true once every kind has arrived; otherwise throws what has (a timeout then says which kind is missing) */
+    const arrived = (liveTs: number, data: number, pushSince: number, push: number) => {
+      const have = { newest_live: liveUpTo(liveTs), data: got.data.length, push: hub.since(['ticker'], pushSince).length }
+      if (have.newest_live && have.data >= data && have.push >= push) return true
+      throw new Error(`arrived so far: ${JSON.stringify(have)}`)
+    }
+    await until('the first messages on the API side', async () => arrived(T0 + 11, 12, 0, 12), 20_000)
     const before = hub.since(['ticker'], 0).map((e) => e.id)
     expect(got.resyncs).toBe(1)
 
@@ -94,9 +103,11 @@ describe('NATS restarted without its memory streams', () => {
 
     const seen = { live: got.live.length, data: got.data.length }
     await send(100, 3)
-    await until('the messages sent after the restart on the API side', async () =>
-      got.live.length >= seen.live + 3 && got.data.length >= seen.data + 3 && hub.since(['ticker'], Math.max(...before)).length >= 3 ? true : undefined, 20_000)
-    expect(got.live.slice(seen.live).map((e) => e.ts)).toEqual([100, 101, 102].map((i) => T0 + i))
+    await until('the messages sent after the restart on the API side', async () => arrived(T0 + 102, seen.data + 3, Math.max(...before), 3), 20_000)
+    // the live tickers after the restart: only those sent after it, in order, the newest among them
+    const liveAfter = got.live.slice(seen.live).map((e) => e.ts - T0)
+    expect(liveAfter.every((ts, i) => [100, 101, 102].includes(ts) && (i === 0 || ts > liveAfter[i - 1]!))).toBe(true)
+    expect(liveAfter.at(-1)).toBe(102)
     expect(got.data.slice(seen.data).map((m) => m.seq)).toEqual([101, 102, 103])
     // the new push stream numbers above the old one: a client resuming with an old id gets the new events
     const after = hub.since(['ticker'], Math.max(...before))
